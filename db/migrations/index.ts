@@ -1,0 +1,17 @@
+// Migrations are listed here rather than discovered on disk, so they load the same under tsx,
+// in tests and from any working directory.
+import type { Knex } from 'knex';
+import * as init from './001_init.js';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+const migrations: Array<[string, Migration]> = [['001_init', init]];
+
+export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
+  getMigrations: async () => migrations,
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+};

@@ -1,0 +1,36 @@
+// Ids carry a short type prefix and a ULID, so they sort by creation time (stable cursors) and
+// never collide across processes.
+import { monotonicFactory } from 'ulid';
+import { randomBytes } from 'node:crypto';
+
+const nextUlid = monotonicFactory();
+
+export const IdPrefix = {
+  tenant: 'ten',
+  project: 'prj',
+  apiKey: 'key',
+  testCase: 'tc',
+  testPlan: 'tp',
+  run: 'otr',
+  session: 'ots',
+  message: 'msg',
+  asset: 'ast',
+  instance: 'ins',
+} as const;
+export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
+
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${nextUlid().toLowerCase()}`;
+}
+
+/** Message ids are minted per frame: shorter and cheaper than a ULID, unique enough for refs. */
+let messageCounter = 0;
+const messageStem = randomBytes(6).toString('base64url');
+export function newMessageId(): string {
+  messageCounter = (messageCounter + 1) >>> 0;
+  return `msg_${messageStem}${messageCounter.toString(36)}`;
+}
+
+export function hasPrefix(id: string, prefix: IdPrefix): boolean {
+  return id.startsWith(`${prefix}_`);
+}

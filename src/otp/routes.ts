@@ -1,0 +1,56 @@
+import type { RouteDef } from '../rest/route.js';
+import type { Db } from '../db/connect.js';
+import type { Config } from '../config.js';
+import type { OtpEngine } from './engine.js';
+import { OTP_VERSION } from './frames.js';
+import { runRequestSchema } from './run-planner.js';
+import { listRuns, listSessions, readRun } from './run-views.js';
+import { pageQueryProperties } from '../rest/pagination.js';
+
+export function otpRoutes({ db, engine, config }: { db: Db; engine: OtpEngine; config: Config }): RouteDef[] {
+  const tag = 'otp';
+  const { otp } = config;
+  return [
+    {
+      method: 'get', path: '/otp/protocol', auth: 'none', tag,
+      summary: 'Protocol version and limits',
+      handler: () => ({
+        version: OTP_VERSION,
+        websocketPath: '/otp',
+        keepaliveSec: otp.keepaliveSec,
+        maxSteps: otp.maxSteps,
+        stepTimeoutMs: otp.stepTimeoutMs,
+        maxFrameBytes: otp.maxFrameBytes,
+        pongTimeoutMs: otp.pongTimeoutMs,
+        helloTimeoutMs: otp.helloTimeoutMs,
+      }),
+    },
+    {
+      method: 'post', path: '/otp/runs', auth: 'write', tag, status: 202, body: runRequestSchema,
+      summary: 'Start a run of test cases or a plan on an executor session; it waits `queued` until one has room',
+      handler: ({ principal, body }) => engine.createRun(principal, body),
+    },
+    {
+      method: 'get', path: '/otp/runs', auth: 'read', tag,
+      query: { type: 'object', properties: { ...pageQueryProperties, status: { enum: ['queued', 'running', 'passed', 'failed', 'cancelled', 'error'] } } },
+      summary: 'List runs, newest last',
+      handler: ({ principal, query }) => listRuns(db, principal.projectId, query),
+    },
+    {
+      method: 'get', path: '/otp/runs/:id', auth: 'read', tag,
+      summary: 'A run with its counts and every step (status, duration, error, evidence, usedLocator, actual)',
+      handler: ({ principal, params }) => readRun(db, principal.projectId, params.id),
+    },
+    {
+      method: 'post', path: '/otp/runs/:id/cancel', auth: 'write', tag,
+      summary: 'Cancel a queued or running run; 409 when it has already finished',
+      handler: ({ principal, params }) => engine.cancelRun(principal, params.id),
+    },
+    {
+      method: 'get', path: '/otp/sessions', auth: 'read', tag,
+      query: { type: 'object', properties: { ...pageQueryProperties, status: { enum: ['open', 'closed', 'all'], default: 'open' } } },
+      summary: 'Executor sessions of the project (connected ones unless status says otherwise)',
+      handler: ({ principal, query }) => listSessions(db, principal.projectId, query),
+    },
+  ];
+}

@@ -1,0 +1,45 @@
+// Group commit for step results: while one write is in flight, the results that arrive meanwhile
+// wait and go together in the next statement. Each caller's promise settles when its rows are durable.
+import type { RunStore, StepWrite } from './run-store.js';
+
+interface Pending {
+  writes: StepWrite[];
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+export class StepWriter {
+  private queue: Pending[] = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly store: RunStore,
+    /** Statements allowed in flight at once; more batches up, fewer waits less. */
+    private readonly concurrency = 2,
+  ) {}
+
+  write(writes: StepWrite[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ writes, resolve, reject });
+      if (this.inFlight < this.concurrency) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.inFlight++;
+    try {
+      while (this.queue.length) {
+        const batch = this.queue;
+        this.queue = [];
+        try {
+          await this.store.recordSteps(batch.flatMap((p) => p.writes));
+          for (const p of batch) p.resolve();
+        } catch (err) {
+          for (const p of batch) p.reject(err);
+        }
+      }
+    } finally {
+      this.inFlight--;
+    }
+  }
+}

@@ -1,0 +1,215 @@
+import { expect } from 'chai';
+import { startTestService, type TestService } from '../support/service.js';
+import { TestExecutor, type Frame } from '../support/executor.js';
+import { eventually } from '../support/eventually.js';
+
+const locator = { by: 'role', value: 'button', name: 'Go' };
+const step = (otp: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ otp, ...extra });
+
+describe('OTP: runs end to end', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ otp: { stepGraceMs: 100 } });
+  });
+  after(async () => t?.stop());
+
+  /** Each test works in its own project, so that no other test's executor takes its runs. */
+  async function project() {
+    const { key } = await t.newProject('admin');
+    const req = (method: string, path: string, body?: unknown) => t.request(method, path, { key, body });
+    const testCase = async (title: string, steps: unknown[]) => (await req('POST', '/tests/cases', { title, steps })).body.id as string;
+    const executor = async (capabilities: Record<string, unknown> = {}) => {
+      const e = await TestExecutor.connect(t.otpUrl, { key });
+      await e.hello(capabilities);
+      return e;
+    };
+    return { key, req, testCase, executor };
+  }
+
+  it('runs two test cases: a failure under continueOnFail false skips the rest of its case, a capability skip is no failure', async () => {
+    const p = await project();
+    const caseA = await p.testCase('A', [
+      step({ action: 'navigate', url: '{{base}}/login' }),
+      step({ action: 'click', locator }),
+      step({ action: 'type', locator: { by: 'label', value: 'Email' }, text: '{{user}}' }),
+    ]);
+    const caseB = await p.testCase('B', [
+      step({ action: 'eval', script: 'return 1' }),
+      step({ action: 'assert', kind: 'text', locator: { by: 'testid', value: 'greeting' }, op: 'contains', expected: 'Hello {{user}}' }, { label: 'greets', timeoutMs: 4000 }),
+    ]);
+    const executor = await p.executor({ eval: false, screenshot: true, maxParallel: 1 });
+    const created = await p.req('POST', '/otp/runs', { testCaseIds: [caseA, caseB], vars: { base: 'https://app.test', user: 'ada' } });
+    expect(created.status).to.equal(202);
+    expect(created.body.runId).to.match(/^otr_/);
+    expect(['queued', 'running']).to.include(created.body.status);
+
+    const start = await executor.next('run.start');
+    expect(start.runId).to.equal(created.body.runId);
+    expect(start.payload).to.deep.include({ runId: created.body.runId, totalSteps: 5, vars: { base: 'https://app.test', user: 'ada' } });
+    expect(start.payload.allowedOrigins).to.deep.equal(['https://app.test']);
+    expect(start.payload.testCases).to.deep.equal([{ id: caseA, title: 'A', steps: 3 }, { id: caseB, title: 'B', steps: 2 }]);
+    expect(start.payload.defaults).to.deep.equal({ stepTimeoutMs: 30000 });
+    executor.send('ack', undefined, { runId: start.runId, ref: start.id });
+
+    const exec0 = await executor.next('step.exec');
+    expect(exec0.payload).to.deep.include({ stepIndex: 0, timeoutMs: 30000, continueOnFail: false });
+    expect(exec0.payload.step).to.deep.equal({ action: 'navigate', url: 'https://app.test/login' });
+    executor.result(exec0, 'pass', { durationMs: 120 });
+
+    const exec1 = await executor.next('step.exec');
+    expect(exec1.payload.stepIndex).to.equal(1);
+    executor.result(exec1, 'fail', {
+      durationMs: 40,
+      error: { code: 'E_LOCATOR_NOT_FOUND', message: 'no button Go', triedLocators: [locator] },
+      evidence: { consoleErrors: ['TypeError: x is undefined'] },
+    });
+
+    // Step 2 (rest of case A) is skipped, step 3 (eval, declared false) is skipped: step 4 comes next.
+    const exec4 = await executor.next('step.exec');
+    expect(exec4.payload).to.deep.include({ stepIndex: 4, label: 'greets', timeoutMs: 4000 });
+    expect(exec4.payload.step.expected).to.equal('Hello ada');
+    executor.result(exec4, 'pass', { actual: 'Hello ada!', usedLocator: { by: 'testid', value: 'greeting' } });
+
+    const finished = await executor.next('run.finished');
+    expect(finished.payload).to.deep.include({ runId: created.body.runId, status: 'failed', passed: 2, failed: 1, skipped: 2, total: 5 });
+    expect(finished.payload.durationMs).to.be.a('number');
+
+    const run = await p.req('GET', `/otp/runs/${created.body.runId}`);
+    expect(run.body.status).to.equal('failed');
+    expect(run.body.counts).to.deep.equal({ passed: 2, failed: 1, skipped: 2, total: 5 });
+    const steps = run.body.steps;
+    expect(steps.map((s: { status: string }) => s.status)).to.deep.equal(['pass', 'fail', 'skip', 'skip', 'pass']);
+    expect(steps[0].durationMs).to.equal(120);
+    expect(steps[1].error).to.deep.equal({ code: 'E_LOCATOR_NOT_FOUND', message: 'no button Go', triedLocators: [locator] });
+    expect(steps[1].evidence).to.deep.equal({ consoleErrors: ['TypeError: x is undefined'] });
+    expect(steps[2].error.code).to.equal('E_SKIPPED');
+    expect(steps[3].error.code).to.equal('E_CAPABILITY');
+    expect(steps[4]).to.deep.include({ actual: 'Hello ada!', usedLocator: { by: 'testid', value: 'greeting' }, label: 'greets' });
+    executor.close();
+  });
+
+  it('records a step with no result in time as E_TIMEOUT and refuses its late result', async () => {
+    const p = await project();
+    const id = await p.testCase('slow', [step({ action: 'click', locator }, { timeoutMs: 200 }), step({ action: 'hover', locator })]);
+    const executor = await p.executor();
+    const created = await p.req('POST', '/otp/runs', { testCaseIds: [id] });
+    const exec0 = await executor.next('step.exec');
+    const finished = await executor.next('run.finished', () => true, 3000);
+    expect(finished.payload).to.deep.include({ status: 'failed', passed: 0, failed: 1, skipped: 1 });
+    const lateId = executor.result(exec0, 'pass');
+    const refusal = await executor.next('error');
+    expect(refusal.payload.code).to.equal('E_UNEXPECTED');
+    expect(refusal.ref).to.equal(lateId);
+    const run = await p.req('GET', `/otp/runs/${created.body.runId}`);
+    expect(run.body.steps[0]).to.deep.include({ status: 'error', source: 'service' });
+    expect(run.body.steps[0].error.code).to.equal('E_TIMEOUT');
+    expect(run.body.steps[1].status).to.equal('skip');
+    executor.close();
+  });
+
+  it('cancels a run mid-step: run.cancel, the step in flight and the rest E_CANCELLED, run.finished cancelled', async () => {
+    const p = await project();
+    const id = await p.testCase('long', [step({ action: 'click', locator }), step({ action: 'wait', ms: 10 }), step({ action: 'hover', locator })]);
+    const executor = await p.executor();
+    const created = await p.req('POST', '/otp/runs', { testCaseIds: [id] });
+    const exec0 = await executor.next('step.exec');
+    executor.result(exec0, 'pass');
+    await executor.next('step.exec');
+    const cancelled = await p.req('POST', `/otp/runs/${created.body.runId}/cancel`);
+    expect(cancelled.status).to.equal(200);
+    expect(cancelled.body.status).to.equal('cancelled');
+    const cancel = await executor.next('run.cancel');
+    expect(cancel.runId).to.equal(created.body.runId);
+    const finished = await executor.next('run.finished');
+    expect(finished.payload).to.deep.include({ status: 'cancelled', passed: 1, failed: 0, skipped: 2 });
+    expect(cancelled.body.steps.map((s: { status: string }) => s.status)).to.deep.equal(['pass', 'skip', 'skip']);
+    expect(cancelled.body.steps.slice(1).map((s: { error: { code: string } }) => s.error.code)).to.deep.equal(['E_CANCELLED', 'E_CANCELLED']);
+    const again = await p.req('POST', `/otp/runs/${created.body.runId}/cancel`);
+    expect(again.status).to.equal(409);
+    expect(again.body.error.code).to.equal('CONFLICT');
+    executor.close();
+  });
+
+  it('cancels a queued run at once', async () => {
+    const p = await project();
+    const id = await p.testCase('never', [step({ action: 'click', locator })]);
+    const created = await p.req('POST', '/otp/runs', { testCaseIds: [id] });
+    const cancelled = await p.req('POST', `/otp/runs/${created.body.runId}/cancel`);
+    expect(cancelled.body).to.deep.include({ status: 'cancelled', counts: { passed: 0, failed: 0, skipped: 1, total: 1 } });
+    expect(cancelled.body.steps[0].error.code).to.equal('E_CANCELLED');
+  });
+
+  it('finishes the run as error when the executor vanishes mid-run, keeping what it reported', async () => {
+    const p = await project();
+    const id = await p.testCase('vanish', [step({ action: 'click', locator }), step({ action: 'hover', locator }), step({ action: 'check', locator })]);
+    const executor = await p.executor();
+    const created = await p.req('POST', '/otp/runs', { testCaseIds: [id] });
+    executor.result(await executor.next('step.exec'), 'pass', { actual: 'kept' });
+    await executor.next('step.exec');
+    executor.terminate();
+    const run = await eventually(async () => {
+      const r = await p.req('GET', `/otp/runs/${created.body.runId}`);
+      expect(r.body.status).to.equal('error');
+      return r.body;
+    });
+    expect(run.steps[0]).to.deep.include({ status: 'pass', actual: 'kept', source: 'executor' });
+    expect(run.steps[1].status).to.equal('error');
+    expect(run.steps[1].error.code).to.equal('E_INTERNAL');
+    expect(run.steps[2].status).to.equal('skip');
+    expect(run.counts).to.deep.equal({ passed: 1, failed: 1, skipped: 1, total: 3 });
+  });
+
+  it('keeps a run queued until an executor of the project connects', async () => {
+    const p = await project();
+    const id = await p.testCase('waiting', [step({ action: 'click', locator })]);
+    const created = await p.req('POST', '/otp/runs', { testCaseIds: [id] });
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await p.req('GET', `/otp/runs/${created.body.runId}`)).body.status).to.equal('queued');
+    const executor = await p.executor();
+    const start = await executor.next('run.start');
+    expect(start.runId).to.equal(created.body.runId);
+    expect((await p.req('GET', `/otp/runs/${created.body.runId}`)).body).to.include({ status: 'running', sessionId: executor.sessionId });
+    executor.result(await executor.next('step.exec'), 'pass');
+    expect((await executor.next('run.finished')).payload.status).to.equal('passed');
+    executor.close();
+  });
+
+  it('respects maxParallel: a session holds at most that many runs, the next waits', async () => {
+    const p = await project();
+    const id = await p.testCase('parallel', [step({ action: 'click', locator })]);
+    const executor = await p.executor({ maxParallel: 2 });
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push((await p.req('POST', '/otp/runs', { testCaseIds: [id] })).body.runId as string);
+    const first = await executor.next('step.exec');
+    const second = await executor.next('step.exec');
+    expect(new Set([first.runId, second.runId]).size).to.equal(2);
+    await new Promise((r) => setTimeout(r, 200));
+    // Two runs started, the third did not.
+    expect(executor.frames.filter((f: Frame) => f.type === 'run.start')).to.have.length(2);
+    const statuses = await Promise.all(runs.map(async (r) => (await p.req('GET', `/otp/runs/${r}`)).body.status));
+    expect(statuses.filter((s) => s === 'running')).to.have.length(2);
+    expect(statuses.filter((s) => s === 'queued')).to.have.length(1);
+    executor.result(first, 'pass');
+    const third = await executor.next('step.exec');
+    expect([first.runId, second.runId]).not.to.include(third.runId);
+    executor.result(second, 'pass');
+    executor.result(third, 'pass');
+    for (let i = 0; i < 3; i++) expect((await executor.next('run.finished')).payload.status).to.equal('passed');
+    executor.close();
+  });
+
+  it('sends a run with a sessionId to that session only', async () => {
+    const p = await project();
+    const id = await p.testCase('pinned', [step({ action: 'click', locator })]);
+    const a = await p.executor({ maxParallel: 4 });
+    const b = await p.executor({ maxParallel: 1 });
+    const created = await p.req('POST', '/otp/runs', { testCaseIds: [id], sessionId: b.sessionId });
+    const start = await b.next('run.start');
+    expect(start.runId).to.equal(created.body.runId);
+    expect(a.frames.filter((f) => f.type === 'run.start')).to.have.length(0);
+    const unknown = await p.req('POST', '/otp/runs', { testCaseIds: [id], sessionId: 'ots_nope' });
+    expect(unknown.status).to.equal(404);
+    a.close();
+    b.close();
+  });
+});
