@@ -21,6 +21,8 @@ import { apiKeyRoutes } from './resources/api-keys/routes.js';
 import { platformRoutes } from './resources/platform/routes.js';
 import { testCaseRoutes } from './resources/test-cases/routes.js';
 import { testPlanRoutes } from './resources/test-plans/routes.js';
+import { createAssets } from './assets/index.js';
+import { createArtifacts } from './artifacts/index.js';
 
 export interface Service {
   config: Config;
@@ -51,7 +53,18 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const store = new RunStore(db);
   const writer = new StepWriter(store);
   const notifier = new Notifier(db, databaseUrl, instanceId, log);
-  const engine = new OtpEngine({ db, store, writer, notifier, config, instanceId, log });
+  const assets = await createAssets({ config, db, log });
+  const artifacts = await createArtifacts({ config, db, log });
+  const engine = new OtpEngine({
+    db,
+    store,
+    writer,
+    notifier,
+    config,
+    instanceId,
+    log,
+    runHooks: { verifyEvidence: assets.verifyEvidence, onFinished: artifacts.onRunFinished },
+  });
   await notifier.listen((notice) => engine.handleNotice(notice));
   const instances = new InstanceRegistry(db, store, log, instanceId, {
     heartbeatMs: config.heartbeatMs,
@@ -70,6 +83,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     ...testCaseRoutes({ db }),
     ...testPlanRoutes({ db }),
     ...otpRoutes({ db, engine, config }),
+    ...assets.routes,
+    ...artifacts.routes,
   );
   const rest = http.createServer(createRestApp({ api, authenticate: auth, log }).callback());
   await new Promise<void>((resolve, reject) => {
@@ -93,6 +108,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       });
       await instances.stop();
       await notifier.stop();
+      await assets.stop();
       await db.destroy();
       await embedded?.stop();
     })());

@@ -2,13 +2,19 @@
 // in tests and from any working directory.
 import type { Knex } from 'knex';
 import * as init from './001_init.js';
+import * as assets from './002_assets.js';
+import * as artifacts from './003_artifacts.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
   down(knex: Knex): Promise<void>;
 }
 
-const migrations: Array<[string, Migration]> = [['001_init', init]];
+const migrations: Array<[string, Migration]> = [
+  ['001_init', init],
+  ['002_assets', assets],
+  ['003_artifacts', artifacts],
+];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
   getMigrations: async () => migrations,

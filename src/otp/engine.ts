@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import { errors } from '../errors.js';
 import { CloseCode, type SessionOutput } from '../../machines/types.js';
 import { ExecutorSession, type Connection } from './session.js';
-import { RunDriver } from './run-driver.js';
+import { RunDriver, type RunDriverDeps } from './run-driver.js';
 import { planRun, type RunRequest } from './run-planner.js';
 import { readRun, type RunView } from './run-views.js';
 import type { ClaimedRun, RunStore } from './run-store.js';
@@ -16,6 +16,8 @@ import type { StepWriter } from './step-writer.js';
 
 export interface EngineDeps {
   db: Db;
+  /** Hooks other parts of the service give the run driver (evidence checks, test results). */
+  runHooks?: Pick<RunDriverDeps, 'verifyEvidence' | 'onFinished'>;
   store: RunStore;
   writer: StepWriter;
   notifier?: Notifier;
@@ -254,7 +256,14 @@ export class OtpEngine {
     const driver = new RunDriver(
       run,
       session,
-      { store: this.deps.store, writer: this.deps.writer, log: this.deps.log, graceMs: otp.stepGraceMs, stepTimeoutMs: otp.stepTimeoutMs },
+      {
+        store: this.deps.store,
+        writer: this.deps.writer,
+        log: this.deps.log,
+        graceMs: otp.stepGraceMs,
+        stepTimeoutMs: otp.stepTimeoutMs,
+        ...this.deps.runHooks,
+      },
       session.capabilities as Record<string, unknown>,
     );
     session.runs.set(run.id, driver);

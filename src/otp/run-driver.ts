@@ -2,7 +2,7 @@
 // durable writes to PostgreSQL).
 import { createActor, fromPromise, type ActorRefFrom } from 'xstate';
 import { runMachine } from '../../machines/run.machine.js';
-import type { FinishRunInput, RecordStepsInput, RunOutput, StepReport } from '../../machines/types.js';
+import type { FinishRunInput, RecordStepsInput, RunOutput, StepOutcome, StepReport } from '../../machines/types.js';
 import { buildFrame, errorFrame } from './frames.js';
 import type { ClaimedRun, RunStore } from './run-store.js';
 import type { StepWriter } from './step-writer.js';
@@ -16,6 +16,10 @@ export interface RunChannel {
 
 export interface RunDriverDeps {
   store: RunStore;
+  /** Checks the evidence references of outcomes before they are written (assets belong to the run). */
+  verifyEvidence?: (runId: string, outcomes: StepOutcome[]) => Promise<StepOutcome[]>;
+  /** Called once the run's verdict is durable (e.g. to record test results). */
+  onFinished?: (runId: string) => Promise<void>;
   writer: StepWriter;
   log: Logger;
   graceMs: number;
@@ -60,11 +64,14 @@ export class RunDriver {
           channel.send(errorFrame('E_UNEXPECTED', `step.result for step ${stepIndex} rejected: ${reason}`, { ...fields, ref })),
       },
       actors: {
-        recordSteps: fromPromise<void, RecordStepsInput>(({ input }) =>
-          deps.writer.write(input.outcomes.map((outcome) => ({ runId: input.runId, outcome }))),
-        ),
+        recordSteps: fromPromise<void, RecordStepsInput>(async ({ input }) => {
+          const outcomes = await this.verified(input.runId, input.outcomes, deps);
+          await deps.writer.write(outcomes.map((outcome) => ({ runId: input.runId, outcome })));
+        }),
         finishRun: fromPromise<void, FinishRunInput>(async ({ input }) => {
-          this.durationMs = await deps.store.finishRun(input);
+          const outcomes = await this.verified(input.runId, input.outcomes, deps);
+          this.durationMs = await deps.store.finishRun({ ...input, outcomes });
+          await deps.onFinished?.(input.runId).catch((err) => deps.log.error('after-run hook failed', { runId: input.runId, err }));
         }),
       },
     });
@@ -80,6 +87,11 @@ export class RunDriver {
         },
       });
     });
+  }
+
+  private async verified(runId: string, outcomes: StepOutcome[], deps: RunDriverDeps): Promise<StepOutcome[]> {
+    const withEvidence = outcomes.some((o) => o.evidence?.screenshotAssetId);
+    return withEvidence && deps.verifyEvidence ? deps.verifyEvidence(runId, outcomes) : outcomes;
   }
 
   start(): void {

@@ -33,6 +33,8 @@ export interface RouteDef {
   /** Success status; 200 unless said. */
   status?: number;
   response?: JsonSchema;
+  /** Middleware run after the scope check and before validation (e.g. a multipart parser). */
+  before?: Koa.Middleware[];
   handler(ctx: RouteContext): Promise<unknown> | unknown;
 }
 
@@ -56,7 +58,7 @@ export class Api {
     for (const def of this.routes) {
       const validateBody = compile(ajv, def.body);
       const validateQuery = compile(queryAjv, def.query);
-      router[def.method](def.path, async (koa) => {
+      const checkScope: Koa.Middleware = async (koa, next) => {
         const principal = koa.state.principal as Principal | undefined;
         if (def.auth !== 'none') {
           if (!principal) throw errors.unauthorized(koa.state.authError);
@@ -64,6 +66,10 @@ export class Api {
             throw errors.forbidden(`This needs a key with scope "${def.auth}"; this key has "${principal.scope}"`);
           }
         }
+        await next();
+      };
+      router[def.method](def.path, checkScope, ...(def.before ?? []), async (koa) => {
+        const principal = koa.state.principal as Principal | undefined;
         const query = { ...koa.query } as Record<string, unknown>;
         if (validateQuery && !validateQuery(query)) {
           throw errors.validation('Invalid query parameters', formatErrors(validateQuery.errors, 'query'));

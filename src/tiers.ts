@@ -1,0 +1,24 @@
+// Tiers and their numbers, in one place. A tenant's `tier` column names one of these.
+export interface TierLimits {
+  /** Bytes of assets a project may keep (all buckets together). */
+  storageBytes: number;
+  /** Artifacts (bugs, tickets, test cases, ...) a project may hold. */
+  artifacts: number;
+  /** REST requests per minute per API key. */
+  requestsPerMinute: number;
+}
+
+export const TIERS = {
+  free: { storageBytes: 1 * 1024 ** 3, artifacts: 10_000, requestsPerMinute: 600 },
+  pro: { storageBytes: 100 * 1024 ** 3, artifacts: 1_000_000, requestsPerMinute: 6_000 },
+  enterprise: { storageBytes: 10 * 1024 ** 4, artifacts: 100_000_000, requestsPerMinute: 60_000 },
+} satisfies Record<string, TierLimits>;
+
+export type TierName = keyof typeof TIERS;
+
+export function tierLimits(tier: string): TierLimits {
+  return TIERS[tier as TierName] ?? TIERS.free;
+}
+
+/** Where a 402 sends people. */
+export const UPGRADE_URL = 'https://example.invalid/billing/upgrade';
