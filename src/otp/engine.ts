@@ -85,7 +85,14 @@ export class OtpEngine {
       driver.cancel();
       await Promise.race([driver.done.catch(() => {}), new Promise((r) => setTimeout(r, CANCEL_WAIT_MS).unref())]);
     } else {
+      // Another process holds the run: it hears the notice and finishes the run; wait for the verdict.
       await this.notify({ kind: 'cancel', runId });
+      const deadline = Date.now() + CANCEL_WAIT_MS;
+      while (Date.now() < deadline) {
+        const { status } = await db('otp_runs').where({ id: runId }).first('status');
+        if (status !== 'running' && status !== 'queued') break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
     }
     return readRun(db, principal.projectId, runId);
   }
