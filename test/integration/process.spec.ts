@@ -6,6 +6,7 @@ import pg from 'pg';
 import { spawnService } from '../support/process.js';
 import { createTestDatabase } from '../support/database.js';
 import { TestExecutor } from '../support/executor.js';
+import { eventually } from '../support/eventually.js';
 
 const KEY = 'svc_pk_process_test_key_0123456789abcdefghijkl';
 
@@ -25,7 +26,8 @@ describe('the service as a process', function () {
       const key = (await fs.readFile(file, 'utf8')).trim();
       expect(key).to.match(/^svc_pk_[A-Za-z0-9_-]{32,}$/);
       expect((await fs.stat(file)).mode & 0o777).to.equal(0o600);
-      expect(first.stdout()).to.contain(key);
+      // The key is printed on stdout right after the ready line on stderr.
+      await eventually(async () => expect(first.stdout()).to.contain(key));
       const ctx = await get(`${first.restUrl}/api/v1/platform/context`, key);
       expect(ctx.body).to.include({ scope: 'admin', projectId: 'prj_default' });
       expect(await first.stop()).to.equal(0);

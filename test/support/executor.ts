@@ -1,5 +1,6 @@
 // A real WebSocket client speaking OTP, as a hand-written executor would.
 import WebSocket from 'ws';
+import { validateOutbound } from '../../src/otp/validators.js';
 
 export interface Frame {
   otp: string;
@@ -17,13 +18,18 @@ export const msgId = () => `msg_test${++counter}`;
 
 export class TestExecutor {
   readonly frames: Frame[] = [];
+  /** Frames from the service that break the documented outbound schemas (there must be none). */
+  readonly violations: string[] = [];
   sessionId?: string;
   readonly closed: Promise<{ code: number; reason: string }>;
+  private closeInfo = 'open';
   private waiters: Array<{ match: (f: Frame) => boolean; resolve: (f: Frame) => void }> = [];
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
       const frame = JSON.parse(data.toString()) as Frame;
+      const check = validateOutbound(frame);
+      if (!check.ok) this.violations.push(`${frame.type}: ${JSON.stringify(check.errors)}`);
       this.frames.push(frame);
       this.waiters = this.waiters.filter((w) => {
         if (!w.match(frame)) return true;
@@ -31,7 +37,12 @@ export class TestExecutor {
         return false;
       });
     });
-    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    this.closed = new Promise((resolve) =>
+      ws.on('close', (code, reason) => {
+        this.closeInfo = `closed with ${code} ${reason.toString()}`;
+        resolve({ code, reason: reason.toString() });
+      }),
+    );
   }
 
   static connect(url: string, auth: { key?: string; via?: 'header' | 'query' } = {}): Promise<TestExecutor> {
@@ -59,6 +70,7 @@ export class TestExecutor {
 
   /** The next frame (after those already taken) matching type and the predicate. */
   next(type: string, predicate: (f: Frame) => boolean = () => true, timeoutMs = 5000): Promise<Frame> {
+    if (this.violations.length) return Promise.reject(new Error(`service sent frames outside the schema: ${this.violations.join('; ')}`));
     const match = (f: Frame) => f.type === type && predicate(f);
     for (let i = 0; i < this.frames.length; i++) {
       if (match(this.frames[i])) {
@@ -68,7 +80,7 @@ export class TestExecutor {
       }
     }
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${type} frame within ${timeoutMs} ms; got: ${this.frames.map((f) => f.type).join(', ')}`)), timeoutMs);
+      const timer = setTimeout(() => reject(new Error(`no ${type} frame within ${timeoutMs} ms (socket ${this.closeInfo}); got: ${this.frames.map((f) => f.type).join(', ')}`)), timeoutMs);
       this.waiters.push({
         match,
         resolve: (f) => {

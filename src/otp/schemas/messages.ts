@@ -144,6 +144,7 @@ export interface RunFinishedPayload {
   skipped: number;
   total: number;
   durationMs: number;
+  reason?: string;
 }
 export interface WelcomeMessage extends EnvelopeFields {
   type: 'welcome';
@@ -473,6 +474,7 @@ export const RunFinishedPayloadSchema: JsonSchema = {
     skipped: { description: 'Steps skipped.', type: 'integer', minimum: 0 },
     total: { description: 'Steps in the run.', type: 'integer', minimum: 0 },
     durationMs: { description: 'Duration of the run, in milliseconds.', type: 'integer', minimum: 0 },
+    reason: { description: 'Why a cancelled or error run ended (absent for passed and failed).', type: 'string', maxLength: 1000 },
   },
   required: ['runId', 'status', 'passed', 'failed', 'skipped', 'total', 'durationMs'],
   additionalProperties: false,
