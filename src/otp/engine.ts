@@ -28,11 +28,16 @@ export interface EngineDeps {
 
 const CANCEL_WAIT_MS = 5_000;
 
+interface ClaimState {
+  again: boolean;
+  done: Promise<boolean>;
+}
+
 export class OtpEngine {
   private readonly sessions = new Map<string, ExecutorSession>();
   private readonly readyByProject = new Map<string, Set<ExecutorSession>>();
   private readonly runs = new Map<string, RunDriver>();
-  private readonly claiming = new Map<ExecutorSession, { again: boolean }>();
+  private readonly claiming = new Map<ExecutorSession, ClaimState>();
   private readonly projectWakes = new Map<string, { again: boolean }>();
   private stopping = false;
 
@@ -63,7 +68,7 @@ export class OtpEngine {
     const run = await planRun(this.deps.db, principal, request, this.deps.config.otp);
     await this.deps.store.insertRun(run);
     const local = run.requestedSessionId ? this.sessions.get(run.requestedSessionId) : undefined;
-    if (local) this.claimFor(local);
+    if (local) void this.claimFor(local);
     else if (!run.requestedSessionId) this.wakeProject(run.projectId);
     await this.notify({ kind: 'dispatch', projectId: run.projectId, ...(run.requestedSessionId ? { sessionId: run.requestedSessionId } : {}) });
     return readRun(this.deps.db, principal.projectId, run.id);
@@ -109,7 +114,7 @@ export class OtpEngine {
   handleNotice(notice: Notice): void {
     if (notice.kind === 'dispatch') {
       const session = notice.sessionId ? this.sessions.get(notice.sessionId) : undefined;
-      if (session) this.claimFor(session);
+      if (session) void this.claimFor(session);
       else if (!notice.sessionId) this.wakeProject(notice.projectId);
     } else if (notice.kind === 'cancel') {
       this.runs.get(notice.runId)?.cancel();
@@ -131,7 +136,7 @@ export class OtpEngine {
     for (const w of waiting) {
       if (w.requested_session_id) {
         const session = this.sessions.get(w.requested_session_id);
-        if (session) this.claimFor(session);
+        if (session) void this.claimFor(session);
       } else if (this.readyByProject.has(w.project_id)) {
         this.wakeProject(w.project_id);
       }
@@ -161,7 +166,7 @@ export class OtpEngine {
     const set = this.readyByProject.get(session.principal.projectId) ?? new Set();
     set.add(session);
     this.readyByProject.set(session.principal.projectId, set);
-    this.claimFor(session);
+    void this.claimFor(session);
   }
 
   private sessionClosed(session: ExecutorSession, output: SessionOutput): void {
@@ -176,19 +181,23 @@ export class OtpEngine {
     this.deps.log.debug('session closed', { sessionId: session.id, ...output });
   }
 
-  /** Claims queued runs for one session until it is full or nothing waits; one claim at a time each. */
-  private claimFor(session: ExecutorSession): void {
-    const state = this.claiming.get(session);
-    if (state) {
-      state.again = true;
-      return;
+  /**
+   * Claims queued runs for one session until it is full or nothing waits for it, one claim at a time
+   * per session. Resolves true when the queue ran dry (so other sessions need not ask).
+   */
+  private claimFor(session: ExecutorSession): Promise<boolean> {
+    const running = this.claiming.get(session);
+    if (running) {
+      running.again = true;
+      return running.done;
     }
-    const mine = { again: false };
-    this.claiming.set(session, mine);
-    void (async () => {
+    const state: ClaimState = { again: false, done: Promise.resolve(false) };
+    this.claiming.set(session, state);
+    state.done = (async () => {
+      let drained = false;
       try {
         do {
-          mine.again = false;
+          state.again = false;
           while (!this.stopping && session.freeCapacity > 0) {
             const wanted = session.freeCapacity;
             const claimed = await this.deps.store.claimRuns(
@@ -197,15 +206,18 @@ export class OtpEngine {
               wanted,
             );
             for (const run of claimed) await this.startRun(run, session);
-            if (claimed.length < wanted) break;
+            drained = claimed.length < wanted;
+            if (drained) break;
           }
-        } while (mine.again && !this.stopping);
+        } while (state.again && !this.stopping);
       } catch (err) {
         this.deps.log.error('dispatch failed', { sessionId: session.id, err });
       } finally {
         this.claiming.delete(session);
       }
+      return drained;
     })();
+    return state.done;
   }
 
   /** A run for any session of the project: offer it to the local sessions with the most room first. */
@@ -222,27 +234,12 @@ export class OtpEngine {
         do {
           mine.again = false;
           const sessions = [...(this.readyByProject.get(projectId) ?? [])]
-            .filter((s) => s.freeCapacity > 0 && !this.claiming.has(s))
+            .filter((s) => s.freeCapacity > 0)
             .sort((a, b) => b.freeCapacity - a.freeCapacity);
           for (const session of sessions) {
-            if (this.stopping) break;
-            const wanted = session.freeCapacity;
-            if (wanted <= 0) continue;
-            this.claiming.set(session, { again: false });
-            let claimed: ClaimedRun[] = [];
-            try {
-              claimed = await this.deps.store.claimRuns({ id: session.id, projectId }, this.deps.instanceId, wanted);
-              for (const run of claimed) await this.startRun(run, session);
-            } finally {
-              const again = this.claiming.get(session)?.again;
-              this.claiming.delete(session);
-              if (again) this.claimFor(session);
-            }
-            if (claimed.length < wanted) break; // the queue is empty
+            if (this.stopping || (await this.claimFor(session))) break;
           }
         } while (mine.again && !this.stopping);
-      } catch (err) {
-        this.deps.log.error('dispatch failed', { projectId, err });
       } finally {
         this.projectWakes.delete(projectId);
       }
@@ -280,7 +277,7 @@ export class OtpEngine {
       .finally(() => {
         session.runs.delete(run.id);
         this.runs.delete(run.id);
-        if (!session.closed) this.claimFor(session);
+        if (!session.closed) void this.claimFor(session);
       });
     driver.start();
   }
