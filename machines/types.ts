@@ -50,7 +50,8 @@ export interface StepReport {
   status: StepStatus;
   durationMs?: number;
   error?: StepError;
-  evidence?: { screenshotAssetId?: string; consoleErrors?: string[] };
+  /** `note` is the service's: why a screenshotAssetId the executor sent was not recorded. */
+  evidence?: { screenshotAssetId?: string; consoleErrors?: string[]; note?: string };
   actual?: string;
   usedLocator?: unknown;
 }

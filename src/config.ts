@@ -28,9 +28,88 @@ export interface Config {
   heartbeatMs: number;
   instanceTimeoutMs: number;
   logLevel: 'silent' | 'info' | 'debug';
+  storage: StorageConfig;
+}
+
+export type StorageDriverName = 'fs' | 's3';
+
+export interface S3Config {
+  /** Omitted: the AWS endpoint of the region. */
+  endpoint?: string;
+  /** Endpoint written into presigned download links, when clients reach S3 by another address. */
+  publicEndpoint?: string;
+  region: string;
+  bucket: string;
+  /** Omitted: the SDK's default credential chain (environment, profile, instance role). */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  forcePathStyle: boolean;
+}
+
+export interface StorageConfig {
+  /** Driver of buckets created from now on; each asset row keeps the driver it was written with. */
+  defaultDriver: StorageDriverName;
+  /** Present when S3 is configured (S3_BUCKET set). */
+  s3?: S3Config;
+  /** Largest single upload (413 beyond it). */
+  maxUploadBytes: number;
+  /** Lifetime of signed download links. */
+  signedUrlTtlSec: number;
+  /** Base URL written into signed fs links; the request's own origin when absent. */
+  publicUrl?: string;
 }
 
 type Env = Record<string, string | undefined>;
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes)$/i.test(raw)) return true;
+  if (/^(0|false|no)$/i.test(raw)) return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  try {
+    const parsed = new URL(raw);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new Error(`${name} must be an http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function storageConfig(env: Env): StorageConfig {
+  const s3: S3Config | undefined = env.S3_BUCKET
+    ? {
+        endpoint: url(env, 'S3_ENDPOINT'),
+        publicEndpoint: url(env, 'S3_PUBLIC_ENDPOINT'),
+        region: env.S3_REGION || 'us-east-1',
+        bucket: env.S3_BUCKET,
+        accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
+        secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
+        // S3-compatible servers (MinIO, Garage, s3rver) want path-style addresses.
+        forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', Boolean(env.S3_ENDPOINT)),
+      }
+    : undefined;
+  if (s3 && Boolean(s3.accessKeyId) !== Boolean(s3.secretAccessKey)) {
+    throw new Error('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together: set both or neither');
+  }
+  const driver = env.STORAGE_DRIVER || (s3 ? 's3' : 'fs');
+  if (driver !== 'fs' && driver !== 's3') throw new Error(`STORAGE_DRIVER must be fs or s3, got "${driver}"`);
+  if (driver === 's3' && !s3) throw new Error('STORAGE_DRIVER=s3 needs S3_BUCKET (and S3_ENDPOINT for a server other than AWS)');
+  const maxUploadBytes = int(env, 'MAX_UPLOAD_BYTES', 1024 ** 3);
+  if (maxUploadBytes < 1) throw new Error('MAX_UPLOAD_BYTES must be at least 1');
+  return {
+    defaultDriver: driver,
+    s3,
+    maxUploadBytes,
+    signedUrlTtlSec: 900,
+    publicUrl: url(env, 'PUBLIC_URL'),
+  };
+}
 
 function int(env: Env, name: string, fallback: number): number {
   const raw = env[name];
@@ -40,7 +119,10 @@ function int(env: Env, name: string, fallback: number): number {
   return value;
 }
 
-export type ConfigOverrides = Partial<Omit<Config, 'otp'>> & { otp?: Partial<Config['otp']> };
+export type ConfigOverrides = Partial<Omit<Config, 'otp' | 'storage'>> & {
+  otp?: Partial<Config['otp']>;
+  storage?: Partial<Config['storage']>;
+};
 
 export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): Config {
   const logLevel = env.LOG_LEVEL ?? 'info';
@@ -69,6 +151,12 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     heartbeatMs: int(env, 'HEARTBEAT_MS', 5_000),
     instanceTimeoutMs: int(env, 'INSTANCE_TIMEOUT_MS', 30_000),
     logLevel,
+    storage: storageConfig(env),
   };
-  return { ...config, ...overrides, otp: { ...config.otp, ...overrides.otp } };
+  return {
+    ...config,
+    ...overrides,
+    otp: { ...config.otp, ...overrides.otp },
+    storage: { ...config.storage, ...overrides.storage },
+  };
 }

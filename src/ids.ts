@@ -15,6 +15,7 @@ export const IdPrefix = {
   session: 'ots',
   message: 'msg',
   asset: 'ast',
+  bucket: 'bkt',
   instance: 'ins',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];

@@ -1,9 +1,18 @@
-// Asset storage: buckets, drivers, signed downloads, evidence. (Filled in by the asset-storage work.)
+// Asset storage: buckets, the fs and s3 drivers, signed and public downloads, OTP evidence.
+// Builds the parts from config and hands the service its routes and the run engine its evidence check.
 import type { Config } from '../config.js';
 import type { Db } from '../db/connect.js';
 import type { Logger } from '../log.js';
 import type { RouteDef } from '../rest/route.js';
 import type { StepOutcome } from '../../machines/types.js';
+import { StorageDrivers } from './storage/drivers.js';
+import { StorageQuota } from './quota.js';
+import { BucketService } from './buckets/bucket-service.js';
+import { bucketRoutes } from './buckets/routes.js';
+import { AssetService } from './items/asset-service.js';
+import { assetRoutes } from './items/routes.js';
+import { EvidenceService } from './evidence/evidence-service.js';
+import { evidenceRoutes } from './evidence/routes.js';
 
 export interface Assets {
   routes: RouteDef[];
@@ -12,6 +21,15 @@ export interface Assets {
   stop(): Promise<void>;
 }
 
-export async function createAssets(_deps: { config: Config; db: Db; log: Logger }): Promise<Assets> {
-  return { routes: [], verifyEvidence: async (_runId, outcomes) => outcomes, stop: async () => {} };
+export async function createAssets({ config, db, log }: { config: Config; db: Db; log: Logger }): Promise<Assets> {
+  const drivers = await StorageDrivers.create(config, db);
+  const buckets = new BucketService(db, drivers);
+  const assets = new AssetService(db, config, buckets, drivers, new StorageQuota(db), log);
+  const evidence = new EvidenceService(db, buckets, assets);
+  log.info('asset storage ready', { defaultDriver: drivers.defaultDriver, s3: Boolean(config.storage.s3) });
+  return {
+    routes: [...bucketRoutes(buckets), ...assetRoutes(assets, buckets), ...evidenceRoutes(evidence)],
+    verifyEvidence: (runId, outcomes) => evidence.verify(runId, outcomes),
+    stop: async () => drivers.stop(),
+  };
 }

@@ -2,6 +2,8 @@
 import type { Db } from '../db/connect.js';
 import { errors } from '../errors.js';
 import { paginate, type Page } from '../rest/pagination.js';
+import { evidenceByStep, type EvidenceFile } from '../assets/evidence/evidence-service.js';
+import { downloadPath } from '../assets/items/view.js';
 
 export interface StepView {
   stepIndex: number;
@@ -69,10 +71,27 @@ function stepView(s: any): StepView {
   };
 }
 
+/** Download links beside the evidence a step points at, and the files uploaded for it. */
+function withEvidenceLinks(step: StepView, files: EvidenceFile[] | undefined): StepView {
+  const evidence = step.evidence as { screenshotAssetId?: string } | null;
+  if (!evidence?.screenshotAssetId && !files) return step;
+  return {
+    ...step,
+    evidence: {
+      ...evidence,
+      ...(evidence?.screenshotAssetId ? { screenshotUrl: downloadPath(evidence.screenshotAssetId) } : {}),
+      ...(files ? { files } : {}),
+    },
+  };
+}
+
 export async function readRun(db: Db, projectId: string, runId: string): Promise<RunView> {
   const row = await db('otp_runs').where({ id: runId, project_id: projectId }).first();
   if (!row) throw errors.notFound('Run', runId);
-  const steps = (await db('otp_run_steps').where('run_id', runId).orderBy('step_index')).map(stepView);
+  const files = await evidenceByStep(db, runId);
+  const steps = (await db('otp_run_steps').where('run_id', runId).orderBy('step_index'))
+    .map(stepView)
+    .map((step) => withEvidenceLinks(step, files.get(step.stepIndex)));
   const view = { ...runSummary(row), steps };
   if (row.status === 'running' || row.status === 'queued') {
     // Counts of a run in progress come from the steps recorded so far.

@@ -28,6 +28,8 @@ export interface RouteDef {
   summary: string;
   tag: string;
   body?: JsonSchema;
+  /** Fields of a multipart/form-data body, for routes that stream the body themselves (uploads). */
+  multipart?: JsonSchema;
   /** An object schema of query parameters; values arrive as strings and are coerced. */
   query?: JsonSchema;
   /** Success status; 200 unless said. */

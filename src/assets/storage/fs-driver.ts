@@ -1,0 +1,66 @@
+// Files under DATA_DIR/assets, at paths made from service-generated keys only. A write goes to a
+// `.part` file beside its target and is renamed into place once complete, so a failed upload leaves
+// nothing a reader could see, and its partial file is removed.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import { STORAGE_KEY_PATTERN, type SignedUrlOptions, type StorageDriver, type StoredObjectRef } from './driver.js';
+import type { UrlSigner } from './url-signer.js';
+
+export class FsDriver implements StorageDriver {
+  readonly provider = 'fs' as const;
+
+  constructor(
+    private readonly root: string,
+    private readonly signer: UrlSigner,
+  ) {}
+
+  /** The file of a key; refuses anything that is not a service-made key. */
+  pathOf(key: string): string {
+    if (!STORAGE_KEY_PATTERN.test(key)) throw new Error(`invalid storage key ${JSON.stringify(key)}`);
+    const file = path.resolve(this.root, ...key.split('/'));
+    if (!file.startsWith(this.root + path.sep)) throw new Error(`storage key escapes the storage root: ${key}`);
+    return file;
+  }
+
+  async put(key: string, body: Readable): Promise<void> {
+    const file = this.pathOf(key);
+    await fsp.mkdir(path.dirname(file), { recursive: true });
+    const partial = `${file}.${randomBytes(6).toString('hex')}.part`;
+    try {
+      await pipeline(body, fs.createWriteStream(partial, { flags: 'wx' }));
+      await fsp.rename(partial, file);
+    } catch (err) {
+      body.destroy();
+      await fsp.rm(partial, { force: true });
+      throw err;
+    }
+  }
+
+  async get(key: string): Promise<Readable> {
+    const file = this.pathOf(key);
+    // Open first, so a missing file is an error here rather than in the middle of a response.
+    const handle = await fsp.open(file, 'r');
+    return handle.createReadStream();
+  }
+
+  async copy(fromKey: string, toKey: string): Promise<void> {
+    const target = this.pathOf(toKey);
+    await fsp.mkdir(path.dirname(target), { recursive: true });
+    await fsp.copyFile(this.pathOf(fromKey), target, fs.constants.COPYFILE_EXCL);
+  }
+
+  async delete(key: string): Promise<void> {
+    await fsp.rm(this.pathOf(key), { force: true });
+  }
+
+  async signedUrl(object: StoredObjectRef, options: SignedUrlOptions): Promise<string> {
+    const now = options.now?.getTime() ?? Date.now();
+    const expiresAt = Math.floor(now / 1000) + options.expiresInSec;
+    const sig = this.signer.sign(object.assetId, expiresAt);
+    return `${options.origin}/api/v1/assets/signed/${encodeURIComponent(object.assetId)}?exp=${expiresAt}&sig=${sig}`;
+  }
+}

@@ -1,0 +1,33 @@
+// Text fields of a multipart form, checked against the form's schema (the same schema documents
+// the route). Values arrive as text and are coerced to the declared types.
+import { Ajv } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { formatErrors } from '../../otp/validators.js';
+import { errors } from '../../errors.js';
+import { FILE_FIELD } from './receive.js';
+
+const formAjv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false, validateFormats: false });
+
+export interface FormSpec {
+  /** Names of the text fields (everything but the file). */
+  fieldNames: string[];
+  /** Checks and coerces the text fields; throws VALIDATION_ERROR naming each bad field. */
+  parse(fields: Record<string, string>): Record<string, unknown>;
+}
+
+export function formSpec(schema: { properties: Record<string, unknown>; required?: string[] }): FormSpec {
+  const fieldNames = Object.keys(schema.properties).filter((name) => name !== FILE_FIELD);
+  const validate: ValidateFunction = formAjv.compile({
+    ...schema,
+    properties: Object.fromEntries(fieldNames.map((name) => [name, schema.properties[name]])),
+    required: (schema.required ?? []).filter((name) => name !== FILE_FIELD),
+  });
+  return {
+    fieldNames,
+    parse(fields) {
+      const data: Record<string, unknown> = { ...fields };
+      if (!validate(data)) throw errors.validation('Invalid form fields', formatErrors(validate.errors, 'body'));
+      return data;
+    },
+  };
+}
