@@ -28,6 +28,19 @@ export interface Config {
   heartbeatMs: number;
   instanceTimeoutMs: number;
   logLevel: 'silent' | 'info' | 'debug';
+  /** REST limits that are not per tier (the per-tier numbers live in src/tiers.ts). */
+  limits: {
+    /** The per-key rate limit is counted in PostgreSQL (shared by every process); false turns it off. */
+    rateLimit: boolean;
+    /** When set, replaces every tier's requests per minute (installs without tiers, tests). */
+    requestsPerMinute?: number;
+    /** When set, replaces every tier's artifact quota. */
+    artifacts?: number;
+    /** How long an Idempotency-Key is remembered. */
+    idempotencyTtlSec: number;
+    /** A first request still unanswered after this long is taken as abandoned; a retry runs again. */
+    idempotencyStaleSec: number;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -40,7 +53,14 @@ function int(env: Env, name: string, fallback: number): number {
   return value;
 }
 
-export type ConfigOverrides = Partial<Omit<Config, 'otp'>> & { otp?: Partial<Config['otp']> };
+function optionalInt(env: Env, name: string): number | undefined {
+  return env[name] === undefined || env[name] === '' ? undefined : int(env, name, 0);
+}
+
+export type ConfigOverrides = Partial<Omit<Config, 'otp' | 'limits'>> & {
+  otp?: Partial<Config['otp']>;
+  limits?: Partial<Config['limits']>;
+};
 
 export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): Config {
   const logLevel = env.LOG_LEVEL ?? 'info';
@@ -69,6 +89,18 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     heartbeatMs: int(env, 'HEARTBEAT_MS', 5_000),
     instanceTimeoutMs: int(env, 'INSTANCE_TIMEOUT_MS', 30_000),
     logLevel,
+    limits: {
+      rateLimit: env.RATE_LIMIT !== 'off',
+      requestsPerMinute: optionalInt(env, 'RATE_LIMIT_PER_MINUTE'),
+      artifacts: optionalInt(env, 'ARTIFACT_QUOTA'),
+      idempotencyTtlSec: int(env, 'IDEMPOTENCY_TTL_SEC', 24 * 3600),
+      idempotencyStaleSec: 60,
+    },
   };
-  return { ...config, ...overrides, otp: { ...config.otp, ...overrides.otp } };
+  return {
+    ...config,
+    ...overrides,
+    otp: { ...config.otp, ...overrides.otp },
+    limits: { ...config.limits, ...overrides.limits },
+  };
 }

@@ -16,6 +16,21 @@ export const IdPrefix = {
   message: 'msg',
   asset: 'ast',
   instance: 'ins',
+  group: 'grp',
+  link: 'lnk',
+  bug: 'bug',
+  ticket: 'tkt',
+  requirement: 'req',
+  specification: 'spec',
+  testRun: 'tr',
+  testResult: 'res',
+  release: 'rel',
+  releasePlan: 'rp',
+  milestone: 'ms',
+  kbArticle: 'kb',
+  memory: 'mem',
+  note: 'note',
+  webhook: 'wh',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 
