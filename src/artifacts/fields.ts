@@ -37,10 +37,12 @@ export const date = (description: string): JsonSchema => ({ type: 'string', form
 
 export const dateTime = (description: string): JsonSchema => ({ type: 'string', format: 'date-time', description });
 
+const prefixPattern = (prefixes: readonly string[]) => (prefixes.length === 1 ? `^${prefixes[0]}_` : `^(${prefixes.join('|')})_`);
+
 /** A field naming another artifact (its kind is checked on write, see ArtifactDefinition.refs). */
 export const ref = (prefixes: readonly string[], description: string): JsonSchema => ({
   type: 'string',
-  pattern: `^(${prefixes.join('|')})_`,
+  pattern: prefixPattern(prefixes),
   maxLength: 100,
   description,
 });
@@ -49,7 +51,7 @@ export const refs = (prefixes: readonly string[], description: string, maxItems 
   type: 'array',
   maxItems,
   uniqueItems: true,
-  items: { type: 'string', pattern: `^(${prefixes.join('|')})_`, maxLength: 100 },
+  items: { type: 'string', pattern: prefixPattern(prefixes), maxLength: 100 },
   description,
 });
 

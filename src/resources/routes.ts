@@ -22,6 +22,8 @@ export interface ResourceRouteOptions {
   deleteErrors?: number[];
   /** Answer of create when it differs from the record (e.g. a project with its first key). */
   createResponse?: JsonSchema;
+  /** The create answer holds a secret shown once (see RouteDef.secretAnswer). */
+  createAnswersSecret?: boolean;
   /** Extra text for the operations. */
   notes?: { create?: string; update?: string; delete?: string; list?: string };
 }
@@ -42,6 +44,7 @@ export function resourceRoutes(
       method: 'post', path: base, auth: write, tag, status: 201, etag: true,
       operationId: `create${name}`, summary: `Create a ${def.label}`, description: options.notes?.create,
       body: schemas.create, response: options.createResponse ?? schemas.record, errors: options.createErrors,
+      secretAnswer: options.createAnswersSecret,
       handler: async ({ principal, body, koa }) => {
         const created = await store.create(principal, body);
         koa.set('Location', `${API_PREFIX}${base}/${created.id}`);

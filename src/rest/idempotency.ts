@@ -14,6 +14,8 @@ export interface StoredAnswer {
   status: number;
   body: unknown;
   headers: Record<string, string>;
+  /** The answer held a secret: only the id was kept. */
+  redacted: boolean;
 }
 
 export interface IdempotencyScope {
@@ -78,11 +80,12 @@ export class IdempotencyStore {
         headers: { 'Retry-After': '1' },
       });
     }
-    return { kind: 'replay', answer: { status: row.status, body: row.body, headers: row.headers ?? {} } };
+    const { redacted, ...kept } = (row.headers ?? {}) as Record<string, string> & { redacted?: boolean };
+    return { kind: 'replay', answer: { status: row.status, body: row.body, headers: kept, redacted: redacted === true } };
   }
 
-  async complete(scope: IdempotencyScope, status: number, body: unknown, headers: Record<string, unknown>): Promise<void> {
-    const kept: Record<string, string> = {};
+  async complete(scope: IdempotencyScope, status: number, body: unknown, headers: Record<string, unknown>, redacted = false): Promise<void> {
+    const kept: Record<string, unknown> = redacted ? { redacted: true } : {};
     for (const name of KEPT_HEADERS) if (typeof headers[name] === 'string') kept[name] = headers[name] as string;
     await this.where(scope).update({
       status,

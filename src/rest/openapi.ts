@@ -196,7 +196,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], info: OpenApiI
           in: 'header',
           required: false,
           description:
-            'A unique value per logical request (e.g. a UUID). A retry with the same key, by the same API key on the same path, gets the first successful answer again instead of a second write; the same key with another body is a 422',
+            'A unique value per logical request (e.g. a UUID). A retry with the same key, by the same API key on the same path, gets the first successful answer again instead of a second write; the same key with another body is a 422. An answer that held a secret shown once (a new API key) is not repeated: the retry gets 409 with the id of what was created',
           schema: { type: 'string', minLength: 1, maxLength: 255 },
         },
       },

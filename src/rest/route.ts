@@ -52,6 +52,11 @@ export interface RouteDef {
   conditional?: boolean;
   /** May change things while the caller's project is archived (lifecycle routes). */
   allowArchived?: boolean;
+  /**
+   * The answer holds a secret shown once (a new key). Such an answer is never stored for
+   * Idempotency-Key replays: a retry gets 409 naming what was created, never the secret again.
+   */
+  secretAnswer?: boolean;
   /** Middleware run after the scope check and before validation (e.g. a multipart parser). */
   before?: Koa.Middleware[];
   handler(ctx: RouteContext): Promise<unknown> | unknown;
@@ -128,20 +133,39 @@ export class Api {
         const idempotencyKey = koa.get(IDEMPOTENCY_HEADER);
         if (def.method !== 'post' || !idempotencyKey || !options.idempotency || !principal) return run();
         checkIdempotencyKey(idempotencyKey);
-        await withIdempotency(options.idempotency, koa, { keyId: principal.keyId, method: 'POST', path: koa.path, key: idempotencyKey }, run);
+        await withIdempotency(
+          options.idempotency,
+          koa,
+          { keyId: principal.keyId, method: 'POST', path: koa.path, key: idempotencyKey },
+          run,
+          Boolean(def.secretAnswer),
+        );
       });
     }
     return router;
   }
 }
 
-async function withIdempotency(store: IdempotencyStore, koa: Koa.Context, scope: IdempotencyScope, run: () => Promise<void>) {
+async function withIdempotency(
+  store: IdempotencyStore,
+  koa: Koa.Context,
+  scope: IdempotencyScope,
+  run: () => Promise<void>,
+  secretAnswer: boolean,
+) {
   const files = (koa.request as { files?: unknown }).files;
   const claim = await store.claim(scope, requestHash({ body: (koa.request as { body?: unknown }).body ?? null, files: describeFiles(files) }));
   if (claim.kind === 'replay') {
-    koa.status = claim.answer.status;
-    koa.body = claim.answer.body ?? undefined;
-    koa.set(claim.answer.headers);
+    const answer = claim.answer;
+    if (answer.redacted) {
+      throw errors.conflict(
+        'This request was already carried out; its answer held a secret that is shown only once, so it is not repeated',
+        { id: (answer.body as { id?: string } | null)?.id ?? null, location: answer.headers.location ?? null },
+      );
+    }
+    koa.status = answer.status;
+    koa.body = answer.body ?? undefined;
+    koa.set(answer.headers);
     koa.set('Idempotent-Replayed', 'true');
     return;
   }
@@ -151,7 +175,10 @@ async function withIdempotency(store: IdempotencyStore, koa: Koa.Context, scope:
     await store.release(scope).catch(() => {});
     throw err;
   }
-  if (koa.status >= 200 && koa.status < 300) await store.complete(scope, koa.status, koa.body, koa.response.headers);
+  if (koa.status >= 200 && koa.status < 300) {
+    const id = (koa.body as { id?: unknown } | undefined)?.id;
+    await store.complete(scope, koa.status, secretAnswer ? { id } : koa.body, koa.response.headers, secretAnswer);
+  }
   else await store.release(scope);
 }
 

@@ -83,7 +83,7 @@ export function apiKeyRoutes({ db, onRevoked }: ApiKeyDeps): RouteDef[] {
   };
   return [
     {
-      method: 'post', path: '/api-keys', auth: 'admin', tag, status: 201, etag: true, operationId: 'createApiKey',
+      method: 'post', path: '/api-keys', auth: 'admin', tag, status: 201, etag: true, operationId: 'createApiKey', secretAnswer: true,
       body: apiKeyCreateSchema, response: ApiKeyWithSecretSchema,
       summary: 'Create an API key for this project; the answer carries the secret once, as `key`',
       handler: async ({ principal, body, koa }) => {

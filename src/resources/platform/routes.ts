@@ -111,6 +111,7 @@ export function platformRoutes({ db, config, closeProject, storageBytes }: Platf
     },
     ...resourceRoutes(projectDefinition, projectSchemas, new ProjectStore(db, lifecycle), {
       createResponse: ProjectCreatedSchema,
+      createAnswersSecret: true,
       notes: {
         create: 'The project is made in the caller\'s tenant with its first admin key, whose secret is in the answer (adminKey.key) this once.',
         delete: 'Same as POST /platform/lifecycle/{projectId}/delete: its keys stop working at once.',
