@@ -83,10 +83,11 @@ function successResponse(def: RouteDef): [string, Record<string, unknown>] {
   const response: Record<string, unknown> = { description: def.summary };
   const responseHeaders: Record<string, unknown> = {};
   if (def.etag) responseHeaders.ETag = { $ref: '#/components/headers/ETag' };
-  if (status === 201) responseHeaders.Location = { $ref: '#/components/headers/Location' };
+  if (status === 201 || (status >= 300 && status < 400)) responseHeaders.Location = { $ref: '#/components/headers/Location' };
   if (def.method === 'post' && def.auth !== 'none') responseHeaders['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
   if (Object.keys(responseHeaders).length) response.headers = responseHeaders;
   if (def.response) response.content = { 'application/json': { schema: toOpenApiSchema(def.response) } };
+  else if (def.responseType) response.content = { [def.responseType]: { schema: { type: 'string', contentEncoding: 'binary' } } };
   return [String(status), response];
 }
 
@@ -139,10 +140,14 @@ export interface OpenApiInfo {
 export function buildOpenApiDocument(routes: readonly RouteDef[], info: OpenApiInfo): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
+  const operationIds = new Set<string>();
   for (const def of routes) {
     const path = openApiPath(def.path);
     paths[path] ??= {};
     if (paths[path][def.method]) throw new Error(`two routes for ${def.method.toUpperCase()} ${path}`);
+    const operationId = operationIdOf(def);
+    if (operationIds.has(operationId)) throw new Error(`two operations named ${operationId}`);
+    operationIds.add(operationId);
     paths[path][def.method] = operation(def);
     tags.add(def.tag);
   }

@@ -44,6 +44,8 @@ export interface RouteDef {
   status?: number;
   /** Schema of the success body; none for answers without a JSON body (204, redirects, files). */
   response?: JsonSchema;
+  /** Media type of a success body that is not JSON (a file download), for the API description. */
+  responseType?: string;
   /** Error statuses this route may answer beyond those every route of its kind may (see openapi.ts). */
   errors?: number[];
   /** The answer is one versioned record: it carries an ETag (its `version` in quotes). */

@@ -72,7 +72,9 @@ export class OpenApiResponseChecker {
     }
     const json = response.content?.['application/json'];
     if (!json) {
-      return r.body === undefined || r.body === '' ? [] : [`${what}: a body came but none is declared`];
+      // Files and redirect notes are not JSON; a JSON body must be declared, though.
+      const undeclaredJson = r.body !== undefined && r.body !== '' && r.contentType?.includes('application/json');
+      return undeclaredJson ? [`${what}: a JSON body came but none is declared`] : [];
     }
     if (!r.contentType?.includes('application/json')) return [`${what}: expected JSON, got ${r.contentType}`];
     const fn = this.validator(`${responsePtr}/content/application~1json/schema`);

@@ -81,7 +81,7 @@ export function lifecycleRoutes(lifecycle: Lifecycle): RouteDef[] {
   const path = '/platform/lifecycle/:projectId';
   const action = (name: LifecycleAction, summary: string): RouteDef => ({
     method: 'post', path: `${path}/${name}`, auth: 'admin', tag, etag: true, conditional: true, allowArchived: true,
-    operationId: `${name}Project`, summary, response: LifecycleSchema,
+    operationId: { archive: 'archiveProject', restore: 'restoreProject', delete: 'lifecycleDeleteProject' }[name], summary, response: LifecycleSchema,
     handler: ({ principal, params, ifMatch }) => lifecycle.change(principal, params.projectId, name, ifMatch),
   });
   return [
