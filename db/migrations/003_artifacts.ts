@@ -125,7 +125,7 @@ export async function up(knex: Knex): Promise<void> {
     INSERT INTO artifacts (id, kind, tenant_id, project_id, version, data, created_at, updated_at)
     SELECT id, 'test_case', tenant_id, project_id, version,
            jsonb_strip_nulls(jsonb_build_object('title', title, 'description', description, 'steps', steps,
-                                                'status', 'ready', 'labels', '[]'::jsonb)),
+                                                'status', 'ready', 'priority', 'medium', 'labels', '[]'::jsonb)),
            created_at, updated_at
       FROM test_cases`);
   await knex.raw(`

@@ -87,7 +87,7 @@ function successResponse(def: RouteDef): [string, Record<string, unknown>] {
   if (def.method === 'post' && def.auth !== 'none') responseHeaders['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
   if (Object.keys(responseHeaders).length) response.headers = responseHeaders;
   if (def.response) response.content = { 'application/json': { schema: toOpenApiSchema(def.response) } };
-  else if (def.responseType) response.content = { [def.responseType]: { schema: { type: 'string', contentEncoding: 'binary' } } };
+  else if (def.responseType) response.content = { [def.responseType]: {} };
   return [String(status), response];
 }
 

@@ -323,6 +323,17 @@ describe('REST resource groups: the same conventions everywhere', () => {
         expect((await req('GET', `${base}/${ids[0]}`)).status).to.equal(200);
       });
 
+      if (!fx.path.startsWith('platform/')) {
+        it('hides the records from another project of the same tenant too', async () => {
+          const sibling = (await req('POST', '/platform/projects', { name: `sibling of ${fx.path}` })).body.adminKey.key;
+          const res = await t.request('GET', `${base}/${ids[0]}`, { key: sibling });
+          expect(res.status).to.equal(404);
+          expect((await t.request('PATCH', `${base}/${ids[0]}`, { key: sibling, body: fx.update })).status).to.equal(404);
+          const list = await t.request('GET', `${base}?limit=200`, { key: sibling });
+          expect(list.body.items).to.deep.equal([]);
+        });
+      }
+
       it('enforces scopes: a key below the write scope cannot write', async () => {
         const weaker = fx.writeScope === 'admin' ? 'write' : 'read';
         const made = await req('POST', '/api-keys', { scope: weaker, name: weaker });
