@@ -29,6 +29,19 @@ export interface Config {
   instanceTimeoutMs: number;
   logLevel: 'silent' | 'info' | 'debug';
   storage: StorageConfig;
+  /** REST limits that are not per tier (the per-tier numbers live in src/tiers.ts). */
+  limits: {
+    /** The per-key rate limit is counted in PostgreSQL (shared by every process); false turns it off. */
+    rateLimit: boolean;
+    /** When set, replaces every tier's requests per minute (installs without tiers, tests). */
+    requestsPerMinute?: number;
+    /** When set, replaces every tier's artifact quota. */
+    artifacts?: number;
+    /** How long an Idempotency-Key is remembered. */
+    idempotencyTtlSec: number;
+    /** A first request still unanswered after this long is taken as abandoned; a retry runs again. */
+    idempotencyStaleSec: number;
+  };
 }
 
 export type StorageDriverName = 'fs' | 's3';
@@ -119,9 +132,14 @@ function int(env: Env, name: string, fallback: number): number {
   return value;
 }
 
-export type ConfigOverrides = Partial<Omit<Config, 'otp' | 'storage'>> & {
+function optionalInt(env: Env, name: string): number | undefined {
+  return env[name] === undefined || env[name] === '' ? undefined : int(env, name, 0);
+}
+
+export type ConfigOverrides = Partial<Omit<Config, 'otp' | 'storage' | 'limits'>> & {
   otp?: Partial<Config['otp']>;
   storage?: Partial<Config['storage']>;
+  limits?: Partial<Config['limits']>;
 };
 
 export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): Config {
@@ -152,11 +170,19 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     instanceTimeoutMs: int(env, 'INSTANCE_TIMEOUT_MS', 30_000),
     logLevel,
     storage: storageConfig(env),
+    limits: {
+      rateLimit: env.RATE_LIMIT !== 'off',
+      requestsPerMinute: optionalInt(env, 'RATE_LIMIT_PER_MINUTE'),
+      artifacts: optionalInt(env, 'ARTIFACT_QUOTA'),
+      idempotencyTtlSec: int(env, 'IDEMPOTENCY_TTL_SEC', 24 * 3600),
+      idempotencyStaleSec: 60,
+    },
   };
   return {
     ...config,
     ...overrides,
     otp: { ...config.otp, ...overrides.otp },
     storage: { ...config.storage, ...overrides.storage },
+    limits: { ...config.limits, ...overrides.limits },
   };
 }

@@ -6,11 +6,13 @@ export const ErrorCode = {
   unauthorized: 'UNAUTHORIZED',
   forbidden: 'FORBIDDEN',
   notFound: 'NOT_FOUND',
+  methodNotAllowed: 'METHOD_NOT_ALLOWED',
   conflict: 'CONFLICT',
   preconditionFailed: 'PRECONDITION_FAILED',
   payloadTooLarge: 'PAYLOAD_TOO_LARGE',
   unsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
   quotaExceeded: 'QUOTA_EXCEEDED',
+  idempotencyKeyReused: 'IDEMPOTENCY_KEY_REUSED',
   rateLimited: 'RATE_LIMITED',
   internal: 'INTERNAL',
 } as const;
@@ -22,10 +24,12 @@ const statusOf: Record<ErrorCode, number> = {
   QUOTA_EXCEEDED: 402,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  IDEMPOTENCY_KEY_REUSED: 422,
   RATE_LIMITED: 429,
   INTERNAL: 500,
 };
@@ -62,11 +66,22 @@ export const errors = {
   notFound: (what: string, id?: string) =>
     new AppError(ErrorCode.notFound, id ? `${what} ${id} not found` : `${what} not found`, id ? { id } : {}),
   conflict: (message: string, details: Record<string, unknown> = {}) => new AppError(ErrorCode.conflict, message, details),
-  preconditionFailed: (message: string) => new AppError(ErrorCode.preconditionFailed, message),
+  preconditionFailed: (message: string, details: Record<string, unknown> = {}) =>
+    new AppError(ErrorCode.preconditionFailed, message, details),
   payloadTooLarge: (message: string, limitBytes?: number) =>
     new AppError(ErrorCode.payloadTooLarge, message, limitBytes ? { limitBytes } : {}),
+  quotaExceeded: (message: string, details: Record<string, unknown>, upgradeUrl: string) =>
+    new AppError(ErrorCode.quotaExceeded, message, details, { body: { upgradeUrl } }),
+  rateLimited: (message: string, details: Record<string, unknown>, headers: Record<string, string>) =>
+    new AppError(ErrorCode.rateLimited, message, details, { headers }),
+  idempotencyKeyReused: (message: string) => new AppError(ErrorCode.idempotencyKeyReused, message),
   internal: (message = 'Internal error') => new AppError(ErrorCode.internal, message),
 };
+
+/** HTTP status of each error code (for the OpenAPI document). */
+export function statusOfCode(code: ErrorCode): number {
+  return statusOf[code];
+}
 
 /** Turns anything thrown into an AppError; unknown errors become INTERNAL without leaking their text. */
 export function normaliseError(err: unknown): AppError {

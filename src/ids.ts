@@ -17,6 +17,21 @@ export const IdPrefix = {
   asset: 'ast',
   bucket: 'bkt',
   instance: 'ins',
+  group: 'grp',
+  link: 'lnk',
+  bug: 'bug',
+  ticket: 'tkt',
+  requirement: 'req',
+  specification: 'spec',
+  testRun: 'tr',
+  testResult: 'res',
+  release: 'rel',
+  releasePlan: 'rp',
+  milestone: 'ms',
+  kbArticle: 'kb',
+  memory: 'mem',
+  note: 'note',
+  webhook: 'wh',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

@@ -19,10 +19,22 @@ import { WsServer } from './otp/ws-server.js';
 import { otpRoutes } from './otp/routes.js';
 import { apiKeyRoutes } from './resources/api-keys/routes.js';
 import { platformRoutes } from './resources/platform/routes.js';
-import { testCaseRoutes } from './resources/test-cases/routes.js';
-import { testPlanRoutes } from './resources/test-plans/routes.js';
 import { createAssets } from './assets/index.js';
 import { createArtifacts } from './artifacts/index.js';
+import { IdempotencyStore } from './rest/idempotency.js';
+import { effectiveLimits } from './tiers.js';
+
+const API_DESCRIPTION = [
+  'REST API of the service: software-project artifacts (bugs, tickets, requirements, specifications, tests, releases, knowledge), OTP test runs and assets. Paths carry /api/v1.',
+  '',
+  '- Authentication: `Authorization: Bearer <API key>`; a key belongs to one tenant and project and has the scope read, write or admin. Another project\'s id is a 404.',
+  '- Errors: every non-2xx answer is `{ "error": { "code", "message", "details" } }`; VALIDATION_ERROR lists each failing field in details.fields.',
+  '- Lists: `{ items, nextCursor }`, paged by `limit` and `cursor`, in a stable order (`sort`), with filters on the fields people filter by and `updatedSince`.',
+  '- Records carry `version`; reads answer it as ETag, and a write with If-Match applies only to that revision (412 otherwise).',
+  '- POST accepts Idempotency-Key: a retry gets the first answer, never a second record.',
+  '- Limits: requests per minute per API key (429 RATE_LIMITED with Retry-After and RateLimit headers), artifacts per project by tier (402 QUOTA_EXCEEDED with upgradeUrl).',
+  '- OTP executors connect over WebSocket at {ws_url}/otp; see GET /api/v1/otp/protocol.',
+].join('\n');
 
 export interface Service {
   config: Config;
@@ -76,23 +88,40 @@ export async function startService(config: Config, log: Logger = createLogger(co
   }, config.heartbeatMs);
   reconcileTimer.unref();
 
-  const auth = (secret: string) => authenticate(db, secret);
   const api = new Api().add(
-    ...platformRoutes(),
+    ...platformRoutes({ db, config, closeProject: (projectId, reason) => engine.closeProject(projectId, reason) }),
     ...apiKeyRoutes({ db, onRevoked: (keyId) => engine.revokeKey(keyId) }),
-    ...testCaseRoutes({ db }),
-    ...testPlanRoutes({ db }),
     ...otpRoutes({ db, engine, config }),
     ...assets.routes,
     ...artifacts.routes,
   );
-  const rest = http.createServer(createRestApp({ api, authenticate: auth, log }).callback());
+  const restApp = createRestApp({
+    api,
+    // Keys of an archived project still read over REST; OTP sessions need an active project.
+    authenticate: (secret) => authenticate(db, secret),
+    log,
+    rateLimit: config.limits.rateLimit
+      ? { db, limitFor: (principal) => effectiveLimits(principal.tier, config.limits).requestsPerMinute }
+      : undefined,
+    idempotency: new IdempotencyStore(db, { ttlSec: config.limits.idempotencyTtlSec, staleSec: config.limits.idempotencyStaleSec }),
+    info: {
+      title: 'OTP test protocol and artifact service',
+      version: '1.0.0',
+      description: API_DESCRIPTION,
+    },
+  });
+  const rest = http.createServer(restApp.callback());
   await new Promise<void>((resolve, reject) => {
     rest.once('error', reject);
     rest.listen(config.port, config.host, () => resolve());
   });
   const restPort = (rest.address() as AddressInfo).port;
-  const ws = new WsServer({ engine, authenticate: auth, log, maxFrameBytes: config.otp.maxFrameBytes });
+  const ws = new WsServer({
+    engine,
+    authenticate: (secret) => authenticate(db, secret, { activeOnly: true }),
+    log,
+    maxFrameBytes: config.otp.maxFrameBytes,
+  });
   const wsPort = await ws.listen(config.host, config.wsPort);
   const shownHost = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
 
@@ -108,6 +137,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       });
       await instances.stop();
       await notifier.stop();
+      await artifacts.stop();
       await assets.stop();
       await db.destroy();
       await embedded?.stop();

@@ -16,8 +16,21 @@ export const TIERS = {
 
 export type TierName = keyof typeof TIERS;
 
-export function tierLimits(tier: string): TierLimits {
+export function tierLimits(tier: string | undefined): TierLimits {
   return TIERS[tier as TierName] ?? TIERS.free;
+}
+
+/** The limits that apply: the tier's, with any install-wide override from the config. */
+export function effectiveLimits(
+  tier: string | undefined,
+  overrides: { requestsPerMinute?: number; artifacts?: number } = {},
+): TierLimits {
+  const limits = tierLimits(tier);
+  return {
+    storageBytes: limits.storageBytes,
+    artifacts: overrides.artifacts ?? limits.artifacts,
+    requestsPerMinute: overrides.requestsPerMinute ?? limits.requestsPerMinute,
+  };
 }
 
 /** Where a 402 sends people. */

@@ -1,16 +1,60 @@
-// Platform and artifact resources (bugs, tickets, requirements, test runs and results, ...).
-// (Filled in by the platform-and-artifacts work.)
+// Platform artifacts (bugs, tickets, requirements, test cases, runs and results, releases, ...): one
+// declarative definition each, one generic store over the `artifacts` table, the same REST routes and
+// conventions for all, links between them, coverage, and test results recorded from OTP runs.
 import type { Config } from '../config.js';
 import type { Db } from '../db/connect.js';
 import type { Logger } from '../log.js';
 import type { RouteDef } from '../rest/route.js';
+import { buildSchemas, type ResourceSchemas } from '../resources/definition.js';
+import { resourceRoutes } from '../resources/routes.js';
+import type { ArtifactDefinition } from './definition.js';
+import { artifactDefinitions } from './definitions/index.js';
+import { ArtifactStore } from './store.js';
+import { LinkService, linkRoutes } from './links.js';
+import { coverageRoute } from './coverage.js';
+import { RunResultRecorder } from './run-results.js';
+
+export { artifactDefinitions };
+
+// Schemas are registered once per process, however many services a test process starts.
+export const artifactSchemas: ReadonlyMap<string, ResourceSchemas> = new Map(artifactDefinitions.map((d) => [d.kind, buildSchemas(d)]));
+export const artifactRegistry: ReadonlyMap<string, ArtifactDefinition> = new Map(artifactDefinitions.map((d) => [d.kind, d]));
 
 export interface Artifacts {
   routes: RouteDef[];
   /** Called when an OTP run's verdict is durable: records test results for its testRunId. */
   onRunFinished(runId: string): Promise<void>;
+  stop(): Promise<void>;
 }
 
-export async function createArtifacts(_deps: { config: Config; db: Db; log: Logger }): Promise<Artifacts> {
-  return { routes: [], onRunFinished: async () => {} };
+export async function createArtifacts({ config, db, log }: { config: Config; db: Db; log: Logger }): Promise<Artifacts> {
+  const links = new LinkService(db, artifactRegistry);
+  const routes: RouteDef[] = [];
+  for (const def of artifactDefinitions) {
+    const store = new ArtifactStore(def, { db, registry: artifactRegistry, limits: config.limits });
+    routes.push(
+      ...resourceRoutes(def, artifactSchemas.get(def.kind)!, store, {
+        createErrors: [402],
+        notes: {
+          create: 'Counts toward the artifact quota of the tier: over it, the answer is 402 QUOTA_EXCEEDED and nothing is written.',
+          delete: 'Links to and from it go with it; fields of other records that named it drop the reference.',
+        },
+      }),
+    );
+    if (def.links !== false) routes.push(...linkRoutes(def, links));
+    if (def.coverage) routes.push(coverageRoute(def, db));
+  }
+
+  const recorder = new RunResultRecorder(db, log);
+  // The safety net for results whose hook never ran (a process died, a run finished as orphaned).
+  const sweepTimer = setInterval(() => {
+    recorder.sweep().catch((err) => log.error('test result sweep failed', { err }));
+  }, config.heartbeatMs);
+  sweepTimer.unref();
+
+  return {
+    routes,
+    onRunFinished: (runId) => recorder.record(runId),
+    stop: async () => clearInterval(sweepTimer),
+  };
 }

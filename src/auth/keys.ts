@@ -23,6 +23,7 @@ export interface ApiKeyRecord {
   prefix: string;
   createdAt: string;
   revokedAt: string | null;
+  version: number;
 }
 
 interface ApiKeyRow {
@@ -34,6 +35,7 @@ interface ApiKeyRow {
   key_prefix: string;
   created_at: Date;
   revoked_at: Date | null;
+  version: number;
 }
 
 export function toApiKey(row: ApiKeyRow): ApiKeyRecord {
@@ -46,6 +48,7 @@ export function toApiKey(row: ApiKeyRow): ApiKeyRecord {
     prefix: row.key_prefix,
     createdAt: row.created_at.toISOString(),
     revokedAt: row.revoked_at?.toISOString() ?? null,
+    version: row.version,
   };
 }
 
@@ -69,15 +72,27 @@ export async function createKey(
   return { key: toApiKey(row), secret };
 }
 
-/** The principal a secret stands for, or null when it is unknown, revoked or its project is gone. */
-export async function authenticate(db: Db, secret: string): Promise<Principal | null> {
+/**
+ * The principal a secret stands for, or null when it is unknown, revoked or its project is deleted.
+ * Keys of an archived project still authenticate (reads work; writes are refused by the REST layer)
+ * unless `activeOnly` asks for an active project (OTP sessions).
+ */
+export async function authenticate(db: Db, secret: string, options: { activeOnly?: boolean } = {}): Promise<Principal | null> {
   if (!secret.startsWith(KEY_PREFIX)) return null;
   const row = await db('api_keys as k')
     .join('projects as p', 'p.id', 'k.project_id')
+    .join('tenants as t', 't.id', 'k.tenant_id')
     .where('k.key_hash', hashSecret(secret))
     .whereNull('k.revoked_at')
-    .where('p.status', 'active')
-    .first('k.id', 'k.tenant_id', 'k.project_id', 'k.scope');
+    .whereIn('p.status', options.activeOnly ? ['active'] : ['active', 'archived'])
+    .first('k.id', 'k.tenant_id', 'k.project_id', 'k.scope', 't.tier', 'p.status');
   if (!row) return null;
-  return { keyId: row.id, tenantId: row.tenant_id, projectId: row.project_id, scope: row.scope };
+  return {
+    keyId: row.id,
+    tenantId: row.tenant_id,
+    projectId: row.project_id,
+    scope: row.scope,
+    tier: row.tier,
+    projectStatus: row.status,
+  };
 }

@@ -7,6 +7,10 @@ export interface Principal {
   tenantId: string;
   projectId: string;
   scope: Scope;
+  /** The tenant's tier (src/tiers.ts); absent means free. */
+  tier?: string;
+  /** An archived project is read-only: its keys read, writes are refused (409). */
+  projectStatus?: 'active' | 'archived';
 }
 
 const rank: Record<Scope, number> = { read: 1, write: 2, admin: 3 };

@@ -110,6 +110,18 @@ export class OtpEngine {
     if (broadcast) await this.notify({ kind: 'revoke', keyId });
   }
 
+  /**
+   * A project archived or deleted: every executor session of its keys closes (here and, by notice,
+   * elsewhere) and its queued runs are cancelled. Runs in flight end as `error` with their session.
+   */
+  async closeProject(projectId: string, reason: string): Promise<void> {
+    const { db, store } = this.deps;
+    const keyIds: string[] = await db('api_keys').where('project_id', projectId).pluck('id');
+    for (const keyId of keyIds) await this.revokeKey(keyId);
+    const queued: string[] = await db('otp_runs').where({ project_id: projectId, status: 'queued' }).pluck('id');
+    for (const runId of queued) await store.cancelQueuedRun(runId, reason);
+  }
+
   /** Notices from other processes. */
   handleNotice(notice: Notice): void {
     if (notice.kind === 'dispatch') {

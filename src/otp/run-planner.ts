@@ -1,7 +1,6 @@
 // Turns a POST /otp/runs request into a planned run: every check happens here, before anything starts.
 import type { Db } from '../db/connect.js';
 import type { Principal } from '../auth/principal.js';
-import { TestCaseModel, TestPlanModel } from '../db/models.js';
 import { errors, type FieldError } from '../errors.js';
 import { newId } from '../ids.js';
 import { fillVars, referencedVars } from '../../machines/vars.js';
@@ -39,10 +38,35 @@ export const runRequestSchema = {
       type: 'array', maxItems: 100, items: { type: 'string', maxLength: 2000 },
       description: 'Origins the executor may navigate to; by default the origins of the navigate steps',
     },
-    testRunId: { type: 'string', maxLength: 100, description: 'A test run to record one result per test case in' },
-    finishTestRun: { type: 'boolean', description: 'Close the test run when this OTP run finishes' },
+    testRunId: {
+      type: 'string', pattern: '^tr_', maxLength: 100,
+      description: 'An open test run of the project: when the run finishes, one result per test case is recorded in it',
+    },
+    finishTestRun: { type: 'boolean', description: 'Close the test run when this OTP run finishes (needs testRunId)' },
   },
 };
+
+interface TestCaseStep {
+  otp: StepAction;
+  label?: string;
+  timeoutMs?: number;
+  continueOnFail?: boolean;
+  evidence?: string;
+}
+
+/** Artifacts of one kind in one project (test cases and plans live in the artifacts table). */
+function artifactsOf(db: Db, projectId: string, kind: string) {
+  return db('artifacts').where({ project_id: projectId, kind });
+}
+
+/** A run records its results in a test run of the caller's project that is still open. */
+async function checkTestRunOpen(db: Db, projectId: string, testRunId: string): Promise<void> {
+  const testRun = await artifactsOf(db, projectId, 'test_run').where('id', testRunId).first('data');
+  if (!testRun) throw errors.notFound('Test run', testRunId);
+  if (testRun.data.status === 'closed') {
+    throw errors.conflict(`Test run ${testRunId} is closed; reopen it or start a new one`, { testRunId });
+  }
+}
 
 /** Origins of the navigate steps, with variables filled, for run.start.allowedOrigins. */
 function navigateOrigins(actions: StepAction[], vars: Record<string, string>): string[] {
@@ -70,19 +94,25 @@ export async function planRun(
       { field: 'body', message: 'exactly one of testCaseIds and planId is required' },
     ]);
   }
+  if (request.finishTestRun && !request.testRunId) {
+    throw errors.validation('finishTestRun needs a testRunId', [{ field: 'body.finishTestRun', message: 'give the testRunId to close' }]);
+  }
+  if (request.testRunId) await checkTestRunOpen(db, principal.projectId, request.testRunId);
   let caseIds: string[];
   let idField: (i: number) => string;
   if (request.planId) {
-    const plan = await TestPlanModel.query(db).findOne({ id: request.planId, project_id: principal.projectId });
+    const plan = await artifactsOf(db, principal.projectId, 'test_plan').where('id', request.planId).first('data');
     if (!plan) throw errors.notFound('Test plan', request.planId);
-    caseIds = plan.testCaseIds;
+    caseIds = plan.data.testCaseIds;
     idField = (i) => `plan.testCaseIds[${i}]`;
   } else {
     caseIds = request.testCaseIds ?? [];
     idField = (i) => `body.testCaseIds[${i}]`;
   }
-  const rows = await TestCaseModel.query(db).where('project_id', principal.projectId).whereIn('id', caseIds);
-  const byId = new Map(rows.map((row) => [row.id, row]));
+  const rows: Array<{ id: string; data: { title: string; steps: TestCaseStep[] } }> = await artifactsOf(db, principal.projectId, 'test_case')
+    .whereIn('id', caseIds)
+    .select('id', 'data');
+  const byId = new Map(rows.map((row) => [row.id, { id: row.id, title: row.data.title, steps: row.data.steps }]));
   const missing: FieldError[] = caseIds.flatMap((id, i) =>
     byId.has(id) ? [] : [{ field: idField(i), message: `test case ${id} not found in this project` }],
   );

@@ -1,5 +1,5 @@
 // One declarative definition per route: its scope, its schemas and its handler. The same definitions
-// register the Koa routes, validate requests and describe the API.
+// register the Koa routes, validate requests and describe the API (/openapi.json, src/rest/openapi.ts).
 import type Koa from 'koa';
 import Router from '@koa/router';
 import { Ajv } from 'ajv';
@@ -7,15 +7,19 @@ import type { ValidateFunction } from 'ajv';
 import { ajv, formatErrors } from '../otp/validators.js';
 import { errors } from '../errors.js';
 import { hasScope, type Principal, type Scope } from '../auth/principal.js';
+import { etagOf, parseIfMatch, type IfMatch } from './conditional.js';
+import { checkIdempotencyKey, IDEMPOTENCY_HEADER, requestHash, type IdempotencyStore, type IdempotencyScope } from './idempotency.js';
 
 export type JsonSchema = Record<string, unknown>;
-type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
+export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
 export interface RouteContext<Body = any> {
   principal: Principal;
   params: Record<string, string>;
   query: Record<string, any>;
   body: Body;
+  /** The If-Match header, parsed (routes marked `conditional`). */
+  ifMatch: IfMatch;
   koa: Koa.Context;
 }
 
@@ -26,7 +30,11 @@ export interface RouteDef {
   /** The least scope the key needs; 'none' for routes anyone may call. */
   auth: Scope | 'none';
   summary: string;
+  /** Longer text for the API description. */
+  description?: string;
   tag: string;
+  /** Name of the operation in /openapi.json (derived from method and path when absent). */
+  operationId?: string;
   body?: JsonSchema;
   /** Fields of a multipart/form-data body, for routes that stream the body themselves (uploads). */
   multipart?: JsonSchema;
@@ -34,17 +42,43 @@ export interface RouteDef {
   query?: JsonSchema;
   /** Success status; 200 unless said. */
   status?: number;
+  /** Schema of the success body; none for answers without a JSON body (204, redirects, files). */
   response?: JsonSchema;
+  /** Media type of a success body that is not JSON (a file download), for the API description. */
+  responseType?: string;
+  /** Error statuses this route may answer beyond those every route of its kind may (see openapi.ts). */
+  errors?: number[];
+  /** The answer is one versioned record: it carries an ETag (its `version` in quotes). */
+  etag?: boolean;
+  /** Honours If-Match: a write based on a stale revision is refused with 412. */
+  conditional?: boolean;
+  /** May change things while the caller's project is archived (lifecycle routes). */
+  allowArchived?: boolean;
+  /**
+   * The answer holds a secret shown once (a new key). Such an answer is never stored for
+   * Idempotency-Key replays: a retry gets 409 naming what was created, never the secret again.
+   */
+  secretAnswer?: boolean;
   /** Middleware run after the scope check and before validation (e.g. a multipart parser). */
   before?: Koa.Middleware[];
   handler(ctx: RouteContext): Promise<unknown> | unknown;
 }
 
-// Query strings are text; this instance coerces them to the declared types.
-const queryAjv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false });
+// Query strings are text; this instance coerces them to the declared types (a repeated parameter,
+// or a single one, becomes an array where the schema says array).
+const queryAjv = new Ajv({ allErrors: true, coerceTypes: 'array', useDefaults: true, strict: false });
+for (const format of ['date-time', 'date']) {
+  queryAjv.addFormat(format, (value: string) => !Number.isNaN(Date.parse(value)));
+}
 
 function compile(instance: { compile(schema: object): ValidateFunction }, schema?: JsonSchema) {
   return schema ? instance.compile(schema) : undefined;
+}
+
+export interface RouterOptions {
+  prefix?: string;
+  /** Where Idempotency-Key answers are kept; without it the header is ignored. */
+  idempotency?: IdempotencyStore;
 }
 
 export class Api {
@@ -55,22 +89,27 @@ export class Api {
     return this;
   }
 
-  router(prefix = '/api/v1'): Router {
-    const router = new Router({ prefix });
+  router(options: RouterOptions = {}): Router {
+    const router = new Router({ prefix: options.prefix ?? '/api/v1' });
     for (const def of this.routes) {
       const validateBody = compile(ajv, def.body);
       const validateQuery = compile(queryAjv, def.query);
-      const checkScope: Koa.Middleware = async (koa, next) => {
+      const checkAccess: Koa.Middleware = async (koa, next) => {
         const principal = koa.state.principal as Principal | undefined;
         if (def.auth !== 'none') {
           if (!principal) throw errors.unauthorized(koa.state.authError);
           if (!hasScope(principal, def.auth)) {
             throw errors.forbidden(`This needs a key with scope "${def.auth}"; this key has "${principal.scope}"`);
           }
+          if (principal.projectStatus === 'archived' && def.method !== 'get' && !def.allowArchived) {
+            throw errors.conflict(`Project ${principal.projectId} is archived and read-only; restore it to change things`, {
+              projectStatus: 'archived',
+            });
+          }
         }
         await next();
       };
-      router[def.method](def.path, checkScope, ...(def.before ?? []), async (koa) => {
+      router[def.method](def.path, checkAccess, ...(def.before ?? []), async (koa) => {
         const principal = koa.state.principal as Principal | undefined;
         const query = { ...koa.query } as Record<string, unknown>;
         if (validateQuery && !validateQuery(query)) {
@@ -80,16 +119,78 @@ export class Api {
         if (validateBody && !validateBody(body ?? {})) {
           throw errors.validation('Invalid request body', formatErrors(validateBody.errors, 'body'));
         }
-        const result = await def.handler({ principal: principal!, params: koa.params, query, body: body ?? {}, koa });
-        // A handler answers by returning the body; one that wrote the response itself returns nothing.
-        if (result !== undefined) {
-          koa.status = def.status ?? 200;
-          koa.body = result;
-        } else if (koa.body === undefined) {
-          koa.status = 204;
-        }
+        const ifMatch = def.conditional ? parseIfMatch(koa.get('if-match') || undefined) : undefined;
+        const run = async () => {
+          const result = await def.handler({ principal: principal!, params: koa.params, query, body: body ?? {}, ifMatch, koa });
+          // A handler answers by returning the body; one that wrote the response itself returns nothing.
+          if (result !== undefined) {
+            koa.status = def.status ?? 200;
+            koa.body = result;
+            const version = (result as { version?: unknown }).version;
+            if (def.etag && typeof version === 'number') koa.set('ETag', etagOf(version));
+          } else if (koa.body === undefined) {
+            koa.status = 204;
+          }
+        };
+        const idempotencyKey = koa.get(IDEMPOTENCY_HEADER);
+        if (def.method !== 'post' || !idempotencyKey || !options.idempotency || !principal) return run();
+        checkIdempotencyKey(idempotencyKey);
+        await withIdempotency(
+          options.idempotency,
+          koa,
+          { keyId: principal.keyId, method: 'POST', path: koa.path, key: idempotencyKey },
+          run,
+          Boolean(def.secretAnswer),
+        );
       });
     }
     return router;
   }
+}
+
+async function withIdempotency(
+  store: IdempotencyStore,
+  koa: Koa.Context,
+  scope: IdempotencyScope,
+  run: () => Promise<void>,
+  secretAnswer: boolean,
+) {
+  const files = (koa.request as { files?: unknown }).files;
+  const claim = await store.claim(scope, requestHash({ body: (koa.request as { body?: unknown }).body ?? null, files: describeFiles(files) }));
+  if (claim.kind === 'replay') {
+    const answer = claim.answer;
+    if (answer.redacted) {
+      throw errors.conflict(
+        'This request was already carried out; its answer held a secret that is shown only once, so it is not repeated',
+        { id: (answer.body as { id?: string } | null)?.id ?? null, location: answer.headers.location ?? null },
+      );
+    }
+    koa.status = answer.status;
+    koa.body = answer.body ?? undefined;
+    koa.set(answer.headers);
+    koa.set('Idempotent-Replayed', 'true');
+    return;
+  }
+  try {
+    await run();
+  } catch (err) {
+    await store.release(scope).catch(() => {});
+    throw err;
+  }
+  if (koa.status >= 200 && koa.status < 300) {
+    const id = (koa.body as { id?: unknown } | undefined)?.id;
+    await store.complete(scope, koa.status, secretAnswer ? { id } : koa.body, koa.response.headers, secretAnswer);
+  }
+  else await store.release(scope);
+}
+
+/** Uploaded files take part in the request hash by name, size and type. */
+function describeFiles(files: unknown): unknown {
+  if (!files || typeof files !== 'object') return null;
+  const out: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(files as Record<string, unknown>)) {
+    const list = Array.isArray(value) ? value : [value];
+    out[field] = list.map((f: any) => [f?.originalFilename ?? null, f?.size ?? null, f?.mimetype ?? null]);
+  }
+  return out;
 }

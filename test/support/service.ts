@@ -9,6 +9,7 @@ import { createKey } from '../../src/auth/keys.js';
 import { newId } from '../../src/ids.js';
 import type { Scope } from '../../src/auth/principal.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { OpenApiResponseChecker, type RecordedResponse } from './openapi-check.js';
 
 export const ADMIN_KEY = 'svc_pk_test_admin_key_0123456789abcdefghijklmnop';
 
@@ -22,6 +23,8 @@ export interface TestService {
   request(method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
   /** A new tenant and project with a key of the given scope; answers the key and the project id. */
   newProject(scope?: Scope): Promise<{ key: string; projectId: string; tenantId: string }>;
+  /** Every response request() received, checked against /openapi.json when the suite stops. */
+  responses: RecordedResponse[];
   /** Another key of the default project. */
   newKey(scope: Scope): Promise<string>;
   stop(): Promise<void>;
@@ -42,6 +45,7 @@ export async function startTestService(overrides: ConfigOverrides = {}): Promise
   });
   const service = await startService(config, createLogger(process.env.TEST_LOG === '1' ? 'debug' : 'silent'));
   const api = `${service.restUrl}/api/v1`;
+  const responses: RecordedResponse[] = [];
   const request: TestService['request'] = async (method, urlPath, options = {}) => {
     const key = options.key === undefined ? ADMIN_KEY : options.key;
     const headers: Record<string, string> = { ...options.headers };
@@ -60,6 +64,8 @@ export async function startTestService(overrides: ConfigOverrides = {}): Promise
     } catch {
       // not JSON: keep the text
     }
+    const root = urlPath.startsWith('/openapi') ? '' : '/api/v1';
+    responses.push({ method, path: root + urlPath.split('?')[0], status: res.status, body, contentType: res.headers.get('content-type') });
     return { status: res.status, body, headers: res.headers };
   };
   const owner = await service.db('api_keys').first('tenant_id', 'project_id');
@@ -70,6 +76,7 @@ export async function startTestService(overrides: ConfigOverrides = {}): Promise
     otpUrl: `${service.wsUrl}/otp`,
     adminKey: ADMIN_KEY,
     request,
+    responses,
     newProject: async (scope = 'admin') => {
       const tenantId = newId('ten');
       const projectId = newId('prj');
@@ -83,9 +90,13 @@ export async function startTestService(overrides: ConfigOverrides = {}): Promise
       return secret;
     },
     stop: async () => {
+      // Every response of the suite must match the API description (a route missing from it fails).
+      const doc = await (await fetch(`${service.restUrl}/openapi.json`)).json();
+      const problems = new OpenApiResponseChecker(doc).checkAll(responses);
       await service.stop();
       await database.drop();
       await fs.rm(dataDir, { recursive: true, force: true });
+      if (problems.length) throw new Error(`responses that do not match /openapi.json:\n${problems.join('\n')}`);
     },
   };
 }

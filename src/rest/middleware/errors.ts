@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { errors, normaliseError } from '../../errors.js';
+import { AppError, ErrorCode, errors, normaliseError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 
 /** First in the chain: every failure, and every unmatched route, leaves as the one error body. */
@@ -8,6 +8,9 @@ export function errorMiddleware(log: Logger): Koa.Middleware {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw errors.notFound(`Route ${ctx.method} ${ctx.path}`);
+      if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
+        throw new AppError(ErrorCode.methodNotAllowed, `${ctx.path} does not take ${ctx.method}; it takes ${ctx.response.get('Allow') || 'no method'}`);
+      }
     } catch (err) {
       const appError = normaliseError(err);
       if (appError.status >= 500) log.error('request failed', { method: ctx.method, path: ctx.path, err });

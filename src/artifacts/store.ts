@@ -1,0 +1,220 @@
+// One store for every artifact resource: rows of the `artifacts` table of one kind, fields in `data`
+// (validated by the resource's schema before they get here). Every write is one transaction that
+// checks the quota (create), the references and the revision (If-Match) before it changes anything.
+import type { Knex } from 'knex';
+import type { Db } from '../db/connect.js';
+import type { Principal } from '../auth/principal.js';
+import { errors, type FieldError } from '../errors.js';
+import { newId, type IdPrefix } from '../ids.js';
+import { checkIfMatch, type IfMatch } from '../rest/conditional.js';
+import { paginateSorted, type Page } from '../rest/pagination.js';
+import { applyPatch, visibleFields, withDefaults, type Data, type Rec } from '../resources/definition.js';
+import type { ResourceStore } from '../resources/routes.js';
+import { effectiveLimits, UPGRADE_URL } from '../tiers.js';
+import type { ArtifactDefinition, StoredArtifact } from './definition.js';
+
+export interface ArtifactStoreDeps {
+  db: Db;
+  /** Every artifact definition, by kind (labels of referenced kinds, references to tidy on delete). */
+  registry: ReadonlyMap<string, ArtifactDefinition>;
+  limits: { artifacts?: number };
+}
+
+const iso = (value: Date) => value.toISOString();
+
+export function labelOfKinds(registry: ReadonlyMap<string, ArtifactDefinition>, kinds: readonly string[]): string {
+  const labels = kinds.map((k) => registry.get(k)?.label ?? k);
+  return labels.length > 1 ? `${labels.slice(0, -1).join(', ')} or ${labels[labels.length - 1]}` : labels[0];
+}
+
+/** Checks the quota of the principal's project inside a write transaction, holding its usage row. */
+export async function checkArtifactQuota(trx: Knex.Transaction, principal: Principal, overrides: { artifacts?: number }, adding = 1) {
+  const limit = effectiveLimits(principal.tier, overrides).artifacts;
+  await trx.raw('INSERT INTO project_usage (project_id) VALUES (?) ON CONFLICT (project_id) DO NOTHING', [principal.projectId]);
+  // The row lock makes concurrent creates of one project wait in turn, so the quota is never overshot.
+  const row = await trx('project_usage').where('project_id', principal.projectId).forUpdate().first('artifacts');
+  const used = row?.artifacts ?? 0;
+  if (used + adding > limit) {
+    throw errors.quotaExceeded(
+      `The artifact quota of the ${principal.tier ?? 'free'} tier (${limit}) is used up: this project holds ${used}. Delete some or upgrade`,
+      { limit, used, tier: principal.tier ?? 'free' },
+      UPGRADE_URL,
+    );
+  }
+}
+
+export class ArtifactStore implements ResourceStore {
+  constructor(
+    readonly def: ArtifactDefinition,
+    private readonly deps: ArtifactStoreDeps,
+  ) {}
+
+  private get db(): Db {
+    return this.deps.db;
+  }
+
+  toRecord(row: StoredArtifact): Rec {
+    return {
+      id: row.id,
+      ...visibleFields(this.def, row.data),
+      projectId: row.project_id,
+      version: row.version,
+      createdBy: row.created_by,
+      createdAt: iso(row.created_at),
+      updatedAt: iso(row.updated_at),
+    };
+  }
+
+  private async answer(rows: StoredArtifact[]): Promise<Rec[]> {
+    const records = rows.map((row) => this.toRecord(row));
+    if (records.length && this.def.hooks?.decorate) await this.def.hooks.decorate(this.db, rows[0].project_id, records);
+    return records;
+  }
+
+  private scoped(db: Knex, principal: Principal) {
+    return db<StoredArtifact>('artifacts').where({ project_id: principal.projectId, kind: this.def.kind });
+  }
+
+  private async lockRow(trx: Knex.Transaction, principal: Principal, id: string): Promise<StoredArtifact> {
+    const row = await this.scoped(trx, principal).where('id', id).forUpdate().first();
+    if (!row) throw errors.notFound(capitalise(this.def.label), id);
+    return row as StoredArtifact;
+  }
+
+  async get(principal: Principal, id: string): Promise<Rec> {
+    const row = await this.scoped(this.db, principal).where('id', id).first();
+    if (!row) throw errors.notFound(capitalise(this.def.label), id);
+    return (await this.answer([row as StoredArtifact]))[0];
+  }
+
+  async list(principal: Principal, query: Record<string, any>): Promise<Page<Rec>> {
+    const q = this.scoped(this.db, principal);
+    for (const field of this.def.filters) {
+      const value = query[field];
+      if (value === undefined) continue;
+      const schema = this.def.fields[field] ?? this.def.computed?.[field];
+      if (schema?.type === 'array' || !Array.isArray(value)) {
+        q.whereRaw('data @> ?::jsonb', [JSON.stringify({ [field]: value })]);
+      } else {
+        // Any of the values: one containment each, all served by the GIN index on data.
+        q.where((any) => {
+          for (const v of value) any.orWhereRaw('data @> ?::jsonb', [JSON.stringify({ [field]: v })]);
+        });
+      }
+    }
+    if (query.updatedSince) q.where('updated_at', '>=', new Date(query.updatedSince));
+    return paginateSorted(q, query, (rows) => this.answer(rows as StoredArtifact[]), { id: 'id', updatedAt: 'updated_at' });
+  }
+
+  async create(principal: Principal, input: Data): Promise<Rec> {
+    const row = await this.write(async (trx) => {
+      await checkArtifactQuota(trx, principal, this.deps.limits);
+      const next = withDefaults(this.def, input);
+      await this.checkRefs(trx, principal, next, Object.keys(input));
+      await this.def.hooks?.prepare?.({ db: trx, principal, op: 'create', next });
+      const [inserted] = await trx('artifacts')
+        .insert({
+          id: newId(this.def.idPrefix as IdPrefix),
+          kind: this.def.kind,
+          tenant_id: principal.tenantId,
+          project_id: principal.projectId,
+          data: JSON.stringify(next),
+          created_by: principal.keyId,
+        })
+        .returning('*');
+      return inserted as StoredArtifact;
+    });
+    return (await this.answer([row]))[0];
+  }
+
+  async update(principal: Principal, id: string, patch: Data, ifMatch: IfMatch): Promise<Rec> {
+    const row = await this.write(async (trx) => {
+      const prev = await this.lockRow(trx, principal, id);
+      checkIfMatch(ifMatch, prev.version, `${capitalise(this.def.label)} ${id}`);
+      const next = applyPatch(this.def, prev.data, patch);
+      await this.checkRefs(trx, principal, next, Object.keys(patch));
+      await this.def.hooks?.prepare?.({ db: trx, principal, op: 'update', next, prev });
+      const [updated] = await trx('artifacts')
+        .where('id', id)
+        .update({ data: JSON.stringify(next), version: prev.version + 1, updated_at: trx.fn.now() })
+        .returning('*');
+      return updated as StoredArtifact;
+    });
+    return (await this.answer([row]))[0];
+  }
+
+  async remove(principal: Principal, id: string, ifMatch: IfMatch): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      const prev = await this.lockRow(trx, principal, id);
+      checkIfMatch(ifMatch, prev.version, `${capitalise(this.def.label)} ${id}`);
+      await this.def.hooks?.beforeDelete?.({ db: trx, principal, prev });
+      await trx('artifacts').where('id', id).delete(); // links go with it (ON DELETE CASCADE)
+      await this.forgetReferences(trx, principal, prev);
+    });
+  }
+
+  /** A write transaction; a duplicate of a unique field becomes 409 naming the field. */
+  private async write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.transaction(work);
+    } catch (err) {
+      const e = err as { code?: string; constraint?: string };
+      if (e.code === '23505' && this.def.unique?.length) {
+        const field = this.def.unique.find((f) => e.constraint?.includes(f)) ?? this.def.unique[0];
+        throw errors.conflict(`Another ${this.def.label} of this project has the same ${field}`, { field: `body.${field}` });
+      }
+      throw err;
+    }
+  }
+
+  /** Every reference field written must name an artifact of the project, of a kind it may name. */
+  private async checkRefs(trx: Knex.Transaction, principal: Principal, data: Data, written: string[]): Promise<void> {
+    const wanted: Array<{ field: string; id: string; kinds: string[] }> = [];
+    for (const [field, kinds] of Object.entries(this.def.refs ?? {})) {
+      if (!written.includes(field)) continue;
+      const value = data[field];
+      if (Array.isArray(value)) value.forEach((id, i) => wanted.push({ field: `body.${field}[${i}]`, id: String(id), kinds }));
+      else if (typeof value === 'string') wanted.push({ field: `body.${field}`, id: value, kinds });
+    }
+    if (!wanted.length) return;
+    const ids = [...new Set(wanted.map((w) => w.id))];
+    const rows: Array<{ id: string; kind: string }> = await trx('artifacts')
+      .where('project_id', principal.projectId)
+      .whereIn('id', ids)
+      .select('id', 'kind');
+    const kindOf = new Map(rows.map((r) => [r.id, r.kind]));
+    const { registry } = this.deps;
+    const problems: FieldError[] = wanted.flatMap(({ field, id, kinds }) => {
+      const kind = kindOf.get(id);
+      if (!kind) return [{ field, message: `${labelOfKinds(registry, kinds)} ${id} not found in this project` }];
+      if (!kinds.includes(kind)) {
+        return [{ field, message: `${id} is a ${labelOfKinds(registry, [kind])}, not a ${labelOfKinds(registry, kinds)}` }];
+      }
+      return [];
+    });
+    if (problems.length) throw errors.validation(`Unknown ${labelOfKinds(registry, this.def.refs ? Object.values(this.def.refs).flat() : [])} references`, problems);
+  }
+
+  /**
+   * A deleted artifact leaves no dangling reference behind: fields that may change drop it (a scalar
+   * field goes, an array loses the element) and the records they belong to get a new revision.
+   * Fields fixed at creation (a result's test case) keep it, as history.
+   */
+  private async forgetReferences(trx: Knex.Transaction, principal: Principal, gone: StoredArtifact): Promise<void> {
+    for (const def of this.deps.registry.values()) {
+      for (const [field, kinds] of Object.entries(def.refs ?? {})) {
+        if (!kinds.includes(gone.kind) || def.immutable?.includes(field)) continue;
+        const many = (def.fields[field] as { type?: string }).type === 'array';
+        const newData = many ? trx.raw('jsonb_set(data, ARRAY[?::text], (data -> ?::text) - ?::text)', [field, field, gone.id]) : trx.raw('data - ?::text', [field]);
+        await trx('artifacts')
+          .where({ project_id: principal.projectId, kind: def.kind })
+          .whereRaw('data @> ?::jsonb', [JSON.stringify({ [field]: many ? [gone.id] : gone.id })])
+          .update({ data: newData, version: trx.raw('version + 1'), updated_at: trx.fn.now() });
+      }
+    }
+  }
+}
+
+export function capitalise(text: string): string {
+  return text[0].toUpperCase() + text.slice(1);
+}
