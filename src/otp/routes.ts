@@ -3,8 +3,8 @@ import type { Db } from '../db/connect.js';
 import type { Config } from '../config.js';
 import type { OtpEngine } from './engine.js';
 import { OTP_VERSION } from './frames.js';
-import { ProtocolSchema, RunPageSchema, RunRequestSchema, RunSchema, SessionPageSchema } from './rest-schemas.js';
-import { listRuns, listSessions, readRun } from './run-views.js';
+import { ProtocolSchema, RunPageSchema, RunRequestSchema, RunSchema, SessionPageSchema, SessionSchema } from './rest-schemas.js';
+import { listRuns, listSessions, readRun, readSession } from './run-views.js';
 import { pageQueryProperties } from '../rest/pagination.js';
 
 export function otpRoutes({ db, engine, config }: { db: Db; engine: OtpEngine; config: Config }): RouteDef[] {
@@ -55,6 +55,11 @@ export function otpRoutes({ db, engine, config }: { db: Db; engine: OtpEngine; c
       operationId: 'listOtpSessions', response: SessionPageSchema,
       summary: 'Executor sessions of the project (connected ones unless status says otherwise)',
       handler: ({ principal, query }) => listSessions(db, principal.projectId, query),
+    },
+    {
+      method: 'get', path: '/otp/sessions/:id', auth: 'read', tag, operationId: 'getOtpSession', response: SessionSchema,
+      summary: 'One executor session, open or closed (with its close code and reason)',
+      handler: ({ principal, params }) => readSession(db, principal.projectId, params.id),
     },
   ];
 }

@@ -129,14 +129,24 @@ export function sessionView(row: any) {
   };
 }
 
+function sessionsOf(db: Db, projectId: string) {
+  return db('otp_sessions as s')
+    .where('s.project_id', projectId)
+    .select('s.*', db.raw(`(SELECT count(*) FROM otp_runs r WHERE r.session_id = s.id AND r.status = 'running') AS active_runs`));
+}
+
+export async function readSession(db: Db, projectId: string, sessionId: string): Promise<ReturnType<typeof sessionView>> {
+  const row = await sessionsOf(db, projectId).where('s.id', sessionId).first();
+  if (!row) throw errors.notFound('Session', sessionId);
+  return sessionView(row);
+}
+
 export function listSessions(
   db: Db,
   projectId: string,
   page: { limit?: number; cursor?: string; status?: string },
 ): Promise<Page<ReturnType<typeof sessionView>>> {
-  const query = db('otp_sessions as s')
-    .where('s.project_id', projectId)
-    .select('s.*', db.raw(`(SELECT count(*) FROM otp_runs r WHERE r.session_id = s.id AND r.status = 'running') AS active_runs`));
+  const query = sessionsOf(db, projectId);
   if (page.status !== 'all') query.where('s.status', page.status ?? 'open');
   return paginate(query, page, sessionView, 's.id');
 }

@@ -11,8 +11,10 @@ import type { OtpEngine } from './engine.js';
 import type { Logger } from '../log.js';
 
 interface SocketData {
-  principal?: Principal;
-  refusal?: { code: number; message: string };
+  /** The credentials copied out of the upgrade request; dropped once checked. */
+  secret?: string;
+  /** Frames that arrived while the credentials were being checked (a size, for one too large). */
+  early?: Array<string | number>;
   session?: ExecutorSession;
   closed?: boolean;
 }
@@ -29,6 +31,9 @@ export interface WsServerDeps {
 const HARD_FRAME_LIMIT = 4 * 1024 * 1024;
 // A client that stops reading: after this much buffered output it is disconnected, never silently dropped.
 const MAX_BACKPRESSURE = 4 * 1024 * 1024;
+// An executor sends hello and waits for welcome; a client that pours frames in before its key is
+// even checked is not following the protocol.
+const MAX_EARLY_FRAMES = 8;
 
 function bearer(header: string, token: string): string | undefined {
   const match = /^Bearer\s+(\S+)$/i.exec(header);
@@ -48,45 +53,66 @@ export class WsServer {
       // Keepalive is the protocol's own ping/pong, driven by the session machine.
       idleTimeout: 0,
       sendPingsAutomatically: false,
+      // The upgrade is answered at once and the key is checked as the socket opens, before any frame
+      // is handled. An upgrade answered later, from a promise (res.cork + res.upgrade), loses the
+      // client's first frame about once in a hundred connections with this uWS build; and a refusal
+      // needs an open socket anyway, to carry its E_AUTH frame (a browser cannot read an HTTP 401).
       upgrade: (res, req, context) => {
-        // Copy everything out of req before the first await: it is only valid in this call.
-        const secret = bearer(req.getHeader('authorization'), req.getQuery('token') ?? '');
-        const key = req.getHeader('sec-websocket-key');
-        const protocol = req.getHeader('sec-websocket-protocol');
-        const extensions = req.getHeader('sec-websocket-extensions');
-        let aborted = false;
-        res.onAborted(() => {
-          aborted = true;
-        });
-        this.authorise(secret).then((data) => {
-          if (aborted) return;
-          res.cork(() => res.upgrade<SocketData>(data, key, protocol, extensions, context));
-        });
+        res.upgrade<SocketData>(
+          { secret: bearer(req.getHeader('authorization'), req.getQuery('token') ?? ''), early: [] },
+          req.getHeader('sec-websocket-key'),
+          req.getHeader('sec-websocket-protocol'),
+          req.getHeader('sec-websocket-extensions'),
+          context,
+        );
       },
       open: (ws: WebSocket<SocketData>) => {
         const data = ws.getUserData();
-        if (data.refusal) {
-          // A browser cannot read an HTTP 401 on upgrade: accept, explain, close with a 44xx code.
-          ws.send(errorFrame(OtpErrorCode.auth, data.refusal.message));
-          ws.end(data.refusal.code, data.refusal.message);
-          return;
-        }
-        data.session = engine.connect(data.principal!, {
-          send: (text) => {
-            if (!data.closed) ws.send(text, false);
-          },
-          close: (code, reason) => {
-            // A close reason may hold at most 123 bytes.
-            if (!data.closed) ws.end(code, Buffer.from(reason).subarray(0, 123).toString());
-          },
+        const secret = data.secret;
+        data.secret = undefined;
+        void this.authorise(secret).then(({ principal, refusal }) => {
+          if (data.closed) return;
+          if (refusal) {
+            ws.cork(() => {
+              ws.send(errorFrame(OtpErrorCode.auth, refusal.message));
+              ws.end(refusal.code, refusal.message);
+            });
+            return;
+          }
+          const session = engine.connect(principal!, {
+            send: (text) => {
+              if (!data.closed) ws.send(text, false);
+            },
+            close: (code, reason) => {
+              // A close reason may hold at most 123 bytes.
+              if (!data.closed) ws.end(code, Buffer.from(reason).subarray(0, 123).toString());
+            },
+          });
+          data.session = session;
+          const early = data.early ?? [];
+          data.early = undefined;
+          ws.cork(() => {
+            for (const frame of early) {
+              if (typeof frame === 'number') session.frameTooLarge(frame);
+              else session.handleText(frame);
+            }
+          });
         });
       },
       message: (ws, message) => {
-        const session = ws.getUserData().session;
-        if (!session) return;
-        if (message.byteLength > deps.maxFrameBytes) return session.frameTooLarge(message.byteLength);
-        // The ArrayBuffer is only valid during this call: decode it now.
-        session.handleText(Buffer.from(message).toString('utf8'));
+        const data = ws.getUserData();
+        const tooLarge = message.byteLength > deps.maxFrameBytes;
+        if (data.session) {
+          if (tooLarge) return data.session.frameTooLarge(message.byteLength);
+          // The ArrayBuffer is only valid during this call: decode it now.
+          return data.session.handleText(Buffer.from(message).toString('utf8'));
+        }
+        if (!data.early) return;
+        if (data.early.length >= MAX_EARLY_FRAMES) {
+          ws.end(CloseCode.protocolViolation, 'too many frames before the credentials were checked');
+          return;
+        }
+        data.early.push(tooLarge ? message.byteLength : Buffer.from(message).toString('utf8'));
       },
       close: (ws, code, message) => {
         const data = ws.getUserData();
@@ -96,7 +122,7 @@ export class WsServer {
     });
   }
 
-  private async authorise(secret: string | undefined): Promise<SocketData> {
+  private async authorise(secret: string | undefined): Promise<{ principal?: Principal; refusal?: { code: number; message: string } }> {
     if (!secret) return { refusal: { code: CloseCode.unauthorized, message: 'credentials required: Authorization: Bearer <key> or ?token=<key>' } };
     let principal: Principal | null = null;
     try {

@@ -26,6 +26,17 @@ describe('OTP: handshake, credentials and frame handling', () => {
     executor.close();
   });
 
+  it('answers the first frame of every connection, even when it arrives before the key is checked', async () => {
+    // The hello goes out the moment the socket opens, while the service is still looking the key up.
+    // (A regression test: an upgrade answered asynchronously lost about one first frame in a hundred.)
+    for (let i = 0; i < 300; i++) {
+      const executor = await TestExecutor.connect(t.otpUrl, { key: t.adminKey, via: i % 2 ? 'query' : 'header' });
+      const welcome = await executor.hello({}, {});
+      expect(welcome.payload.sessionId, `connection ${i}`).to.match(/^ots_/);
+      executor.close();
+    }
+  });
+
   it('accepts the key in ?token=', async () => {
     const executor = await TestExecutor.connect(t.otpUrl, { key: t.adminKey, via: 'query' });
     const welcome = await executor.hello();
@@ -136,9 +147,8 @@ describe('OTP: handshake, credentials and frame handling', () => {
     const close = await executor.closed;
     expect(close.code).to.equal(4408);
     await eventually(async () => {
-      const sessions = await t.request('GET', '/otp/sessions?status=closed');
-      const row = sessions.body.items.find((s: { id: string }) => s.id === executor.sessionId);
-      expect(row).to.include({ status: 'closed', closeCode: 4408 });
+      const session = await t.request('GET', `/otp/sessions/${executor.sessionId}`);
+      expect(session.body).to.include({ status: 'closed', closeCode: 4408 });
     });
   });
 });
