@@ -89,7 +89,12 @@ export async function startService(config: Config, log: Logger = createLogger(co
   reconcileTimer.unref();
 
   const api = new Api().add(
-    ...platformRoutes({ db, config, closeProject: (projectId, reason) => engine.closeProject(projectId, reason) }),
+    ...platformRoutes({
+      db,
+      config,
+      closeProject: (projectId, reason) => engine.closeProject(projectId, reason),
+      storageBytes: assets.storageBytes,
+    }),
     ...apiKeyRoutes({ db, onRevoked: (keyId) => engine.revokeKey(keyId) }),
     ...otpRoutes({ db, engine, config }),
     ...assets.routes,

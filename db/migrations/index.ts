@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import * as init from './001_init.js';
 import * as assets from './002_assets.js';
 import * as artifacts from './003_artifacts.js';
+import * as assetRevisions from './004_asset_revisions.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -14,6 +15,7 @@ const migrations: Array<[string, Migration]> = [
   ['001_init', init],
   ['002_assets', assets],
   ['003_artifacts', artifacts],
+  ['004_asset_revisions', assetRevisions],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -18,6 +18,8 @@ export interface Assets {
   routes: RouteDef[];
   /** Keeps only evidence references that name assets of this run; see RunDriverDeps.verifyEvidence. */
   verifyEvidence(runId: string, outcomes: StepOutcome[]): Promise<StepOutcome[]>;
+  /** Bytes of assets a project keeps, as its storage quota counts them (for GET /platform/entitlement). */
+  storageBytes(projectId: string): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ export async function createAssets({ config, db, log }: { config: Config; db: Db
   return {
     routes: [...bucketRoutes(buckets), ...assetRoutes(assets, buckets), ...evidenceRoutes(evidence)],
     verifyEvidence: (runId, outcomes) => evidence.verify(runId, outcomes),
+    storageBytes: (projectId) => assets.usedBytes(projectId),
     stop: async () => drivers.stop(),
   };
 }

@@ -17,12 +17,17 @@ export class StorageQuota {
   async state(owner: { tenantId: string; projectId: string }, db: Db = this.db): Promise<QuotaState> {
     const tenant = await db('tenants').where('id', owner.tenantId).first('tier');
     const tier = tenant?.tier ?? 'free';
+    return { tier, quotaBytes: tierLimits(tier).storageBytes, usedBytes: await this.usedBytes(owner.projectId, db) };
+  }
+
+  /** Bytes the project's assets take, its _deletion copies aside. */
+  async usedBytes(projectId: string, db: Db = this.db): Promise<number> {
     const row = await db('assets as a')
       .join('asset_buckets as b', 'b.id', 'a.bucket_id')
-      .where('a.project_id', owner.projectId)
+      .where('a.project_id', projectId)
       .whereNot('b.name', DELETION_BUCKET)
       .first(db.raw('coalesce(sum(a.size), 0)::bigint as used'));
-    return { tier, quotaBytes: tierLimits(tier).storageBytes, usedBytes: Number(row?.used ?? 0) };
+    return Number(row?.used ?? 0);
   }
 
   /** Bytes still free, never below zero. */

@@ -1,6 +1,7 @@
 // Schemas of what the OTP REST routes answer (the views in run-views.ts), for /openapi.json.
 import { pageSchema, registerSchema } from '../rest/schemas.js';
 import { runRequestSchema } from './run-planner.js';
+import { EvidenceFileSchema } from '../assets/evidence/schema.js';
 
 const nullableTime = { type: ['string', 'null'], format: 'date-time' };
 const RUN_STATUSES = ['queued', 'running', 'passed', 'failed', 'cancelled', 'error'];
@@ -94,7 +95,14 @@ const stepView = {
     },
     evidence: {
       type: ['object', 'null'],
-      properties: { screenshotAssetId: { type: 'string' }, consoleErrors: { type: 'array', items: { type: 'string' } } },
+      additionalProperties: false,
+      properties: {
+        screenshotAssetId: { type: 'string', description: 'Evidence of this run the executor named in step.result' },
+        screenshotUrl: { type: 'string', description: 'Path on this service that answers a signed link to the screenshot (302)' },
+        consoleErrors: { type: 'array', items: { type: 'string' } },
+        note: { type: 'string', description: 'Why a screenshotAssetId given by the executor was not recorded' },
+        files: { type: 'array', items: EvidenceFileSchema, description: 'Evidence uploaded for this step (POST /api/v1/otp/evidence)' },
+      },
     },
     actual: { type: ['string', 'null'] },
     usedLocator: { type: ['object', 'null'], description: 'The locator that matched (a Locator)' },

@@ -13,7 +13,7 @@ const SECURITY = 'apiKey';
 const errorResponses: Record<number, { name: string; description: string; schema?: string; headers?: string[] }> = {
   400: { name: 'BadRequest', description: 'VALIDATION_ERROR: the request is malformed; details.fields names every failing field' },
   401: { name: 'Unauthorized', description: 'UNAUTHORIZED: no API key, or one that is unknown, revoked or of a deleted project' },
-  402: { name: 'QuotaExceeded', description: "QUOTA_EXCEEDED: the tier's artifact quota is used up; nothing was written", schema: 'QuotaExceededBody' },
+  402: { name: 'QuotaExceeded', description: "QUOTA_EXCEEDED: the tier's artifact or storage quota is used up; nothing was written", schema: 'QuotaExceededBody' },
   403: { name: 'Forbidden', description: "FORBIDDEN: the key's scope does not allow this" },
   404: { name: 'NotFound', description: "NOT_FOUND: no such record in the key's project (another project's id is not found either)" },
   409: {

@@ -105,7 +105,7 @@ export const ErrorBodySchema = registerSchema({
 export const QuotaExceededBodySchema = registerSchema({
   $id: 'QuotaExceededBody',
   title: 'QuotaExceededBody',
-  description: 'HTTP 402: the artifact quota of the tier is used up; nothing was written',
+  description: 'HTTP 402: the artifact or storage quota of the tier is used up; nothing was written',
   type: 'object',
   additionalProperties: false,
   required: ['error', 'upgradeUrl'],

@@ -100,6 +100,28 @@ for (const driver of ['fs', 's3'] as StorageDriverName[]) {
         expect((await p.req('DELETE', `/assets/buckets/${empty.id}`)).status).to.equal(204);
         expect((await p.req('GET', `/assets/buckets/${empty.id}`)).status).to.equal(404);
       });
+
+      it('answers a bucket\'s revision as ETag and changes or deletes it only at the revision If-Match names', async () => {
+        const p = await project();
+        const created = await p.req('POST', '/assets/buckets', { name: 'rev' });
+        expect(created.body.version).to.equal(1);
+        expect(created.headers.get('etag')).to.equal('"1"');
+        expect(created.headers.get('location')).to.equal(`/api/v1/assets/buckets/${created.body.id}`);
+        expect((await p.req('GET', '/assets/buckets/rev')).headers.get('etag')).to.equal('"1"');
+        const changed = await t.request('PATCH', '/assets/buckets/rev', { key: p.key, body: { maxFileBytes: 500 }, headers: { 'if-match': '"1"' } });
+        expect(changed.status).to.equal(200);
+        expect(changed.body).to.include({ version: 2, maxFileBytes: 500 });
+        expect(changed.headers.get('etag')).to.equal('"2"');
+        const stale = await t.request('PATCH', '/assets/buckets/rev', { key: p.key, body: { maxFileBytes: 9 }, headers: { 'if-match': '"1"' } });
+        expect(stale.status).to.equal(412);
+        expect(stale.body.error).to.include({ code: 'PRECONDITION_FAILED' });
+        expect(stale.body.error.details).to.include({ currentVersion: 2 });
+        const staleDelete = await t.request('DELETE', '/assets/buckets/rev', { key: p.key, headers: { 'if-match': '"1"' } });
+        expect(staleDelete.status).to.equal(412);
+        expect((await p.req('GET', '/assets/buckets/rev')).body).to.include({ version: 2, maxFileBytes: 500 });
+        expect((await t.request('DELETE', '/assets/buckets/rev', { key: p.key, headers: { 'if-match': '"2"' } })).status).to.equal(204);
+        expect((await p.req('GET', '/assets/buckets/rev')).status).to.equal(404);
+      });
     });
 
     describe('upload, metadata and signed download', () => {
@@ -179,6 +201,33 @@ for (const driver of ['fs', 's3'] as StorageDriverName[]) {
         expect(page2.body.items.map((a: { id: string }) => a.id)).to.deep.equal(ids.slice(2));
         expect((await p.req('GET', '/assets/buckets/many')).body.usage).to.deep.equal({ assets: 3, bytes: 11 });
         expect((await p.req('GET', '/assets/usage')).body).to.include({ tier: 'free', usedBytes: 11, quotaBytes: tierLimits('free').storageBytes });
+      });
+
+      it('answers an asset\'s revision as ETag and changes or deletes it only at the revision If-Match names', async () => {
+        const p = await project();
+        await p.bucket('rev-assets');
+        const up = await upload(t, 'rev-assets', Buffer.from('versioned'), { key: p.key });
+        expect(up.status).to.equal(201);
+        expect(up.body.version).to.equal(1);
+        expect(up.headers.get('etag')).to.equal('"1"');
+        expect(up.headers.get('location')).to.equal(`/api/v1/assets/items/${up.body.id}`);
+        const id = up.body.id;
+        expect((await p.req('GET', `/assets/items/${id}`)).headers.get('etag')).to.equal('"1"');
+        const opened = await t.request('PATCH', `/assets/items/${id}`, { key: p.key, body: { visibility: 'public' }, headers: { 'if-match': '"1"' } });
+        expect(opened.status).to.equal(200);
+        expect(opened.body).to.include({ version: 2, visibility: 'public', publicUrl: `/api/v1/assets/public/${id}` });
+        expect(opened.headers.get('etag')).to.equal('"2"');
+        const stale = await t.request('PATCH', `/assets/items/${id}`, { key: p.key, body: { visibility: 'private' }, headers: { 'if-match': '"1"' } });
+        expect(stale.status).to.equal(412);
+        expect(stale.body.error.details).to.include({ currentVersion: 2 });
+        await storesNothing(async () => {
+          const staleDelete = await t.request('DELETE', `/assets/items/${id}`, { key: p.key, headers: { 'if-match': '"1"' } });
+          expect(staleDelete.status).to.equal(412);
+        });
+        expect((await p.req('GET', `/assets/items/${id}`)).body).to.include({ version: 2, visibility: 'public' });
+        const deleted = await t.request('DELETE', `/assets/items/${id}`, { key: p.key, headers: { 'if-match': '"2"' } });
+        expect(deleted.status).to.equal(200);
+        expect(deleted.body.archive).to.include({ bucket: '_deletion', version: 1 });
       });
     });
 
@@ -371,6 +420,26 @@ for (const driver of ['fs', 's3'] as StorageDriverName[]) {
         expect((await p.req('GET', '/assets/usage')).body.usedBytes).to.equal(1000);
         await p.req('DELETE', `/assets/items/${res.body.id}`);
         expect((await p.req('GET', '/assets/usage')).body.usedBytes).to.equal(0);
+      });
+
+      it('shows the storage quota and what the project keeps in /platform/entitlement', async () => {
+        const p = await project();
+        await p.bucket('counted');
+        const before = await p.req('GET', '/platform/entitlement');
+        expect(before.status).to.equal(200);
+        expect(before.body.limits.storageBytes).to.equal(tierLimits('free').storageBytes);
+        expect(before.body.usage.storageBytes).to.equal(0);
+        const first = await upload(t, 'counted', randomBytes(1500), { key: p.key });
+        expect(first.status).to.equal(201);
+        await upload(t, 'profil', randomBytes(700), { key: p.key, type: 'image/png' });
+        const after = await p.req('GET', '/platform/entitlement');
+        expect(after.body.usage.storageBytes).to.equal(2200);
+        expect(after.body.usage.storageBytes).to.equal((await p.req('GET', '/assets/usage')).body.usedBytes);
+        // Another project's files are not counted, nor the _deletion copy of a deleted one.
+        const other = await project();
+        await upload(t, 'profil', randomBytes(300), { key: other.key, type: 'image/png' });
+        await p.req('DELETE', `/assets/items/${first.body.id}`);
+        expect((await p.req('GET', '/platform/entitlement')).body.usage.storageBytes).to.equal(700);
       });
 
       it('takes no direct uploads into _deletion or otp-evidence', async () => {

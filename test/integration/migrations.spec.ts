@@ -45,3 +45,36 @@ describe('migration 003_artifacts', () => {
     expect(await db('artifacts').count({ n: '*' }).first()).to.deep.equal({ n: 2 });
   });
 });
+
+describe('migration 004_asset_revisions', () => {
+  let database: TestDatabase;
+  let db: Db;
+  before(async () => {
+    database = await createTestDatabase();
+    db = createDb(database.url);
+  });
+  after(async () => {
+    await db?.destroy();
+    await database?.drop();
+  });
+
+  it('starts existing buckets and assets at revision 1, and drops the revisions on the way down', async () => {
+    for (let i = 0; i < 3; i++) await db.migrate.up({ migrationSource }); // 001-003
+    await db('tenants').insert({ id: 'ten_r', name: 't' });
+    await db('projects').insert({ id: 'prj_r', tenant_id: 'ten_r', name: 'p' });
+    await db('asset_buckets').insert({ id: 'bkt_r', tenant_id: 'ten_r', project_id: 'prj_r', name: 'kept', driver: 'fs' });
+    await db('assets').insert({
+      id: 'ast_r', tenant_id: 'ten_r', project_id: 'prj_r', bucket_id: 'bkt_r', name: 'a.txt', size: 3,
+      content_type: 'text/plain', sha256: '0'.repeat(64), storage_provider: 'fs', storage_key: 'ten_r/prj_r/ast_r',
+    });
+
+    await db.migrate.up({ migrationSource }); // 004
+    expect(await db('asset_buckets').select('id', 'version')).to.deep.equal([{ id: 'bkt_r', version: 1 }]);
+    expect(await db('assets').select('id', 'version')).to.deep.equal([{ id: 'ast_r', version: 1 }]);
+
+    await db.migrate.down({ migrationSource });
+    expect(await db.schema.hasColumn('asset_buckets', 'version')).to.equal(false);
+    expect(await db.schema.hasColumn('assets', 'version')).to.equal(false);
+    expect(await db('assets').select('id', 'name')).to.deep.equal([{ id: 'ast_r', name: 'a.txt' }]);
+  });
+});

@@ -3,6 +3,7 @@ import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { paginate, type Page } from '../../rest/pagination.js';
+import { checkIfMatch, type IfMatch } from '../../rest/conditional.js';
 import type { StorageDrivers } from '../storage/drivers.js';
 import { assetErrors } from '../errors.js';
 import { SYSTEM_BUCKETS, systemBucket } from './system.js';
@@ -21,13 +22,15 @@ export interface BucketRow {
   driver: string;
   max_file_bytes: number | null;
   allowed_content_types: string[] | null;
+  version: number;
   created_at: Date;
   updated_at: Date;
-  asset_count?: number;
-  asset_bytes?: number;
 }
 
-export function bucketView(row: BucketRow) {
+/** A bucket with what it holds (counted by the query that read it). */
+export type BucketUsageRow = BucketRow & { asset_count: number | string; asset_bytes: number | string };
+
+export function bucketView(row: BucketUsageRow) {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -36,7 +39,8 @@ export function bucketView(row: BucketRow) {
     driver: row.driver,
     maxFileBytes: row.max_file_bytes === null ? null : Number(row.max_file_bytes),
     allowedContentTypes: row.allowed_content_types,
-    ...(row.asset_count === undefined ? {} : { usage: { assets: Number(row.asset_count), bytes: Number(row.asset_bytes ?? 0) } }),
+    usage: { assets: Number(row.asset_count), bytes: Number(row.asset_bytes) },
+    version: row.version,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -144,24 +148,33 @@ export class BucketService {
     return bucketView({ ...row, asset_count: 0, asset_bytes: 0 });
   }
 
-  async update(owner: Owner, ref: string, patch: Omit<Partial<BucketInput>, 'name'>): Promise<BucketView> {
+  /** Changes a bucket's driver or limits, only at a revision If-Match allows (412 otherwise). */
+  async update(owner: Owner, ref: string, patch: Omit<Partial<BucketInput>, 'name'>, ifMatch: IfMatch): Promise<BucketView> {
     const bucket = await this.find(owner, ref);
     this.checkDriver(patch.driver);
-    const changes: Record<string, unknown> = { updated_at: this.db.fn.now() };
+    const changes: Record<string, unknown> = { updated_at: this.db.fn.now(), version: this.db.raw('version + 1') };
     if (patch.driver !== undefined) changes.driver = patch.driver;
     if (patch.maxFileBytes !== undefined) changes.max_file_bytes = patch.maxFileBytes;
     if (patch.allowedContentTypes !== undefined) {
       changes.allowed_content_types = patch.allowedContentTypes ? JSON.stringify(patch.allowedContentTypes) : null;
     }
-    await this.db('asset_buckets').where('id', bucket.id).update(changes);
+    await this.db.transaction(async (trx) => {
+      const current = await trx('asset_buckets').where('id', bucket.id).forUpdate().first('version');
+      if (!current) throw errors.notFound('Bucket', ref);
+      checkIfMatch(ifMatch, current.version, `Bucket ${ref}`);
+      await trx('asset_buckets').where('id', bucket.id).update(changes);
+    });
     return this.read(owner, bucket.id);
   }
 
-  /** Deletes an empty bucket of the project's own; system buckets stay. */
-  async delete(owner: Owner, ref: string): Promise<void> {
+  /** Deletes an empty bucket of the project's own (at a revision If-Match allows); system buckets stay. */
+  async delete(owner: Owner, ref: string, ifMatch: IfMatch): Promise<void> {
     const bucket = await this.find(owner, ref);
     if (bucket.system || systemBucket(bucket.name)) throw assetErrors.systemBucket(bucket.name, 'it cannot be deleted');
     await this.db.transaction(async (trx) => {
+      const current = await trx('asset_buckets').where('id', bucket.id).forUpdate().first('version');
+      if (!current) throw errors.notFound('Bucket', ref);
+      checkIfMatch(ifMatch, current.version, `Bucket ${ref}`);
       const used = await trx('assets').where('bucket_id', bucket.id).first('id');
       if (used) throw errors.conflict(`Bucket "${bucket.name}" still holds assets; delete them first`, { bucket: bucket.name });
       await trx('asset_buckets').where('id', bucket.id).delete();

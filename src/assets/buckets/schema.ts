@@ -1,4 +1,6 @@
 // One schema per bucket resource: request validation, /openapi.json and tool input.
+import { pageSchema, registerSchema, revision, timestamps } from '../../rest/schemas.js';
+
 const driver = { enum: ['fs', 's3'], description: 'Storage driver for assets uploaded from now on (existing assets keep theirs)' };
 const maxFileBytes = {
   type: ['integer', 'null'],
@@ -17,7 +19,10 @@ const allowedContentTypes = {
   description: 'Content types the bucket takes (null: any)',
 };
 
-export const bucketCreateSchema = {
+export const BucketCreateSchema = registerSchema({
+  $id: 'BucketCreate',
+  title: 'BucketCreate',
+  description: 'A new bucket of the project',
   type: 'object',
   additionalProperties: false,
   required: ['name'],
@@ -31,11 +36,48 @@ export const bucketCreateSchema = {
     maxFileBytes,
     allowedContentTypes,
   },
-};
+});
 
-export const bucketPatchSchema = {
+export const BucketUpdateSchema = registerSchema({
+  $id: 'BucketUpdate',
+  title: 'BucketUpdate',
+  description: 'Changes to a bucket (its name is fixed); null removes a limit',
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
   properties: { driver, maxFileBytes, allowedContentTypes },
-};
+});
+
+export const BucketSchema = registerSchema({
+  $id: 'Bucket',
+  title: 'Bucket',
+  description: 'A bucket of assets, with its limits and what it holds',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'projectId', 'name', 'system', 'driver', 'maxFileBytes', 'allowedContentTypes', 'usage', 'version', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string', pattern: '^bkt_' },
+    projectId: { type: 'string' },
+    name: { type: 'string', description: 'Unique in the project; routes take it in place of the id' },
+    system: {
+      type: 'boolean',
+      description: 'One of the buckets every project has (profil, otp-evidence, _deletion): never deleted; only profil takes direct uploads',
+    },
+    driver,
+    maxFileBytes,
+    allowedContentTypes,
+    usage: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['assets', 'bytes'],
+      properties: {
+        assets: { type: 'integer', minimum: 0, description: 'Assets in the bucket' },
+        bytes: { type: 'integer', minimum: 0, description: 'Their total size' },
+      },
+    },
+    version: revision,
+    ...timestamps,
+  },
+});
+
+export const BucketPageSchema = pageSchema('BucketPage', BucketSchema, 'A page of buckets');

@@ -9,6 +9,7 @@ import { newId } from '../../ids.js';
 import type { Logger } from '../../log.js';
 import type { Principal } from '../../auth/principal.js';
 import { paginate, type Page } from '../../rest/pagination.js';
+import { checkIfMatch, type IfMatch } from '../../rest/conditional.js';
 import { BucketService, contentTypeAllowed, type BucketRow, type Owner } from '../buckets/bucket-service.js';
 import { DELETION_BUCKET } from '../buckets/system.js';
 import { assetErrors } from '../errors.js';
@@ -66,18 +67,30 @@ export class AssetService {
     return paginate(this.rows().where('a.bucket_id', bucket.id), page, assetView, 'a.id');
   }
 
-  async setVisibility(owner: Owner, id: string, visibility: 'private' | 'public'): Promise<AssetView> {
+  /** Makes an asset public or private, at a revision If-Match allows (412 otherwise). */
+  async setVisibility(owner: Owner, id: string, visibility: 'private' | 'public', ifMatch: IfMatch): Promise<AssetView> {
     const row = await this.findRow(owner, id);
     if (row.bucket_name === DELETION_BUCKET && visibility === 'public') {
       throw assetErrors.systemBucket(DELETION_BUCKET, 'archived copies stay private');
     }
-    await this.db('assets').where('id', id).update({ visibility });
-    return assetView({ ...row, visibility });
+    const updated = await this.db.transaction(async (trx) => {
+      const current = await trx('assets').where({ id, project_id: owner.projectId }).forUpdate().first('version');
+      if (!current) throw errors.notFound('Asset', id);
+      checkIfMatch(ifMatch, current.version, `Asset ${id}`);
+      const [changed] = await trx('assets').where('id', id).update({ visibility, version: trx.raw('version + 1') }).returning('*');
+      return changed as AssetRow;
+    });
+    return assetView({ ...updated, bucket_name: row.bucket_name });
   }
 
   async usage(owner: Owner) {
     const state = await this.quota.state(owner);
     return { ...state, freeBytes: StorageQuota.remaining(state), maxUploadBytes: this.config.storage.maxUploadBytes };
+  }
+
+  /** Bytes of assets a project keeps (copies in _deletion aside), as the quota counts them. */
+  usedBytes(projectId: string): Promise<number> {
+    return this.quota.usedBytes(projectId);
   }
 
   /**
@@ -160,12 +173,19 @@ export class AssetService {
    * Deletes an asset: first a copy goes to the project's `_deletion` bucket, recording who deleted
    * it, when, and where it was; then the asset goes. Deleting a copy in `_deletion` removes it for good.
    */
-  async delete(principal: Principal, id: string) {
+  async delete(principal: Principal, id: string, ifMatch: IfMatch) {
     const asset = await this.findRow(principal, id);
+    // Checked first so a stale delete copies nothing, and again under the row's lock below.
+    checkIfMatch(ifMatch, asset.version, `Asset ${id}`);
     const driver = this.drivers.get(asset.storage_provider);
+    const removeRow = async (trx: Db) => {
+      const current = await trx('assets').where({ id, project_id: principal.projectId }).forUpdate().first('version');
+      if (!current) throw errors.notFound('Asset', id);
+      checkIfMatch(ifMatch, current.version, `Asset ${id}`);
+      await trx('assets').where('id', id).delete();
+    };
     if (asset.bucket_name === DELETION_BUCKET) {
-      const removed = await this.db('assets').where({ id, project_id: principal.projectId }).delete();
-      if (!removed) throw errors.notFound('Asset', id);
+      await this.db.transaction(removeRow);
       await driver.delete(asset.storage_key);
       return { id, deleted: true, archive: null };
     }
@@ -177,8 +197,7 @@ export class AssetService {
     let archive: AssetRow;
     try {
       archive = await this.db.transaction(async (trx) => {
-        const removed = await trx('assets').where({ id, project_id: principal.projectId }).delete();
-        if (!removed) throw errors.notFound('Asset', id);
+        await removeRow(trx);
         const [row] = await trx('assets')
           .insert({
             id: archiveId,

@@ -17,6 +17,7 @@ export interface AssetRow {
   step_index: number | null;
   evidence_kind: string | null;
   archive: Record<string, unknown> | null;
+  version: number;
   created_at: Date;
 }
 
@@ -35,6 +36,7 @@ export function assetView(row: AssetRow) {
     sha256: row.sha256,
     visibility: row.visibility,
     storageProvider: row.storage_provider,
+    version: row.version,
     createdAt: row.created_at.toISOString(),
     createdBy: row.created_by,
     /** Paths on this service: the first answers a signed link, the second serves public assets. */

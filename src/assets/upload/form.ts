@@ -8,6 +8,18 @@ import { FILE_FIELD } from './receive.js';
 
 const formAjv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false, validateFormats: false });
 
+/**
+ * The schema of a form's file part. OpenAPI 3.1 describes raw bytes with contentMediaType;
+ * `format: binary` stays for generators that still read the 3.0 way. Never validated here: the
+ * file streams to storage (receive.ts), and formSpec checks only the text fields.
+ */
+export const filePart = (description: string) => ({
+  type: 'string',
+  contentMediaType: 'application/octet-stream',
+  format: 'binary',
+  description,
+});
+
 export interface FormSpec {
   /** Names of the text fields (everything but the file). */
   fieldNames: string[];
