@@ -2,6 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/connect.js';
 import { newId } from '../ids.js';
+import { ApiKeyModel } from '../db/models.js';
 import type { Principal, Scope } from './principal.js';
 
 export const KEY_PREFIX = 'svc_pk_';
@@ -26,29 +27,18 @@ export interface ApiKeyRecord {
   version: number;
 }
 
-interface ApiKeyRow {
-  id: string;
-  tenant_id: string;
-  project_id: string;
-  name: string;
-  scope: Scope;
-  key_prefix: string;
-  created_at: Date;
-  revoked_at: Date | null;
-  version: number;
-}
-
-export function toApiKey(row: ApiKeyRow): ApiKeyRecord {
+/** The public record of a key: never its hash. */
+export function toApiKey(key: ApiKeyModel): ApiKeyRecord {
   return {
-    id: row.id,
-    tenantId: row.tenant_id,
-    projectId: row.project_id,
-    name: row.name,
-    scope: row.scope,
-    prefix: row.key_prefix,
-    createdAt: row.created_at.toISOString(),
-    revokedAt: row.revoked_at?.toISOString() ?? null,
-    version: row.version,
+    id: key.id,
+    tenantId: key.tenantId,
+    projectId: key.projectId,
+    name: key.name,
+    scope: key.scope,
+    prefix: key.keyPrefix,
+    createdAt: key.createdAt.toISOString(),
+    revokedAt: key.revokedAt?.toISOString() ?? null,
+    version: key.version,
   };
 }
 
@@ -58,18 +48,18 @@ export async function createKey(
   input: { name: string; scope: Scope; secret?: string },
 ): Promise<{ key: ApiKeyRecord; secret: string }> {
   const secret = input.secret ?? generateSecret();
-  const [row] = await db('api_keys')
+  const key = await ApiKeyModel.query(db)
     .insert({
       id: newId('key'),
-      tenant_id: owner.tenantId,
-      project_id: owner.projectId,
+      tenantId: owner.tenantId,
+      projectId: owner.projectId,
       name: input.name,
       scope: input.scope,
-      key_hash: hashSecret(secret),
-      key_prefix: secret.slice(0, KEY_PREFIX.length + 4),
+      keyHash: hashSecret(secret),
+      keyPrefix: secret.slice(0, KEY_PREFIX.length + 4),
     })
     .returning('*');
-  return { key: toApiKey(row), secret };
+  return { key: toApiKey(key), secret };
 }
 
 /**

@@ -27,8 +27,14 @@ export interface Page<T> {
  * Keyset pagination on the id column. Ids are ULID-based and so sort by creation time, which makes the
  * order stable while rows are added; the cursor is simply the last id of the page.
  */
+/** What paginate needs of a query: knex's and Objection's query builders both fit. */
+export interface PageableQuery {
+  where(column: string, operator: string, value: string): unknown;
+  orderBy(column: string, direction: 'asc'): { limit(count: number): PromiseLike<unknown> };
+}
+
 export async function paginate<Row extends { id: string }, T>(
-  query: Knex.QueryBuilder,
+  query: PageableQuery,
   page: { limit?: number; cursor?: string },
   map: (row: Row) => T,
   idColumn = 'id',

@@ -1,5 +1,7 @@
 import type { RouteDef } from '../../rest/route.js';
+import { raw } from 'objection';
 import { createKey, toApiKey } from '../../auth/keys.js';
+import { ApiKeyModel } from '../../db/models.js';
 import { paginate, pageQueryProperties } from '../../rest/pagination.js';
 import { pageSchema, registerSchema, revision } from '../../rest/schemas.js';
 import { checkIfMatch } from '../../rest/conditional.js';
@@ -77,9 +79,9 @@ export interface ApiKeyDeps {
 export function apiKeyRoutes({ db, onRevoked }: ApiKeyDeps): RouteDef[] {
   const tag = 'api-keys';
   const find = async (projectId: string, id: string) => {
-    const row = await db('api_keys').where({ id, project_id: projectId }).first();
-    if (!row) throw errors.notFound('API key', id);
-    return row;
+    const key = await ApiKeyModel.query(db).findOne({ id, project_id: projectId });
+    if (!key) throw errors.notFound('API key', id);
+    return key;
   };
   return [
     {
@@ -97,7 +99,7 @@ export function apiKeyRoutes({ db, onRevoked }: ApiKeyDeps): RouteDef[] {
       query: { type: 'object', additionalProperties: false, properties: pageQueryProperties },
       response: ApiKeyPageSchema,
       summary: 'List the API keys of this project (never their secrets)',
-      handler: ({ principal, query }) => paginate(db('api_keys').where('project_id', principal.projectId), query, toApiKey),
+      handler: ({ principal, query }) => paginate(ApiKeyModel.query(db).where('project_id', principal.projectId), query, toApiKey),
     },
     {
       method: 'get', path: '/api-keys/:id', auth: 'admin', tag, etag: true, operationId: 'getApiKey', response: ApiKeySchema,
@@ -110,14 +112,10 @@ export function apiKeyRoutes({ db, onRevoked }: ApiKeyDeps): RouteDef[] {
       summary: 'Rename an API key',
       handler: async ({ principal, params, body, ifMatch }) =>
         db.transaction(async (trx) => {
-          const row = await trx('api_keys').where({ id: params.id, project_id: principal.projectId }).forUpdate().first();
-          if (!row) throw errors.notFound('API key', params.id);
-          checkIfMatch(ifMatch, row.version, `API key ${params.id}`);
-          const [updated] = await trx('api_keys')
-            .where('id', row.id)
-            .update({ name: body.name, version: row.version + 1 })
-            .returning('*');
-          return toApiKey(updated);
+          const key = await ApiKeyModel.query(trx).findOne({ id: params.id, project_id: principal.projectId }).forUpdate();
+          if (!key) throw errors.notFound('API key', params.id);
+          checkIfMatch(ifMatch, key.version, `API key ${params.id}`);
+          return toApiKey(await key.$query(trx).patchAndFetch({ name: body.name, version: key.version + 1 }));
         }),
     },
     {
@@ -126,15 +124,11 @@ export function apiKeyRoutes({ db, onRevoked }: ApiKeyDeps): RouteDef[] {
       summary: 'Revoke an API key; it stops working at once, open OTP sessions included',
       handler: async ({ principal, params, ifMatch }) => {
         const row = await db.transaction(async (trx) => {
-          const current = await trx('api_keys').where({ id: params.id, project_id: principal.projectId }).forUpdate().first();
-          if (!current) throw errors.notFound('API key', params.id);
-          checkIfMatch(ifMatch, current.version, `API key ${params.id}`);
-          if (current.revoked_at) return current;
-          const [revoked] = await trx('api_keys')
-            .where('id', current.id)
-            .update({ revoked_at: trx.fn.now(), version: current.version + 1 })
-            .returning('*');
-          return revoked;
+          const key = await ApiKeyModel.query(trx).findOne({ id: params.id, project_id: principal.projectId }).forUpdate();
+          if (!key) throw errors.notFound('API key', params.id);
+          checkIfMatch(ifMatch, key.version, `API key ${params.id}`);
+          if (key.revokedAt) return key;
+          return key.$query(trx).patchAndFetch({ revokedAt: raw('now()') as unknown as Date, version: key.version + 1 });
         });
         await onRevoked(row.id);
         return toApiKey(row);
