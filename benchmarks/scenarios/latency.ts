@@ -1,0 +1,101 @@
+// latency: dispatch latency at 1,000 concurrent runs (100 executors × maxParallel 10 by default).
+// Measured on the executor side, so every figure includes the loopback hop both ways and the client's
+// own event loop: step.result sent → next step.exec received, and POST /otp/runs request start →
+// run.start received. Each simulated step "takes" --step-delay ms on the executor, which sets the
+// offered load; the baseline is the uWS echo under the same fleet, streams and delay.
+import { Fleet, shares } from '../lib/fleet.js';
+import { testCaseBody } from '../lib/frames.js';
+import { measureWindow } from '../lib/measure.js';
+import { sleep, startBaseline } from '../lib/procs.js';
+import { fmt, type Row } from '../lib/report.js';
+import { createTestCase } from '../lib/service.js';
+import { summarize, type Summary } from '../lib/stats.js';
+import type { Scenario, ScenarioContext } from './context.js';
+
+async function baseline(ctx: ScenarioContext): Promise<{ summary: Summary; rate: number }> {
+  const { options } = ctx;
+  const { executors, maxParallel, stepDelayMs } = options.latency;
+  const server = await startBaseline('uws-echo');
+  const fleet = await Fleet.start(options.workers);
+  try {
+    const parts = shares(executors, fleet.size);
+    await fleet.all((i) => ({ op: 'raw-connect', url: `ws://127.0.0.1:${server.port}/otp`, count: parts[i]!, concurrency: 50 }));
+    await fleet.all({ op: 'echo-drive', streams: maxParallel, delayMs: stepDelayMs });
+    const result = await measureWindow(fleet, ctx.progress, 'latency/uws-echo', { warmupS: options.warmup, durationS: options.duration, latency: true });
+    return { summary: summarize(result.roundTripMs), rate: (result.window.roundTrips * 1000) / result.elapsedMs };
+  } finally {
+    await fleet.stop();
+    await server.stop();
+  }
+}
+
+async function engine(ctx: ScenarioContext) {
+  const { options } = ctx;
+  const { executors, maxParallel, stepsPerRun, stepDelayMs } = options.latency;
+  const service = await ctx.startService();
+  const fleet = await Fleet.start(options.workers);
+  try {
+    const testCaseId = await createTestCase(service, `latency ${stepsPerRun} steps`, testCaseBody('latency', stepsPerRun));
+    const parts = shares(executors, fleet.size);
+    const connected = await fleet.all<{ ok: number; failed: number; firstError?: string }>((i) => ({
+      op: 'otp-connect', url: service.otpUrl, key: service.key, count: parts[i]!, concurrency: 50, maxParallel,
+    }));
+    const failed = connected.reduce((n, c) => n + c.failed, 0);
+    if (failed) throw new Error(`${failed} executors could not connect: ${connected.find((c) => c.firstError)?.firstError}`);
+    // Each session posts exactly as many runs as it has room for, and one more whenever one
+    // finishes: every POST finds a free slot, so POST → run.start is dispatch alone, not queueing.
+    await fleet.all({ op: 'otp-drive', api: service.api, key: service.key, testCaseIds: [testCaseId], runsAhead: maxParallel, stepDelayMs });
+    // Warm-up: until every slot has started a run (the first burst of POSTs is not measured).
+    const slots = executors * maxParallel;
+    const deadline = Date.now() + 30_000;
+    while (fleet.totals().runsStarted < slots && Date.now() < deadline) {
+      await sleep(250);
+    }
+    const result = await measureWindow(fleet, ctx.progress, 'latency/engine', { warmupS: options.warmup, durationS: options.duration, latency: true });
+    const inFlight = result.total.runsStarted - result.total.runsFinished;
+    return {
+      step: summarize(result.roundTripMs),
+      dispatch: summarize(result.dispatchMs),
+      rate: (result.window.roundTrips * 1000) / result.elapsedMs,
+      inFlight,
+      result,
+    };
+  } finally {
+    await fleet.stop();
+    await service.stop();
+  }
+}
+
+export const latencyScenario: Scenario = {
+  name: 'latency',
+  title: 'Dispatch latency at 1,000 concurrent runs',
+  async run(ctx) {
+    const { executors, maxParallel, stepsPerRun, stepDelayMs } = ctx.options.latency;
+    const base = await baseline(ctx);
+    const e = await engine(ctx);
+    const ms = (s: Summary) => `p50 ${fmt(s.p50)} / p99 ${fmt(s.p99)} / max ${fmt(s.max)} ms`;
+    const baseText = (pick: 'p50' | 'p99' | 'max') => `uWS echo ${fmt(base.summary[pick], 'ms')}`;
+    const rows: Row[] = [
+      { scenario: 'latency', measure: `step.result → next step.exec p50 (${fmt(executors * maxParallel)} runs)`, value: e.step.p50, unit: 'ms', baseline: baseText('p50') },
+      {
+        scenario: 'latency', measure: 'step.result → next step.exec p99', value: e.step.p99, unit: 'ms', baseline: baseText('p99'),
+        target: '< 5 ms', met: e.step.p99 < 5,
+      },
+      { scenario: 'latency', measure: 'step.result → next step.exec max', value: e.step.max, unit: 'ms', baseline: baseText('max') },
+      { scenario: 'latency', measure: 'POST /otp/runs → run.start p50', value: e.dispatch.p50, unit: 'ms' },
+      { scenario: 'latency', measure: 'POST /otp/runs → run.start p99', value: e.dispatch.p99, unit: 'ms' },
+      { scenario: 'latency', measure: 'POST /otp/runs → run.start max', value: e.dispatch.max, unit: 'ms' },
+    ];
+    return {
+      rows,
+      notes: [
+        `${executors} executors × maxParallel ${maxParallel} in ${ctx.options.workers} worker processes; runs of ${stepsPerRun} steps; each step takes ${stepDelayMs} ms on the executor; a new run is posted (pinned to the session) when one finishes.`,
+        `Offered load: ${fmt(e.rate, 'step round trips/s')} (uWS echo under the same fleet and delay: ${fmt(base.rate, '/s')}); ${fmt(e.inFlight)} runs in flight at the end of the window.`,
+        `Measured by the executors: each figure includes both loopback hops and the client's event loop.`,
+        `step.result → step.exec: ${ms(e.step)} over ${fmt(e.step.count)} steps; uWS echo round trip ${ms(base.summary)}.`,
+        `POST /otp/runs request start → run.start received: ${ms(e.dispatch)} over ${fmt(e.dispatch.count)} runs.`,
+        ...(e.result.window.errorFrames ? [`${e.result.window.errorFrames} error frames: ${e.result.errorSamples.join(' | ')}`] : []),
+      ],
+    };
+  },
+};
