@@ -51,6 +51,10 @@ export class Fleet {
     return new Fleet(workers);
   }
 
+  get pids(): number[] {
+    return this.workers.map((w) => w.pid!);
+  }
+
   get size(): number {
     return this.workers.length;
   }

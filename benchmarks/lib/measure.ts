@@ -12,8 +12,8 @@ export async function measureWindow(
   fleet: Fleet,
   progress: Progress,
   label: string,
-  options: { warmupS: number; durationS: number; latency: boolean; until?: () => boolean },
-): Promise<Collected> {
+  options: { warmupS: number; durationS: number; latency: boolean; until?: () => boolean; cpu?: { start(): Promise<void>; stop(): Promise<Record<string, number>> } },
+): Promise<Collected & { cpu?: Record<string, number> }> {
   const tick = async (seconds: number, phase: string) => {
     const end = Date.now() + seconds * 1000;
     let last = fleet.totals().roundTrips;
@@ -30,7 +30,8 @@ export async function measureWindow(
     }
   };
   await tick(options.warmupS, 'warm-up');
-  await fleet.all({ op: 'reset', latency: options.latency });
+  await Promise.all([fleet.all({ op: 'reset', latency: options.latency }), options.cpu?.start()]);
   await tick(options.durationS, 'measuring');
-  return merge(await fleet.collect());
+  const [parts, cpu] = await Promise.all([fleet.collect(), options.cpu?.stop()]);
+  return { ...merge(parts), ...(cpu ? { cpu } : {}) };
 }

@@ -15,6 +15,8 @@ export interface BenchOptions {
   resultsFile: string;
   json?: string;
   cpuProfDir?: string;
+  /** Skip the baseline phases (for profiling and A/B runs of the engine; never a full run). */
+  baselines: boolean;
   /** Measured window and warm-up of each phase, in seconds. */
   duration: number;
   warmup: number;
@@ -46,6 +48,7 @@ Scenarios: ${SCENARIOS.join(', ')} (all when none is named)
   --step-delay=MS         latency: time each simulated step takes on the executor (default 250)
   --rest-connections=N    rest: autocannon connections (default 50)
   --cpu-prof=DIR          write a V8 CPU profile of each service process into DIR
+  --no-baselines          measure the engine only (for profiling and A/B comparisons)
   --json=FILE             also write the rows as JSON
   --no-write              do not replace RESULTS.md even on a full run
 `;
@@ -62,6 +65,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   const known = new Set([
     'smoke', 'embedded', 'duration', 'warmup', 'workers', 'executors', 'steps-per-run', 'sessions', 'keepalive', 'rounds',
     'latency-executors', 'latency-parallel', 'latency-steps', 'step-delay', 'rest-connections', 'cpu-prof', 'json', 'no-write',
+    'no-baselines',
   ]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}\n\n${HELP}`);
   for (const name of names) {
@@ -76,6 +80,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   };
   const smoke = flags.has('smoke');
   const sizeFlags = [...flags.keys()].filter((f) => !['embedded', 'cpu-prof', 'json', 'no-write'].includes(f));
+  const baselines = !flags.has('no-baselines');
   const scenarios = names.length ? [...new Set(names)] as ScenarioName[] : [...SCENARIOS];
   const full = scenarios.length === SCENARIOS.length && sizeFlags.length === 0;
   const embedded = flags.has('embedded') || !env.DATABASE_URL;
@@ -88,6 +93,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     resultsFile: 'benchmarks/RESULTS.md',
     json: flags.get('json'),
     cpuProfDir: flags.get('cpu-prof'),
+    baselines,
     duration: num('duration', smoke ? 1 : 10),
     warmup: num('warmup', smoke ? 0.2 : 2),
     workers: Math.max(1, num('workers', smoke ? 1 : 2)),

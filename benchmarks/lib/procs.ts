@@ -107,3 +107,42 @@ export function ephemeralPorts(): number {
     return 28_000;
   }
 }
+
+/** CPU seconds (user + system) a process has used, or undefined when it is gone or not visible. */
+export function cpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at field 3; utime and stime are 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU used by groups of processes between start() and stop(), e.g. the service, its PostgreSQL
+ * backends and the client workers. Processes that appear during the window count from zero.
+ */
+export function cpuMeter(groups: () => Promise<Record<string, number[]>>) {
+  let before = new Map<number, number>();
+  const sample = async () => {
+    const found = await groups();
+    const at = new Map<number, number>();
+    for (const pids of Object.values(found)) for (const pid of pids) at.set(pid, cpuSeconds(pid) ?? 0);
+    return { found, at };
+  };
+  return {
+    async start() {
+      before = (await sample()).at;
+    },
+    async stop(): Promise<Record<string, number>> {
+      const { found, at } = await sample();
+      const used: Record<string, number> = {};
+      for (const [group, pids] of Object.entries(found)) {
+        used[group] = pids.reduce((s, pid) => s + Math.max(0, at.get(pid)! - (before.get(pid) ?? 0)), 0);
+      }
+      return used;
+    },
+  };
+}

@@ -115,3 +115,12 @@ export async function writeResults(
       : `${existing.trimEnd()}\n\n${generated}\n`;
   await fs.writeFile(file, next);
 }
+
+/** "service 0.95 cores (310 µs per round trip), postgres 0.40 cores (...)" for the notes. */
+export function cpuNote(cpu: Record<string, number> | undefined, windowMs: number, roundTrips: number): string {
+  if (!cpu) return 'CPU: not measured';
+  const seconds = windowMs / 1000;
+  return `CPU in the window: ${Object.entries(cpu)
+    .map(([group, used]) => `${group} ${(used / seconds).toFixed(2)} cores (${fmt((used * 1e6) / Math.max(1, roundTrips))} µs per round trip)`)
+    .join(', ')}`;
+}

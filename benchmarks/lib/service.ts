@@ -32,6 +32,8 @@ export interface ServiceUnderTest {
   /** A direct connection to the service's database, for checks the harness makes. */
   db: pg.Client;
   rssKiB(): number;
+  /** Process ids of the PostgreSQL backends serving the service's database (when PostgreSQL runs here). */
+  backendPids(): Promise<number[]>;
   /** Calls the REST API with the bench key; throws on a non-2xx answer. */
   request<T = any>(method: string, urlPath: string, body?: unknown): Promise<T>;
   stop(): Promise<void>;
@@ -138,6 +140,10 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
     pid: child.pid!,
     db,
     rssKiB: () => rssKiB(child.pid!),
+    backendPids: async () =>
+      (await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map(
+        (r: { pid: number }) => r.pid,
+      ),
     request,
     stop: async () => {
       await db.end().catch(() => {});

@@ -15,6 +15,7 @@ import type { Scenario, ScenarioContext } from './context.js';
 async function baseline(ctx: ScenarioContext): Promise<{ summary: Summary; rate: number }> {
   const { options } = ctx;
   const { executors, maxParallel, stepDelayMs } = options.latency;
+  if (!options.baselines) return { summary: summarize([]), rate: NaN };
   const server = await startBaseline('uws-echo');
   const fleet = await Fleet.start(options.workers);
   try {

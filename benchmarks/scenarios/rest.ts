@@ -58,12 +58,14 @@ export const restScenario: Scenario = {
   title: 'REST requests per second',
   async run(ctx) {
     const { connections, stepsPerRun } = ctx.options.rest;
-    const koa = await startBaseline('koa-hello');
-    let hello: Load;
-    try {
-      hello = await load(ctx, 'koa-hello', { url: `http://127.0.0.1:${koa.port}/` });
-    } finally {
-      await koa.stop();
+    let hello: Load = { rate: NaN, p99: NaN, total: 0, bad: 0, bytesPerRequest: NaN };
+    if (ctx.options.baselines) {
+      const koa = await startBaseline('koa-hello');
+      try {
+        hello = await load(ctx, 'koa-hello', { url: `http://127.0.0.1:${koa.port}/` });
+      } finally {
+        await koa.stop();
+      }
     }
     ctx.progress(`rest: Koa hello-world ${fmt(hello.rate)} req/s`);
 

@@ -49,6 +49,7 @@ async function connectWithProgress(ctx: ScenarioContext, fleet: Fleet, label: st
 }
 
 async function baselinePerConnection(ctx: ScenarioContext, count: number, workers: number): Promise<number> {
+  if (!ctx.options.baselines) return NaN;
   const server = await startBaseline('uws-echo');
   const fleet = await Fleet.start(workers);
   try {

@@ -4,13 +4,14 @@
 import { Fleet, shares } from '../lib/fleet.js';
 import { testCaseBody } from '../lib/frames.js';
 import { measureWindow } from '../lib/measure.js';
-import { sleep, startBaseline, type BaselineKind } from '../lib/procs.js';
-import { fmt, pct, type Row } from '../lib/report.js';
+import { cpuMeter, sleep, startBaseline, type BaselineKind } from '../lib/procs.js';
+import { cpuNote, fmt, pct, type Row } from '../lib/report.js';
 import { createTestCase } from '../lib/service.js';
 import type { Scenario, ScenarioContext } from './context.js';
 
-async function baselineRate(ctx: ScenarioContext, kind: BaselineKind): Promise<number> {
+async function baselineRate(ctx: ScenarioContext, kind: BaselineKind): Promise<{ rate: number; cpu: string }> {
   const { options } = ctx;
+  if (!options.baselines) return { rate: NaN, cpu: 'not measured (--no-baselines)' };
   const server = await startBaseline(kind);
   const fleet = await Fleet.start(options.workers);
   try {
@@ -21,8 +22,9 @@ async function baselineRate(ctx: ScenarioContext, kind: BaselineKind): Promise<n
       warmupS: options.warmup,
       durationS: options.duration,
       latency: false,
+      cpu: cpuMeter(async () => ({ server: [server.pid], clients: fleet.pids })),
     });
-    return (result.window.roundTrips * 1000) / result.elapsedMs;
+    return { rate: (result.window.roundTrips * 1000) / result.elapsedMs, cpu: cpuNote(result.cpu, result.elapsedMs, result.window.roundTrips) };
   } finally {
     await fleet.stop();
     await server.stop();
@@ -54,6 +56,7 @@ async function engineRate(ctx: ScenarioContext) {
       durationS: runsPerExecutor ? 60 : options.duration,
       latency: false,
       until: () => fleet.totals().runsFinished >= target,
+      cpu: cpuMeter(async () => ({ service: [service.pid], postgres: await service.backendPids(), clients: fleet.pids })),
     });
     // Stop answering, let the last writes land, then check that every result sent is a durable row.
     await fleet.all({ op: 'quiesce' });
@@ -79,9 +82,9 @@ export const stepsScenario: Scenario = {
   title: 'Step round trips through the engine',
   async run(ctx) {
     const { executors, stepsPerRun } = ctx.options.steps;
-    const uws = await baselineRate(ctx, 'uws-echo');
+    const { rate: uws, cpu: uwsCpu } = await baselineRate(ctx, 'uws-echo');
     ctx.progress(`steps: uWS baseline ${fmt(uws)} round trips/s`);
-    const ws = await baselineRate(ctx, 'ws-echo');
+    const { rate: ws, cpu: wsCpu } = await baselineRate(ctx, 'ws-echo');
     ctx.progress(`steps: ws baseline ${fmt(ws)} round trips/s`);
     const engine = await engineRate(ctx);
     ctx.progress(`steps: engine ${fmt(engine.rate)} step round trips/s`);
@@ -108,6 +111,8 @@ export const stepsScenario: Scenario = {
       notes: [
         `${executors} executors in ${ctx.options.workers} worker processes, maxParallel 1, each keeping one run of ${stepsPerRun} steps in flight and one queued; baselines: the same fleet, one step.result-sized frame in flight per connection, answered with a step.exec-sized frame.`,
         `Window ${fmt(engine.result.elapsedMs / 1000)} s: ${fmt(w.roundTrips)} step round trips, ${fmt(w.runsFinished)} runs finished, ${fmt(w.errorFrames)} error frames${engine.result.errorSamples.length ? ` (${engine.result.errorSamples[0]})` : ''}.`,
+        `Engine ${cpuNote(engine.result.cpu, engine.result.elapsedMs, w.roundTrips)}.`,
+        `uWS echo ${uwsCpu}; ws echo ${wsCpu}.`,
         `uWS echo ${fmt(uws, 'round trips/s')}, ws echo ${fmt(ws, 'round trips/s')}, engine ${fmt(engine.rate, 'step round trips/s')} (${pct(engine.rate / uws)} of uWS, ${pct(engine.rate / ws)} of ws).`,
       ],
     };
