@@ -49,8 +49,8 @@ async function main(): Promise<number> {
   const ctx: ScenarioContext = {
     options,
     progress,
-    startService: async (env) => {
-      const service: ServiceUnderTest = await startService({ databaseUrl: options.databaseUrl, env, cpuProfDir: options.cpuProfDir });
+    startService: async (extra = {}) => {
+      const service: ServiceUnderTest = await startService({ databaseUrl: options.databaseUrl, cpuProfDir: options.cpuProfDir, ...extra });
       postgres ??= await describePostgres(service.db, options.databaseUrl ? 'server at DATABASE_URL, a fresh database per scenario' : 'embedded');
       return service;
     },

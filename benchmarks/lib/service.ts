@@ -8,6 +8,7 @@ import path from 'node:path';
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { connectInspector } from './inspector.js';
 import { freePort, keepTail, rssKiB, sleep, spawnTs, stopProcess } from './procs.js';
 
 export const BENCH_KEY = `svc_pk_bench_${randomBytes(24).toString('base64url')}`;
@@ -19,6 +20,8 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** Write a V8 CPU profile of the service into this directory (node --cpu-prof). */
   cpuProfDir?: string;
+  /** Open the V8 inspector on a loopback port (for forcing a garbage collection before reading memory). */
+  inspect?: boolean;
   /** Append the service's own log lines (stdout) to this file; set LOG_LEVEL in env to get some. */
   logFile?: string;
 }
@@ -32,6 +35,8 @@ export interface ServiceUnderTest {
   /** A direct connection to the service's database, for checks the harness makes. */
   db: pg.Client;
   rssKiB(): number;
+  /** Forces a full garbage collection (needs `inspect`); answers the JS heap in use afterwards, in KiB. */
+  collectGarbage(): Promise<number>;
   /** Process ids of the PostgreSQL backends serving the service's database (when PostgreSQL runs here). */
   backendPids(): Promise<number[]>;
   /** Calls the REST API with the bench key; throws on a non-2xx answer. */
@@ -91,8 +96,13 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
     env.EMBEDDED_PG_PORT = String(pgPort);
   }
   const nodeFlags = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
+  if (options.inspect) nodeFlags.push('--inspect=127.0.0.1:0');
   const child = spawnTs('src/main.ts', { env, nodeFlags });
   const tail = keepTail(child);
+  let inspectorUrl: string | undefined;
+  child.stderr?.on('data', (chunk: Buffer) => {
+    inspectorUrl ??= /Debugger listening on (ws:\/\/\S+)/.exec(chunk.toString())?.[1];
+  });
   if (options.logFile) {
     const log = createWriteStream(options.logFile, { flags: 'a' });
     child.stdout?.pipe(log);
@@ -140,6 +150,17 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
     pid: child.pid!,
     db,
     rssKiB: () => rssKiB(child.pid!),
+    collectGarbage: async () => {
+      if (!inspectorUrl) throw new Error('the service was not started with inspect: true');
+      const inspector = await connectInspector(inspectorUrl);
+      try {
+        await inspector.call('HeapProfiler.collectGarbage');
+        const { usedSize } = await inspector.call<{ usedSize: number }>('Runtime.getHeapUsage');
+        return usedSize / 1024;
+      } finally {
+        inspector.close();
+      }
+    },
     backendPids: async () =>
       (await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map(
         (r: { pid: number }) => r.pid,
