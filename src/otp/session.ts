@@ -185,16 +185,24 @@ export class ExecutorSession {
       case 'pong':
         return void this.actor.send({ type: 'PONG' });
       case 'step.result': {
-        this.actor.send({ type: 'FRAME_VALID' });
+        this.validFrame();
         const run = this.runs.get(message.runId!);
         if (!run) return this.unexpected(`run ${message.runId} is not running on this session`, ref);
         return run.stepResult(message.payload, ref);
       }
       default:
         // ack, error and event.recorded are accepted; they change no state yet.
-        this.actor.send({ type: 'FRAME_VALID' });
+        this.validFrame();
         if (message.type === 'error') this.deps.log.debug('executor reported an error', { sessionId: this.id, payload: message.payload });
     }
+  }
+
+  /**
+   * FRAME_VALID does nothing but reset the count of invalid frames in a row: when there is none,
+   * the actor is spared a macrostep per frame (a step.result is the hottest frame there is).
+   */
+  private validFrame(): void {
+    if (this.actor.getSnapshot().context.strikes > 0) this.actor.send({ type: 'FRAME_VALID' });
   }
 
   private hello(hello: HelloPayload, ref: string): void {
