@@ -56,22 +56,29 @@ async function main(): Promise<number> {
     },
   };
 
-  const rows: Row[] = [];
-  const notes: Array<{ title: string; lines: string[] }> = [];
-  let failed = false;
-  for (const name of options.scenarios) {
+  const runOne = async (name: ScenarioName) => {
     const scenario = SCENARIOS[name];
     progress(`${name}: ${scenario.title}`);
     try {
       const result = await scenario.run(ctx);
-      rows.push(...result.rows);
-      notes.push({ title: `${name}: ${scenario.title}`, lines: result.notes });
+      return { rows: result.rows, notes: { title: `${name}: ${scenario.title}`, lines: result.notes }, failed: false };
     } catch (err) {
-      failed = true;
       progress(`${name} FAILED: ${(err as Error).stack ?? err}`);
-      rows.push({ scenario: name, measure: `failed: ${String((err as Error).message ?? err).split('\n')[0]}`, value: NaN, unit: '' });
+      const row: Row = { scenario: name, measure: `failed: ${String((err as Error).message ?? err).split('\n')[0]}`, value: NaN, unit: '' };
+      return { rows: [row], notes: undefined, failed: true };
     }
-  }
+  };
+  // Scenarios run one after the other, each on a machine otherwise idle; the smoke run only checks
+  // that the harness works, so there they run at once to keep npm test short.
+  const results = options.smoke
+    ? await Promise.all(options.scenarios.map(runOne))
+    : await options.scenarios.reduce<Promise<Array<Awaited<ReturnType<typeof runOne>>>>>(
+        async (done, name) => [...(await done), await runOne(name)],
+        Promise.resolve([]),
+      );
+  const rows = results.flatMap((r) => r.rows);
+  const notes = results.flatMap((r) => (r.notes ? [r.notes] : []));
+  const failed = results.some((r) => r.failed);
 
   process.stdout.write(`${table(rows)}\n`);
   if (options.json) await fs.writeFile(options.json, JSON.stringify({ rows, notes }, null, 2));

@@ -94,7 +94,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     json: flags.get('json'),
     cpuProfDir: flags.get('cpu-prof'),
     baselines,
-    duration: num('duration', smoke ? 1 : 10),
+    duration: num('duration', smoke ? 0.5 : 10),
     warmup: num('warmup', smoke ? 0.2 : 2),
     workers: Math.max(1, num('workers', smoke ? 1 : 2)),
     steps: {
