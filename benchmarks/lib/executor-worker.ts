@@ -24,6 +24,7 @@ let windowStart = performance.now();
 let recordLatency = false;
 let roundTripMs: number[] = [];
 let dispatchMs: number[] = [];
+let postMs: number[] = [];
 const closes: Record<string, number> = {};
 const errorSamples: string[] = [];
 let quiesced = false;
@@ -129,7 +130,9 @@ class Executor {
         }
         if (quiesced) return;
         const answer = () => this.result(frame);
-        if (drive?.stepDelayMs) setTimeout(answer, drive.stepDelayMs);
+        // A simulated step takes stepDelayMs on average, uniformly 0.5× to 1.5× of it, so that runs
+        // started together drift apart as real ones do.
+        if (drive?.stepDelayMs) setTimeout(answer, drive.stepDelayMs * (0.5 + Math.random()));
         else answer();
         return;
       }
@@ -183,9 +186,10 @@ async function postRun(sessionId: string): Promise<void> {
     const res = await fetch(`${d.api}/otp/runs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${d.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ testCaseIds: d.testCaseIds, sessionId }),
+      body: JSON.stringify({ testCaseIds: [d.testCaseIds[Math.floor(Math.random() * d.testCaseIds.length)]], sessionId }),
     });
     const body = (await res.json()) as { runId?: string };
+    if (started >= windowStart) sample(postMs, performance.now() - started);
     if (res.status !== 202 || !body.runId) throw new Error(`POST /otp/runs answered ${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
     const early = startedBeforeAnswer.get(body.runId);
     if (early !== undefined) {
@@ -292,6 +296,7 @@ function collect(): Collected {
     total: { ...total },
     roundTripMs,
     dispatchMs,
+    postMs,
     closes: { ...closes },
     maxPingGapMs,
     sessionsWithoutPing,
@@ -338,6 +343,7 @@ async function handle(cmd: Command): Promise<unknown> {
       recordLatency = cmd.latency;
       roundTripMs = [];
       dispatchMs = [];
+      postMs = [];
       for (const e of executors) {
         e.pingsInWindow = 0;
         e.maxPingGapMs = 0;

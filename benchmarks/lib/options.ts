@@ -44,8 +44,8 @@ Scenarios: ${SCENARIOS.join(', ')} (all when none is named)
   --rounds=N              sessions: keepalive rounds to watch (default 3)
   --latency-executors=N   latency: executors (default 100)
   --latency-parallel=N    latency: maxParallel of each (default 10)
-  --latency-steps=N       latency: steps per run (default 20)
-  --step-delay=MS         latency: time each simulated step takes on the executor (default 250)
+  --latency-steps=N       latency: steps of the longest run; runs of 1/5 to 5/5 of it mix (default 100)
+  --step-delay=MS         latency: time each simulated step takes on the executor (default 500)
   --rest-connections=N    rest: autocannon connections (default 50)
   --cpu-prof=DIR          write a V8 CPU profile of each service process into DIR
   --no-baselines          measure the engine only (for profiling and A/B comparisons)
@@ -106,8 +106,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     latency: {
       executors: num('latency-executors', smoke ? 4 : 100),
       maxParallel: num('latency-parallel', smoke ? 2 : 10),
-      stepsPerRun: num('latency-steps', smoke ? 5 : 20),
-      stepDelayMs: num('step-delay', smoke ? 20 : 250),
+      stepsPerRun: num('latency-steps', smoke ? 5 : 100),
+      stepDelayMs: num('step-delay', smoke ? 20 : 500),
     },
     rest: { connections: num('rest-connections', smoke ? 4 : 50), stepsPerRun: 10 },
   };

@@ -14,10 +14,11 @@ export interface OtpDrive {
   op: 'otp-drive';
   api: string;
   key: string;
+  /** Each run is one of these test cases, picked at random (so that runs of several lengths mix). */
   testCaseIds: string[];
   /** Runs each session keeps posted for itself (pinned by sessionId): maxParallel fills it, +1 keeps one queued. */
   runsAhead: number;
-  /** Time the simulated executor "performs" each step before answering (0 = at once). */
+  /** Mean time the simulated executor "performs" each step before answering (0 = at once; else 0.5× to 1.5× of it). */
   stepDelayMs: number;
   /** Runs each session posts in all (no limit when absent). */
   runsPerSession?: number;
@@ -73,6 +74,8 @@ export interface Collected {
   roundTripMs: number[];
   /** ms, POST /otp/runs request start → run.start received. */
   dispatchMs: number[];
+  /** ms, POST /otp/runs request start → its response. */
+  postMs: number[];
   /** Closes by code, since the worker started. */
   closes: Record<string, number>;
   /** The longest time between two pings on one session, and the sessions that saw no ping in the window. */

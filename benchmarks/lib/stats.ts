@@ -30,6 +30,7 @@ export function merge(parts: Collected[]): Collected {
     total: sum((c) => c.total),
     roundTripMs: parts.flatMap((p) => p.roundTripMs),
     dispatchMs: parts.flatMap((p) => p.dispatchMs),
+    postMs: parts.flatMap((p) => p.postMs),
     closes,
     maxPingGapMs: Math.max(...parts.map((p) => p.maxPingGapMs)),
     sessionsWithoutPing: parts.reduce((n, p) => n + p.sessionsWithoutPing, 0),

@@ -6,8 +6,8 @@
 import { Fleet, shares } from '../lib/fleet.js';
 import { testCaseBody } from '../lib/frames.js';
 import { measureWindow } from '../lib/measure.js';
-import { sleep, startBaseline } from '../lib/procs.js';
-import { fmt, type Row } from '../lib/report.js';
+import { cpuMeter, sleep, startBaseline } from '../lib/procs.js';
+import { cpuNote, fmt, type Row } from '../lib/report.js';
 import { createTestCase } from '../lib/service.js';
 import { summarize, type Summary } from '../lib/stats.js';
 import type { Scenario, ScenarioContext } from './context.js';
@@ -36,7 +36,10 @@ async function engine(ctx: ScenarioContext) {
   const service = await ctx.startService();
   const fleet = await Fleet.start(options.workers);
   try {
-    const testCaseId = await createTestCase(service, `latency ${stepsPerRun} steps`, testCaseBody('latency', stepsPerRun));
+    // Runs of several lengths, from a fifth of stepsPerRun up to stepsPerRun, so that they end at
+    // different times and new runs keep arriving at a steady rate.
+    const lengths = [...new Set(Array.from({ length: 5 }, (_, i) => Math.max(1, Math.round((stepsPerRun * (i + 1)) / 5))))];
+    const testCaseIds = await Promise.all(lengths.map((n) => createTestCase(service, `latency ${n} steps`, testCaseBody('latency', n))));
     const parts = shares(executors, fleet.size);
     const connected = await fleet.all<{ ok: number; failed: number; firstError?: string }>((i) => ({
       op: 'otp-connect', url: service.otpUrl, key: service.key, count: parts[i]!, concurrency: 50, maxParallel,
@@ -45,20 +48,31 @@ async function engine(ctx: ScenarioContext) {
     if (failed) throw new Error(`${failed} executors could not connect: ${connected.find((c) => c.firstError)?.firstError}`);
     // Each session posts exactly as many runs as it has room for, and one more whenever one
     // finishes: every POST finds a free slot, so POST → run.start is dispatch alone, not queueing.
-    await fleet.all({ op: 'otp-drive', api: service.api, key: service.key, testCaseIds: [testCaseId], runsAhead: maxParallel, stepDelayMs });
+    await fleet.all({ op: 'otp-drive', api: service.api, key: service.key, testCaseIds, runsAhead: maxParallel, stepDelayMs });
     // Warm-up: until every slot has started a run (the first burst of POSTs is not measured).
     const slots = executors * maxParallel;
     const deadline = Date.now() + 30_000;
     while (fleet.totals().runsStarted < slots && Date.now() < deadline) {
       await sleep(250);
     }
-    const result = await measureWindow(fleet, ctx.progress, 'latency/engine', { warmupS: options.warmup, durationS: options.duration, latency: true });
+    // ...and until the shortest runs have finished once, so that new runs arrive in the window.
+    ctx.progress(`latency/engine: ${fmt(fleet.totals().runsStarted)} runs started; waiting for the first ones to finish`);
+    const firstEnd = Date.now() + lengths[0]! * stepDelayMs * 1.2;
+    while (fleet.totals().runsFinished === 0 && Date.now() < firstEnd + 30_000) await sleep(250);
+    const result = await measureWindow(fleet, ctx.progress, 'latency/engine', {
+      warmupS: options.warmup,
+      durationS: options.duration,
+      latency: true,
+      cpu: cpuMeter(async () => ({ service: [service.pid], postgres: await service.backendPids(), clients: fleet.pids })),
+    });
     const inFlight = result.total.runsStarted - result.total.runsFinished;
     return {
       step: summarize(result.roundTripMs),
       dispatch: summarize(result.dispatchMs),
+      post: summarize(result.postMs),
       rate: (result.window.roundTrips * 1000) / result.elapsedMs,
       inFlight,
+      lengths,
       result,
     };
   } finally {
@@ -71,7 +85,7 @@ export const latencyScenario: Scenario = {
   name: 'latency',
   title: 'Dispatch latency at 1,000 concurrent runs',
   async run(ctx) {
-    const { executors, maxParallel, stepsPerRun, stepDelayMs } = ctx.options.latency;
+    const { executors, maxParallel, stepDelayMs } = ctx.options.latency;
     const base = await baseline(ctx);
     const e = await engine(ctx);
     const ms = (s: Summary) => `p50 ${fmt(s.p50)} / p99 ${fmt(s.p99)} / max ${fmt(s.max)} ms`;
@@ -90,11 +104,12 @@ export const latencyScenario: Scenario = {
     return {
       rows,
       notes: [
-        `${executors} executors × maxParallel ${maxParallel} in ${ctx.options.workers} worker processes; runs of ${stepsPerRun} steps; each step takes ${stepDelayMs} ms on the executor; a new run is posted (pinned to the session) when one finishes.`,
+        `${executors} executors × maxParallel ${maxParallel} in ${ctx.options.workers} worker processes; each run is one test case of ${e.lengths.join(', ')} steps (picked at random); each step takes ${stepDelayMs} ms on the executor on average (uniformly 0.5× to 1.5×); a new run is posted (pinned to the session) when one finishes, so ${fmt(e.result.window.runsStarted / (e.result.elapsedMs / 1000))} runs/s start in the window.`,
         `Offered load: ${fmt(e.rate, 'step round trips/s')} (uWS echo under the same fleet and delay: ${fmt(base.rate, '/s')}); ${fmt(e.inFlight)} runs in flight at the end of the window.`,
+        `Engine ${cpuNote(e.result.cpu, e.result.elapsedMs, e.result.window.roundTrips)}.`,
         `Measured by the executors: each figure includes both loopback hops and the client's event loop.`,
         `step.result → step.exec: ${ms(e.step)} over ${fmt(e.step.count)} steps; uWS echo round trip ${ms(base.summary)}.`,
-        `POST /otp/runs request start → run.start received: ${ms(e.dispatch)} over ${fmt(e.dispatch.count)} runs.`,
+        `POST /otp/runs request start → run.start received: ${ms(e.dispatch)} over ${fmt(e.dispatch.count)} runs; the POST's own response time: ${ms(e.post)}.`,
         ...(e.result.window.errorFrames ? [`${e.result.window.errorFrames} error frames: ${e.result.errorSamples.join(' | ')}`] : []),
       ],
     };
