@@ -6,7 +6,7 @@ import { createLogger, type Logger } from './log.js';
 import { createDb, migrate, type Db } from './db/connect.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.js';
 import { Notifier } from './db/notifier.js';
-import { authenticate } from './auth/keys.js';
+import { KeyCache } from './auth/keys.js';
 import { bootstrapAdminKey, type BootstrapResult } from './auth/bootstrap.js';
 import { newId } from './ids.js';
 import { Api } from './rest/route.js';
@@ -65,7 +65,11 @@ export async function startService(config: Config, log: Logger = createLogger(co
     log,
     runHooks: { verifyEvidence: assets.verifyEvidence, onFinished: artifacts.onRunFinished },
   });
-  await notifier.listen((notice) => engine.handleNotice(notice));
+  const keys = new KeyCache(db, { ttlMs: config.keyCacheMs, maxEntries: 10_000 });
+  await notifier.listen((notice) => {
+    if (notice.kind === 'revoke') keys.invalidate(notice.keyId);
+    engine.handleNotice(notice);
+  });
   const instances = new InstanceRegistry(db, store, log, instanceId, {
     heartbeatMs: config.heartbeatMs,
     timeoutMs: config.instanceTimeoutMs,
@@ -76,10 +80,16 @@ export async function startService(config: Config, log: Logger = createLogger(co
   }, config.heartbeatMs);
   reconcileTimer.unref();
 
-  const auth = (secret: string) => authenticate(db, secret);
+  const auth = (secret: string) => keys.authenticate(secret);
   const api = new Api().add(
     ...platformRoutes(),
-    ...apiKeyRoutes({ db, onRevoked: (keyId) => engine.revokeKey(keyId) }),
+    ...apiKeyRoutes({
+      db,
+      onRevoked: (keyId) => {
+        keys.invalidate(keyId);
+        return engine.revokeKey(keyId);
+      },
+    }),
     ...testCaseRoutes({ db }),
     ...testPlanRoutes({ db }),
     ...otpRoutes({ db, engine, config }),
