@@ -3,8 +3,8 @@
 import autocannon from 'autocannon';
 import { Fleet } from '../lib/fleet.js';
 import { testCaseBody } from '../lib/frames.js';
-import { sleep, startBaseline } from '../lib/procs.js';
-import { fmt, type Row } from '../lib/report.js';
+import { cpuMeter, sleep, startBaseline } from '../lib/procs.js';
+import { cpuNote, fmt, type Row } from '../lib/report.js';
 import { createTestCase, type ServiceUnderTest } from '../lib/service.js';
 import type { Scenario, ScenarioContext } from './context.js';
 
@@ -14,18 +14,23 @@ interface Load {
   total: number;
   bad: number;
   bytesPerRequest: number;
+  cpu: string;
 }
 
 async function load(
   ctx: ScenarioContext,
   label: string,
   request: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string },
+  pids: () => Promise<Record<string, number[]>>,
 ): Promise<Load> {
   const { options } = ctx;
   const base = { ...request, connections: options.rest.connections, pipelining: 1 };
   if (options.warmup >= 0.5) await autocannon({ ...base, duration: Math.ceil(options.warmup) });
   ctx.progress(`rest/${label}: measuring for ${options.duration} s`);
+  const meter = cpuMeter(pids);
+  await meter.start();
   const result = await autocannon({ ...base, duration: options.duration });
+  const cpu = await meter.stop();
   const total = result.requests.total;
   return {
     rate: total / (result.duration || options.duration),
@@ -33,6 +38,7 @@ async function load(
     total,
     bad: result.non2xx + result.errors + result.timeouts,
     bytesPerRequest: total ? result.throughput.total / total : NaN,
+    cpu: cpuNote(cpu, (result.duration || options.duration) * 1000, total).replaceAll('round trip', 'request'),
   };
 }
 
@@ -58,11 +64,11 @@ export const restScenario: Scenario = {
   title: 'REST requests per second',
   async run(ctx) {
     const { connections, stepsPerRun } = ctx.options.rest;
-    let hello: Load = { rate: NaN, p99: NaN, total: 0, bad: 0, bytesPerRequest: NaN };
+    let hello: Load = { rate: NaN, p99: NaN, total: 0, bad: 0, bytesPerRequest: NaN, cpu: '' };
     if (ctx.options.baselines) {
       const koa = await startBaseline('koa-hello');
       try {
-        hello = await load(ctx, 'koa-hello', { url: `http://127.0.0.1:${koa.port}/` });
+        hello = await load(ctx, 'koa-hello', { url: `http://127.0.0.1:${koa.port}/` }, async () => ({ server: [koa.pid], autocannon: [process.pid] }));
       } finally {
         await koa.stop();
       }
@@ -74,14 +80,15 @@ export const restScenario: Scenario = {
       const testCaseId = await createTestCase(service, `rest ${stepsPerRun} steps`, testCaseBody('rest', stepsPerRun));
       const runId = await finishedRun(ctx, service, testCaseId);
       const auth = { authorization: `Bearer ${service.key}` };
-      const get = await load(ctx, 'GET run', { url: `${service.api}/otp/runs/${runId}`, headers: auth });
+      const pids = async () => ({ service: [service.pid], postgres: await service.backendPids(), autocannon: [process.pid] });
+      const get = await load(ctx, 'GET run', { url: `${service.api}/otp/runs/${runId}`, headers: auth }, pids);
       ctx.progress(`rest: GET /otp/runs/:id ${fmt(get.rate)} req/s`);
       const post = await load(ctx, 'POST run', {
         url: `${service.api}/otp/runs`,
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ testCaseIds: [testCaseId] }),
-      });
+      }, pids);
       ctx.progress(`rest: POST /otp/runs ${fmt(post.rate)} req/s`);
       const { rows: queued } = await service.db.query(`SELECT count(*)::int AS n FROM otp_runs WHERE status = 'queued'`);
       const rows: Row[] = [
@@ -98,9 +105,9 @@ export const restScenario: Scenario = {
         rows,
         notes: [
           `autocannon in the harness process, ${connections} connections, ${ctx.options.duration} s per target after ${ctx.options.warmup} s of warm-up, bearer key on every request.`,
-          `Koa hello-world: ${fmt(hello.rate, 'req/s')}, p99 ${fmt(hello.p99, 'ms')}, ${hello.bad} non-2xx/errors.`,
-          `GET /otp/runs/:id (a finished run of ${stepsPerRun} steps, ${fmt(get.bytesPerRequest, 'bytes')} per response): ${fmt(get.rate, 'req/s')}, p99 ${fmt(get.p99, 'ms')}, ${get.bad} non-2xx/errors.`,
-          `POST /otp/runs (${stepsPerRun} steps; no executor connected, so every run stays queued: ${fmt(queued[0].n)} piled up): ${fmt(post.rate, 'req/s')}, p99 ${fmt(post.p99, 'ms')}, ${post.bad} non-2xx/errors.`,
+          `Koa hello-world: ${fmt(hello.rate, 'req/s')}, p99 ${fmt(hello.p99, 'ms')}, ${hello.bad} non-2xx/errors. ${hello.cpu}.`,
+          `GET /otp/runs/:id (a finished run of ${stepsPerRun} steps, ${fmt(get.bytesPerRequest, 'bytes')} per response): ${fmt(get.rate, 'req/s')}, p99 ${fmt(get.p99, 'ms')}, ${get.bad} non-2xx/errors. ${get.cpu}.`,
+          `POST /otp/runs (${stepsPerRun} steps; no executor connected, so every run stays queued: ${fmt(queued[0].n)} piled up): ${fmt(post.rate, 'req/s')}, p99 ${fmt(post.p99, 'ms')}, ${post.bad} non-2xx/errors. ${post.cpu}.`,
         ],
       };
     } finally {
