@@ -146,3 +146,19 @@ export function cpuMeter(groups: () => Promise<Record<string, number[]>>) {
     },
   };
 }
+
+/**
+ * Event-loop delay of a service during a window, read through its inspector: a histogram from
+ * perf_hooks.monitorEventLoopDelay is installed at start() and read (p50/p99/max, ms) at stop().
+ */
+export function loopDelayMeter(service: { evaluate<T>(expression: string): Promise<T> }) {
+  return {
+    start: () =>
+      service.evaluate(`(() => { globalThis.__benchLoop?.disable(); const h = require('node:perf_hooks').monitorEventLoopDelay({ resolution: 5 }); h.enable(); globalThis.__benchLoop = h; return true; })()`),
+    stop: () =>
+      service.evaluate<{ p50: number; p99: number; max: number }>(
+        // The histogram records the timer's whole interval: the delay is what exceeds the resolution.
+        `(() => { const h = globalThis.__benchLoop; h.disable(); const d = (ns) => Math.max(0, ns / 1e6 - 5); return { p50: d(h.percentile(50)), p99: d(h.percentile(99)), max: d(h.max) }; })()`,
+      ),
+  };
+}

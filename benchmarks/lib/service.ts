@@ -37,6 +37,8 @@ export interface ServiceUnderTest {
   rssKiB(): number;
   /** Forces a full garbage collection (needs `inspect`); answers the JS heap in use afterwards, in KiB. */
   collectGarbage(): Promise<number>;
+  /** Evaluates an expression in the service (needs `inspect`; `require` is available); answers its JSON value. */
+  evaluate<T = unknown>(expression: string): Promise<T>;
   /** Process ids of the PostgreSQL backends serving the service's database (when PostgreSQL runs here). */
   backendPids(): Promise<number[]>;
   /** Calls the REST API with the bench key; throws on a non-2xx answer. */
@@ -150,6 +152,17 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
     pid: child.pid!,
     db,
     rssKiB: () => rssKiB(child.pid!),
+    evaluate: async <T>(expression: string) => {
+      if (!inspectorUrl) throw new Error('the service was not started with inspect: true');
+      const inspector = await connectInspector(inspectorUrl);
+      try {
+        const { result, exceptionDetails } = await inspector.call('Runtime.evaluate', { expression, includeCommandLineAPI: true, returnByValue: true });
+        if (exceptionDetails) throw new Error(`evaluate failed: ${JSON.stringify(exceptionDetails).slice(0, 500)}`);
+        return result.value as T;
+      } finally {
+        inspector.close();
+      }
+    },
     collectGarbage: async () => {
       if (!inspectorUrl) throw new Error('the service was not started with inspect: true');
       const inspector = await connectInspector(inspectorUrl);

@@ -6,7 +6,7 @@
 import { Fleet, shares } from '../lib/fleet.js';
 import { testCaseBody } from '../lib/frames.js';
 import { measureWindow } from '../lib/measure.js';
-import { cpuMeter, sleep, startBaseline } from '../lib/procs.js';
+import { cpuMeter, loopDelayMeter, sleep, startBaseline } from '../lib/procs.js';
 import { cpuNote, fmt, type Row } from '../lib/report.js';
 import { createTestCase } from '../lib/service.js';
 import { summarize, type Summary } from '../lib/stats.js';
@@ -33,7 +33,7 @@ async function baseline(ctx: ScenarioContext): Promise<{ summary: Summary; rate:
 async function engine(ctx: ScenarioContext) {
   const { options } = ctx;
   const { executors, maxParallel, stepsPerRun, stepDelayMs } = options.latency;
-  const service = await ctx.startService();
+  const service = await ctx.startService({ inspect: true });
   const fleet = await Fleet.start(options.workers);
   try {
     // Runs of several lengths, from a fifth of stepsPerRun up to stepsPerRun, so that they end at
@@ -59,11 +59,22 @@ async function engine(ctx: ScenarioContext) {
     ctx.progress(`latency/engine: ${fmt(fleet.totals().runsStarted)} runs started; waiting for the first ones to finish`);
     const firstEnd = Date.now() + lengths[0]! * stepDelayMs * 1.2;
     while (fleet.totals().runsFinished === 0 && Date.now() < firstEnd + 30_000) await sleep(250);
+    // The service's event-loop delay over the same window: how much of a latency is the loop's.
+    const cpu = cpuMeter(async () => ({ service: [service.pid], postgres: await service.backendPids(), clients: fleet.pids }));
+    const loop = loopDelayMeter(service);
+    let loopDelay = { p50: NaN, p99: NaN, max: NaN };
     const result = await measureWindow(fleet, ctx.progress, 'latency/engine', {
       warmupS: options.warmup,
       durationS: options.duration,
       latency: true,
-      cpu: cpuMeter(async () => ({ service: [service.pid], postgres: await service.backendPids(), clients: fleet.pids })),
+      cpu: {
+        start: async () => void (await Promise.all([cpu.start(), loop.start()])),
+        stop: async () => {
+          const [used, delay] = await Promise.all([cpu.stop(), loop.stop()]);
+          loopDelay = delay;
+          return used;
+        },
+      },
     });
     const inFlight = result.total.runsStarted - result.total.runsFinished;
     return {
@@ -73,6 +84,7 @@ async function engine(ctx: ScenarioContext) {
       rate: (result.window.roundTrips * 1000) / result.elapsedMs,
       inFlight,
       lengths,
+      loopDelay,
       result,
     };
   } finally {
@@ -107,6 +119,7 @@ export const latencyScenario: Scenario = {
         `${executors} executors × maxParallel ${maxParallel} in ${ctx.options.workers} worker processes; each run is one test case of ${e.lengths.join(', ')} steps (picked at random); each step takes ${stepDelayMs} ms on the executor on average (uniformly 0.5× to 1.5×); a new run is posted (pinned to the session) when one finishes, so ${fmt(e.result.window.runsStarted / (e.result.elapsedMs / 1000))} runs/s start in the window.`,
         `Offered load: ${fmt(e.rate, 'step round trips/s')} (uWS echo under the same fleet and delay: ${fmt(base.rate, '/s')}); ${fmt(e.inFlight)} runs in flight at the end of the window.`,
         `Engine ${cpuNote(e.result.cpu, e.result.elapsedMs, e.result.window.roundTrips)}.`,
+        `The service's event-loop delay in the window (perf_hooks, read through the inspector): p50 ${fmt(e.loopDelay.p50)} / p99 ${fmt(e.loopDelay.p99)} / max ${fmt(e.loopDelay.max)} ms.`,
         `Measured by the executors: each figure includes both loopback hops and the client's event loop.`,
         `step.result → step.exec: ${ms(e.step)} over ${fmt(e.step.count)} steps; uWS echo round trip ${ms(base.summary)}.`,
         `POST /otp/runs request start → run.start received: ${ms(e.dispatch)} over ${fmt(e.dispatch.count)} runs; the POST's own response time: ${ms(e.post)}.`,
