@@ -24,7 +24,7 @@ export interface BenchOptions {
   workers: number;
   steps: { executors: number; stepsPerRun: number; /** stop after this many runs per executor instead of a timed window */ runsPerExecutor?: number };
   sessions: { count: number; keepaliveSec: number; rounds: number };
-  latency: { executors: number; maxParallel: number; stepsPerRun: number; stepDelayMs: number };
+  latency: { executors: number; maxParallel: number; stepsPerRun: number; stepDelayMs: number; workers: number };
   rest: { connections: number; stepsPerRun: number };
 }
 
@@ -46,6 +46,8 @@ Scenarios: ${SCENARIOS.join(', ')} (all when none is named)
   --latency-parallel=N    latency: maxParallel of each (default 10)
   --latency-steps=N       latency: steps of the longest run; runs of 1/5 to 5/5 of it mix (default 100)
   --step-delay=MS         latency: time each simulated step takes on the executor (default 500)
+  --latency-workers=N     latency: executor worker processes (default 4: fewer connections per
+                          client loop, so that the client adds less to the figures)
   --rest-connections=N    rest: autocannon connections (default 50)
   --cpu-prof=DIR          write a V8 CPU profile of each service process into DIR
   --no-baselines          measure the engine only (for profiling and A/B comparisons)
@@ -64,7 +66,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   }
   const known = new Set([
     'smoke', 'embedded', 'duration', 'warmup', 'workers', 'executors', 'steps-per-run', 'sessions', 'keepalive', 'rounds',
-    'latency-executors', 'latency-parallel', 'latency-steps', 'step-delay', 'rest-connections', 'cpu-prof', 'json', 'no-write',
+    'latency-executors', 'latency-parallel', 'latency-steps', 'step-delay', 'latency-workers', 'rest-connections', 'cpu-prof', 'json', 'no-write',
     'no-baselines',
   ]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}\n\n${HELP}`);
@@ -108,6 +110,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       maxParallel: num('latency-parallel', smoke ? 2 : 10),
       stepsPerRun: num('latency-steps', smoke ? 5 : 100),
       stepDelayMs: num('step-delay', smoke ? 20 : 500),
+      workers: Math.max(1, num('latency-workers', smoke ? 1 : 4)),
     },
     rest: { connections: num('rest-connections', smoke ? 4 : 50), stepsPerRun: 10 },
   };

@@ -17,7 +17,7 @@ async function baseline(ctx: ScenarioContext): Promise<{ summary: Summary; rate:
   const { executors, maxParallel, stepDelayMs } = options.latency;
   if (!options.baselines) return { summary: summarize([]), rate: NaN };
   const server = await startBaseline('uws-echo');
-  const fleet = await Fleet.start(options.workers);
+  const fleet = await Fleet.start(options.latency.workers);
   try {
     const parts = shares(executors, fleet.size);
     await fleet.all((i) => ({ op: 'raw-connect', url: `ws://127.0.0.1:${server.port}/otp`, count: parts[i]!, concurrency: 50 }));
@@ -34,7 +34,7 @@ async function engine(ctx: ScenarioContext) {
   const { options } = ctx;
   const { executors, maxParallel, stepsPerRun, stepDelayMs } = options.latency;
   const service = await ctx.startService({ inspect: true });
-  const fleet = await Fleet.start(options.workers);
+  const fleet = await Fleet.start(options.latency.workers);
   try {
     // Runs of several lengths, from a fifth of stepsPerRun up to stepsPerRun, so that they end at
     // different times and new runs keep arriving at a steady rate.
@@ -116,7 +116,7 @@ export const latencyScenario: Scenario = {
     return {
       rows,
       notes: [
-        `${executors} executors × maxParallel ${maxParallel} in ${ctx.options.workers} worker processes; each run is one test case of ${e.lengths.join(', ')} steps (picked at random); each step takes ${stepDelayMs} ms on the executor on average (uniformly 0.5× to 1.5×); a new run is posted (pinned to the session) when one finishes, so ${fmt(e.result.window.runsStarted / (e.result.elapsedMs / 1000))} runs/s start in the window.`,
+        `${executors} executors × maxParallel ${maxParallel} in ${ctx.options.latency.workers} worker processes; each run is one test case of ${e.lengths.join(', ')} steps (picked at random); each step takes ${stepDelayMs} ms on the executor on average (uniformly 0.5× to 1.5×); a new run is posted (pinned to the session) when one finishes, so ${fmt(e.result.window.runsStarted / (e.result.elapsedMs / 1000))} runs/s start in the window.`,
         `Offered load: ${fmt(e.rate, 'step round trips/s')} (uWS echo under the same fleet and delay: ${fmt(base.rate, '/s')}); ${fmt(e.inFlight)} runs in flight at the end of the window.`,
         `Engine ${cpuNote(e.result.cpu, e.result.elapsedMs, e.result.window.roundTrips)}.`,
         `The service's event-loop delay in the window (perf_hooks, read through the inspector): p50 ${fmt(e.loopDelay.p50)} / p99 ${fmt(e.loopDelay.p99)} / max ${fmt(e.loopDelay.max)} ms.`,
