@@ -13,6 +13,8 @@ export interface Config {
   /** Port of the embedded PostgreSQL; 0 picks a free one. */
   embeddedPgPort: number;
   bootstrapKey?: string;
+  /** How long an API key's principal is kept after use (revocation invalidates at once); 0 = never kept. */
+  keyCacheMs: number;
   otp: {
     keepaliveSec: number;
     pongTimeoutMs: number;
@@ -155,6 +157,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     databaseUrl: env.DATABASE_URL || undefined,
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 0),
     bootstrapKey: env.SVC_BOOTSTRAP_KEY || undefined,
+    keyCacheMs: int(env, 'KEY_CACHE_MS', 5_000),
     otp: {
       keepaliveSec: int(env, 'OTP_KEEPALIVE_SEC', 25),
       pongTimeoutMs: int(env, 'OTP_PONG_TIMEOUT_MS', 10_000),

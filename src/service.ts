@@ -6,7 +6,7 @@ import { createLogger, type Logger } from './log.js';
 import { createDb, migrate, type Db } from './db/connect.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.js';
 import { Notifier } from './db/notifier.js';
-import { authenticate } from './auth/keys.js';
+import { KeyCache } from './auth/keys.js';
 import { bootstrapAdminKey, type BootstrapResult } from './auth/bootstrap.js';
 import { newId } from './ids.js';
 import { Api } from './rest/route.js';
@@ -77,7 +77,12 @@ export async function startService(config: Config, log: Logger = createLogger(co
     log,
     runHooks: { verifyEvidence: assets.verifyEvidence, onFinished: artifacts.onRunFinished },
   });
-  await notifier.listen((notice) => engine.handleNotice(notice));
+  const keys = new KeyCache(db, { ttlMs: config.keyCacheMs, maxEntries: 10_000 });
+  await notifier.listen((notice) => {
+    if (notice.kind === 'revoke') keys.invalidate(notice.keyId);
+    if (notice.kind === 'project') keys.invalidateProject(notice.projectId);
+    engine.handleNotice(notice);
+  });
   const instances = new InstanceRegistry(db, store, log, instanceId, {
     heartbeatMs: config.heartbeatMs,
     timeoutMs: config.instanceTimeoutMs,
@@ -88,14 +93,22 @@ export async function startService(config: Config, log: Logger = createLogger(co
   }, config.heartbeatMs);
   reconcileTimer.unref();
 
+  const revokeKey = (keyId: string) => {
+    keys.invalidate(keyId);
+    return engine.revokeKey(keyId);
+  };
   const api = new Api().add(
     ...platformRoutes({
       db,
       config,
-      closeProject: (projectId, reason) => engine.closeProject(projectId, reason),
+      projectChanged: async (projectId, status) => {
+        keys.invalidateProject(projectId);
+        await notifier.notify({ kind: 'project', projectId });
+        if (status !== 'active') await engine.closeProject(projectId, `project ${status}`);
+      },
       storageBytes: assets.storageBytes,
     }),
-    ...apiKeyRoutes({ db, onRevoked: (keyId) => engine.revokeKey(keyId) }),
+    ...apiKeyRoutes({ db, onRevoked: revokeKey }),
     ...otpRoutes({ db, engine, config }),
     ...assets.routes,
     ...artifacts.routes,
@@ -103,7 +116,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const restApp = createRestApp({
     api,
     // Keys of an archived project still read over REST; OTP sessions need an active project.
-    authenticate: (secret) => authenticate(db, secret),
+    authenticate: (secret) => keys.authenticate(secret),
     log,
     rateLimit: config.limits.rateLimit
       ? { db, limitFor: (principal) => effectiveLimits(principal.tier, config.limits).requestsPerMinute }
@@ -123,7 +136,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const restPort = (rest.address() as AddressInfo).port;
   const ws = new WsServer({
     engine,
-    authenticate: (secret) => authenticate(db, secret, { activeOnly: true }),
+    authenticate: (secret) => keys.authenticate(secret, { activeOnly: true }),
     log,
     maxFrameBytes: config.otp.maxFrameBytes,
   });

@@ -7,7 +7,8 @@ import type { Logger } from '../log.js';
 export type Notice =
   | { kind: 'dispatch'; projectId: string; sessionId?: string }
   | { kind: 'cancel'; runId: string }
-  | { kind: 'revoke'; keyId: string };
+  | { kind: 'revoke'; keyId: string }
+  | { kind: 'project'; projectId: string };
 
 const CHANNEL = 'otp_events';
 

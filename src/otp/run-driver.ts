@@ -2,7 +2,7 @@
 // durable writes to PostgreSQL).
 import { createActor, fromPromise, type ActorRefFrom } from 'xstate';
 import { runMachine } from '../../machines/run.machine.js';
-import type { FinishRunInput, RecordStepsInput, RunOutput, StepOutcome, StepReport } from '../../machines/types.js';
+import type { FinishRunInput, RecordStepsInput, RunOutput, StepExecPayload, StepOutcome, StepReport } from '../../machines/types.js';
 import { buildFrame, errorFrame } from './frames.js';
 import type { ClaimedRun, RunStore } from './run-store.js';
 import type { StepWriter } from './step-writer.js';
@@ -26,58 +26,45 @@ export interface RunDriverDeps {
   stepTimeoutMs: number;
 }
 
+// One machine with its effects for every run, made once (`machine.provide()` builds a whole new
+// machine, a cost worth sparing per run). Each effect finds its driver through the actor system of
+// the run's actor.
+const driversBySystem = new WeakMap<object, RunDriver>();
+const driverOf = (system: object): RunDriver => driversBySystem.get(system)!;
+
+const runMachineWithEffects = runMachine.provide({
+  actions: {
+    sendRunStart: ({ system }) => driverOf(system).sendRunStart(),
+    sendStepExec: ({ system }, payload) => driverOf(system).sendStepExec(payload),
+    sendRunCancel: ({ system }, { reason }) => driverOf(system).sendRunCancel(reason),
+    sendRunFinished: ({ system }, output) => driverOf(system).sendRunFinished(output),
+    rejectStepResult: ({ system }, { stepIndex, reason, ref }) => driverOf(system).rejectStepResult(stepIndex, reason, ref),
+  },
+  actors: {
+    recordSteps: fromPromise<void, RecordStepsInput>(({ input, system }) => driverOf(system).recordSteps(input)),
+    finishRun: fromPromise<void, FinishRunInput>(({ input, system }) => driverOf(system).finishRun(input)),
+  },
+});
+
 export class RunDriver {
   readonly id: string;
   readonly done: Promise<RunOutput>;
   private readonly actor: ActorRefFrom<typeof runMachine>;
+  private readonly fields: { sessionId: string; runId: string };
   private durationMs = 0;
 
-  constructor(run: ClaimedRun, channel: RunChannel, deps: RunDriverDeps, capabilities: Record<string, unknown>) {
+  constructor(
+    private readonly run: ClaimedRun,
+    private readonly channel: RunChannel,
+    private readonly deps: RunDriverDeps,
+    capabilities: Record<string, unknown>,
+  ) {
     this.id = run.id;
-    const fields = { sessionId: channel.id, runId: run.id };
-    const machine = runMachine.provide({
-      actions: {
-        sendRunStart: () =>
-          channel.send(
-            buildFrame('run.start', fields, {
-              runId: run.id,
-              vars: run.vars,
-              allowedOrigins: run.allowedOrigins,
-              testCases: run.testCases,
-              totalSteps: run.steps.length,
-              defaults: { stepTimeoutMs: deps.stepTimeoutMs },
-            }),
-          ),
-        sendStepExec: (_, payload) => channel.send(buildFrame('step.exec', fields, payload)),
-        sendRunCancel: (_, { reason }) => channel.send(buildFrame('run.cancel', fields, { runId: run.id, reason })),
-        sendRunFinished: (_, output) =>
-          channel.send(
-            buildFrame('run.finished', fields, {
-              runId: run.id,
-              status: output.status,
-              ...output.counts,
-              durationMs: this.durationMs,
-              ...(output.reason ? { reason: output.reason } : {}),
-            }),
-          ),
-        rejectStepResult: (_, { stepIndex, reason, ref }) =>
-          channel.send(errorFrame('E_UNEXPECTED', `step.result for step ${stepIndex} rejected: ${reason}`, { ...fields, ref })),
-      },
-      actors: {
-        recordSteps: fromPromise<void, RecordStepsInput>(async ({ input }) => {
-          const outcomes = await this.verified(input.runId, input.outcomes, deps);
-          await deps.writer.write(outcomes.map((outcome) => ({ runId: input.runId, outcome })));
-        }),
-        finishRun: fromPromise<void, FinishRunInput>(async ({ input }) => {
-          const outcomes = await this.verified(input.runId, input.outcomes, deps);
-          this.durationMs = await deps.store.finishRun({ ...input, outcomes });
-          await deps.onFinished?.(input.runId).catch((err) => deps.log.error('after-run hook failed', { runId: input.runId, err }));
-        }),
-      },
-    });
-    this.actor = createActor(machine, {
+    this.fields = { sessionId: channel.id, runId: run.id };
+    this.actor = createActor(runMachineWithEffects, {
       input: { runId: run.id, steps: run.steps, capabilities, vars: run.vars, graceMs: deps.graceMs },
     });
+    driversBySystem.set(this.actor.system, this);
     this.done = new Promise<RunOutput>((resolve, reject) => {
       this.actor.subscribe({
         complete: () => resolve(this.actor.getSnapshot().output as RunOutput),
@@ -89,7 +76,60 @@ export class RunDriver {
     });
   }
 
-  private async verified(runId: string, outcomes: StepOutcome[], deps: RunDriverDeps): Promise<StepOutcome[]> {
+  // ---- effects of the run machine (see runMachineWithEffects) ----
+
+  sendRunStart(): void {
+    const { run, deps } = this;
+    this.channel.send(
+      buildFrame('run.start', this.fields, {
+        runId: run.id,
+        vars: run.vars,
+        allowedOrigins: run.allowedOrigins,
+        testCases: run.testCases,
+        totalSteps: run.steps.length,
+        defaults: { stepTimeoutMs: deps.stepTimeoutMs },
+      }),
+    );
+  }
+
+  sendStepExec(payload: StepExecPayload): void {
+    this.channel.send(buildFrame('step.exec', this.fields, payload));
+  }
+
+  sendRunCancel(reason: string): void {
+    this.channel.send(buildFrame('run.cancel', this.fields, { runId: this.run.id, reason }));
+  }
+
+  sendRunFinished(output: RunOutput): void {
+    this.channel.send(
+      buildFrame('run.finished', this.fields, {
+        runId: this.run.id,
+        status: output.status,
+        ...output.counts,
+        durationMs: this.durationMs,
+        ...(output.reason ? { reason: output.reason } : {}),
+      }),
+    );
+  }
+
+  rejectStepResult(stepIndex: number, reason: string, ref?: string): void {
+    this.channel.send(errorFrame('E_UNEXPECTED', `step.result for step ${stepIndex} rejected: ${reason}`, { ...this.fields, ref }));
+  }
+
+  async recordSteps(input: RecordStepsInput): Promise<void> {
+    const outcomes = await this.verified(input.runId, input.outcomes);
+    await this.deps.writer.write(outcomes.map((outcome) => ({ runId: input.runId, outcome })));
+  }
+
+  async finishRun(input: FinishRunInput): Promise<void> {
+    const { deps } = this;
+    const outcomes = await this.verified(input.runId, input.outcomes);
+    this.durationMs = await deps.store.finishRun({ ...input, outcomes });
+    await deps.onFinished?.(input.runId).catch((err) => deps.log.error('after-run hook failed', { runId: input.runId, err }));
+  }
+
+  private async verified(runId: string, outcomes: StepOutcome[]): Promise<StepOutcome[]> {
+    const { deps } = this;
     const withEvidence = outcomes.some((o) => o.evidence?.screenshotAssetId);
     return withEvidence && deps.verifyEvidence ? deps.verifyEvidence(runId, outcomes) : outcomes;
   }

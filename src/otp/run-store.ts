@@ -61,38 +61,49 @@ UPDATE otp_run_steps s
        duration_ms int, error jsonb, evidence jsonb, actual text, used_locator jsonb)
  WHERE s.run_id = v.run_id AND s.step_index = v.step_index AND s.status = 'pending'`;
 
+// A new run and its steps in one statement: the steps travel as one jsonb parameter. The steps'
+// foreign key is checked at the end of the statement, when the run row exists.
+const INSERT_RUN_SQL = `
+WITH run AS (
+  INSERT INTO otp_runs (id, tenant_id, project_id, requested_session_id, status, vars, allowed_origins, test_cases,
+                        plan_id, test_run_id, finish_test_run, total_steps)
+  VALUES (?, ?, ?, ?, 'queued', ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?)
+  RETURNING id
+)
+INSERT INTO otp_run_steps (run_id, step_index, case_index, test_case_id, label, action, timeout_ms, continue_on_fail, evidence_policy)
+SELECT run.id, v.step_index, v.case_index, v.test_case_id, v.label, v.action, v.timeout_ms, v.continue_on_fail, v.evidence_policy
+  FROM run, jsonb_to_recordset(?::jsonb) AS v(step_index int, case_index int, test_case_id text, label text, action jsonb,
+                                                timeout_ms int, continue_on_fail boolean, evidence_policy text)`;
+
 export class RunStore {
   constructor(private readonly db: Db) {}
 
+  /** The run and all its steps in one statement (one round trip, atomic like any statement). */
   async insertRun(run: NewRun): Promise<void> {
-    await this.db.transaction(async (trx) => {
-      await trx('otp_runs').insert({
-        id: run.id,
-        tenant_id: run.tenantId,
-        project_id: run.projectId,
-        requested_session_id: run.requestedSessionId,
-        status: 'queued',
-        vars: JSON.stringify(run.vars),
-        allowed_origins: JSON.stringify(run.allowedOrigins),
-        test_cases: JSON.stringify(run.testCases),
-        plan_id: run.planId,
-        test_run_id: run.testRunId,
-        finish_test_run: run.finishTestRun,
-        total_steps: run.steps.length,
-      });
-      const rows = run.steps.map((s) => ({
-        run_id: run.id,
-        step_index: s.stepIndex,
-        case_index: s.caseIndex,
-        test_case_id: s.testCaseId,
-        label: s.label ?? null,
-        action: JSON.stringify(s.action),
-        timeout_ms: s.timeoutMs,
-        continue_on_fail: s.continueOnFail,
-        evidence_policy: s.evidence ?? null,
-      }));
-      if (rows.length) await trx.batchInsert('otp_run_steps', rows, 500);
-    });
+    const steps = run.steps.map((s) => ({
+      step_index: s.stepIndex,
+      case_index: s.caseIndex,
+      test_case_id: s.testCaseId,
+      label: s.label ?? null,
+      action: s.action,
+      timeout_ms: s.timeoutMs,
+      continue_on_fail: s.continueOnFail,
+      evidence_policy: s.evidence ?? null,
+    }));
+    await this.db.raw(INSERT_RUN_SQL, [
+      run.id,
+      run.tenantId,
+      run.projectId,
+      run.requestedSessionId,
+      JSON.stringify(run.vars),
+      JSON.stringify(run.allowedOrigins),
+      JSON.stringify(run.testCases),
+      run.planId,
+      run.testRunId,
+      run.finishTestRun,
+      run.steps.length,
+      JSON.stringify(steps),
+    ]);
   }
 
   /**

@@ -85,13 +85,17 @@ function withEvidenceLinks(step: StepView, files: EvidenceFile[] | undefined): S
   };
 }
 
+// The run and its steps in one round trip: the steps come as one JSON array (json_agg), which also
+// spares the driver a row per step. Timestamps inside JSON are ISO strings, not Dates.
+const STEPS_JSON = `coalesce((SELECT json_agg(s ORDER BY s.step_index) FROM otp_run_steps s WHERE s.run_id = otp_runs.id), '[]') AS steps_json`;
+
 export async function readRun(db: Db, projectId: string, runId: string): Promise<RunView> {
-  const row = await db('otp_runs').where({ id: runId, project_id: projectId }).first();
+  const row = await db('otp_runs').where({ id: runId, project_id: projectId }).first('otp_runs.*', db.raw(STEPS_JSON));
   if (!row) throw errors.notFound('Run', runId);
   const files = await evidenceByStep(db, runId);
-  const steps = (await db('otp_run_steps').where('run_id', runId).orderBy('step_index'))
-    .map(stepView)
-    .map((step) => withEvidenceLinks(step, files.get(step.stepIndex)));
+  const steps = (row.steps_json as any[]).map((s) =>
+    withEvidenceLinks(stepView({ ...s, finished_at: s.finished_at === null ? null : new Date(s.finished_at) }), files.get(s.step_index)),
+  );
   const view = { ...runSummary(row), steps };
   if (row.status === 'running' || row.status === 'queued') {
     // Counts of a run in progress come from the steps recorded so far.

@@ -41,8 +41,8 @@ function view(row: any) {
 export class Lifecycle {
   constructor(
     private readonly db: Db,
-    /** Disconnects the project's executors and cancels its queued runs (archive, delete). */
-    private readonly onClosed: (projectId: string, reason: string) => Promise<void>,
+    /** Told of every change of status (archived or deleted: executors disconnected, queued runs cancelled). */
+    private readonly onChanged: (projectId: string, status: 'active' | 'archived' | 'deleted') => Promise<void>,
   ) {}
 
   async view(principal: Principal, projectId: string) {
@@ -71,7 +71,7 @@ export class Lifecycle {
         .returning('*');
       return updated;
     });
-    if (action !== 'restore') await this.onClosed(projectId, `project ${row.status}`);
+    await this.onChanged(projectId, row.status);
     return view(row);
   }
 }

@@ -68,14 +68,14 @@ const EntitlementSchema = registerSchema({
 export interface PlatformDeps {
   db: Db;
   config: Config;
-  /** Disconnects a project's OTP executors and cancels its queued runs. */
-  closeProject(projectId: string, reason: string): Promise<void>;
+  /** A project was archived, restored or deleted (see Lifecycle). */
+  projectChanged(projectId: string, status: 'active' | 'archived' | 'deleted'): Promise<void>;
   /** Bytes of assets a project keeps, when asset storage can tell. */
   storageBytes?(projectId: string): Promise<number>;
 }
 
-export function platformRoutes({ db, config, closeProject, storageBytes }: PlatformDeps): RouteDef[] {
-  const lifecycle = new Lifecycle(db, closeProject);
+export function platformRoutes({ db, config, projectChanged, storageBytes }: PlatformDeps): RouteDef[] {
+  const lifecycle = new Lifecycle(db, projectChanged);
   return [
     {
       method: 'get', path: '/platform/context', auth: 'read', tag: 'platform/context', operationId: 'getContext',

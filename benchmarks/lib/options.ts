@@ -1,0 +1,119 @@
+// Command line of `npm run bench`: scenario names and --name=value settings. Every duration and size
+// has a default for the full run and a tiny one for --smoke (the few-second run inside npm test).
+
+export const SCENARIOS = ['steps', 'sessions', 'latency', 'rest'] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+export interface BenchOptions {
+  scenarios: ScenarioName[];
+  /** Every scenario and no size or duration changed: only such a run replaces RESULTS.md. */
+  full: boolean;
+  smoke: boolean;
+  /** Base PostgreSQL server for fresh databases; undefined = the service's embedded one. */
+  databaseUrl?: string;
+  write: boolean;
+  resultsFile: string;
+  json?: string;
+  cpuProfDir?: string;
+  /** Skip the baseline phases (for profiling and A/B runs of the engine; never a full run). */
+  baselines: boolean;
+  /** Measured window and warm-up of each phase, in seconds. */
+  duration: number;
+  warmup: number;
+  /** Executor worker processes for the throughput and latency scenarios. */
+  workers: number;
+  steps: { executors: number; stepsPerRun: number; /** stop after this many runs per executor instead of a timed window */ runsPerExecutor?: number };
+  sessions: { count: number; keepaliveSec: number; rounds: number };
+  latency: { executors: number; maxParallel: number; stepsPerRun: number; stepDelayMs: number; workers: number };
+  rest: { connections: number; stepsPerRun: number };
+}
+
+const HELP = `Usage: npm run bench -- [scenario ...] [--option=value ...]
+
+Scenarios: ${SCENARIOS.join(', ')} (all when none is named)
+
+  --smoke                 a few-second run of every scenario with tiny sizes (used by npm test)
+  --embedded              use the service's embedded PostgreSQL instead of DATABASE_URL
+  --duration=S            measured seconds per phase (default 10)
+  --warmup=S              warm-up seconds before each measured window (default 2)
+  --workers=N             executor worker processes (default 2)
+  --executors=N           steps: executors, each running runs one at a time (default 50)
+  --steps-per-run=N       steps: steps per run (default 100)
+  --sessions=N            sessions: sessions to hold (default 10000, capped by the open-file limit)
+  --keepalive=S           sessions: OTP_KEEPALIVE_SEC of the service (default 5)
+  --rounds=N              sessions: keepalive rounds to watch (default 3)
+  --latency-executors=N   latency: executors (default 100)
+  --latency-parallel=N    latency: maxParallel of each (default 10)
+  --latency-steps=N       latency: steps of the longest run; runs of 1/5 to 5/5 of it mix (default 100)
+  --step-delay=MS         latency: time each simulated step takes on the executor (default 500)
+  --latency-workers=N     latency: executor worker processes (default 4: fewer connections per
+                          client loop, so that the client adds less to the figures)
+  --rest-connections=N    rest: autocannon connections (default 50)
+  --cpu-prof=DIR          write a V8 CPU profile of each service process into DIR
+  --no-baselines          measure the engine only (for profiling and A/B comparisons)
+  --json=FILE             also write the rows as JSON
+  --no-write              do not replace RESULTS.md even on a full run
+`;
+
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): BenchOptions | 'help' {
+  const flags = new Map<string, string>();
+  const names: string[] = [];
+  for (const arg of argv) {
+    if (arg === '--help' || arg === '-h') return 'help';
+    const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    if (match) flags.set(match[1]!, match[2] ?? 'true');
+    else names.push(arg);
+  }
+  const known = new Set([
+    'smoke', 'embedded', 'duration', 'warmup', 'workers', 'executors', 'steps-per-run', 'sessions', 'keepalive', 'rounds',
+    'latency-executors', 'latency-parallel', 'latency-steps', 'step-delay', 'latency-workers', 'rest-connections', 'cpu-prof', 'json', 'no-write',
+    'no-baselines',
+  ]);
+  for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}\n\n${HELP}`);
+  for (const name of names) {
+    if (!(SCENARIOS as readonly string[]).includes(name)) throw new Error(`unknown scenario "${name}"\n\n${HELP}`);
+  }
+  const num = (name: string, fallback: number): number => {
+    const raw = flags.get(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a non-negative number, got "${raw}"`);
+    return value;
+  };
+  const smoke = flags.has('smoke');
+  const sizeFlags = [...flags.keys()].filter((f) => !['embedded', 'cpu-prof', 'json', 'no-write'].includes(f));
+  const baselines = !flags.has('no-baselines');
+  const scenarios = names.length ? [...new Set(names)] as ScenarioName[] : [...SCENARIOS];
+  const full = scenarios.length === SCENARIOS.length && sizeFlags.length === 0;
+  const embedded = flags.has('embedded') || !env.DATABASE_URL;
+  return {
+    scenarios,
+    full,
+    smoke,
+    databaseUrl: embedded ? undefined : env.DATABASE_URL,
+    write: full && !flags.has('no-write'),
+    resultsFile: 'benchmarks/RESULTS.md',
+    json: flags.get('json'),
+    cpuProfDir: flags.get('cpu-prof'),
+    baselines,
+    duration: num('duration', smoke ? 0.5 : 10),
+    warmup: num('warmup', smoke ? 0.2 : 2),
+    workers: Math.max(1, num('workers', smoke ? 1 : 2)),
+    steps: {
+      executors: num('executors', smoke ? 2 : 50),
+      stepsPerRun: num('steps-per-run', smoke ? 10 : 100),
+      ...(smoke ? { runsPerExecutor: 1 } : {}),
+    },
+    sessions: { count: num('sessions', smoke ? 50 : 10_000), keepaliveSec: num('keepalive', smoke ? 1 : 5), rounds: num('rounds', smoke ? 1 : 3) },
+    latency: {
+      executors: num('latency-executors', smoke ? 4 : 100),
+      maxParallel: num('latency-parallel', smoke ? 2 : 10),
+      stepsPerRun: num('latency-steps', smoke ? 5 : 100),
+      stepDelayMs: num('step-delay', smoke ? 20 : 500),
+      workers: Math.max(1, num('latency-workers', smoke ? 1 : 4)),
+    },
+    rest: { connections: num('rest-connections', smoke ? 4 : 50), stepsPerRun: 10 },
+  };
+}
+
+export { HELP };

@@ -1,0 +1,107 @@
+// `npm run bench [-- scenario ... --option=value ...]`: runs the scenarios against a real service
+// process on loopback, each with its baseline in the same run; progress on stderr, the table on
+// stdout, and on a full run (every scenario, default sizes) the generated part of RESULTS.md.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { HELP, parseOptions, type ScenarioName } from './lib/options.js';
+import { describeMachine, describePostgres, table, writeResults, type Row } from './lib/report.js';
+import { ROOT } from './lib/procs.js';
+import { startService, type ServiceUnderTest } from './lib/service.js';
+import type { Scenario, ScenarioContext } from './scenarios/context.js';
+import { stepsScenario } from './scenarios/steps.js';
+import { sessionsScenario } from './scenarios/sessions.js';
+import { latencyScenario } from './scenarios/latency.js';
+import { restScenario } from './scenarios/rest.js';
+
+const SCENARIOS: Record<ScenarioName, Scenario> = {
+  steps: stepsScenario,
+  sessions: sessionsScenario,
+  latency: latencyScenario,
+  rest: restScenario,
+};
+
+async function main(): Promise<number> {
+  let parsed: ReturnType<typeof parseOptions>;
+  try {
+    parsed = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    return 2;
+  }
+  if (parsed === 'help') {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const options = parsed;
+  if (options.cpuProfDir === 'true') options.cpuProfDir = 'benchmarks/profiles';
+  if (options.cpuProfDir) {
+    options.cpuProfDir = path.resolve(ROOT, options.cpuProfDir);
+    await fs.mkdir(options.cpuProfDir, { recursive: true });
+  }
+  const began = Date.now();
+  const elapsed = () => `${((Date.now() - began) / 1000).toFixed(0).padStart(4)} s`;
+  const progress = (line: string) => process.stderr.write(`[bench ${elapsed()}] ${line}\n`);
+  progress(
+    `scenarios: ${options.scenarios.join(', ')}${options.smoke ? ' (smoke)' : ''}; database: ${options.databaseUrl ? 'fresh databases on DATABASE_URL' : 'embedded PostgreSQL'}`,
+  );
+
+  let postgres: string | undefined;
+  const ctx: ScenarioContext = {
+    options,
+    progress,
+    startService: async (extra = {}) => {
+      const service: ServiceUnderTest = await startService({ databaseUrl: options.databaseUrl, cpuProfDir: options.cpuProfDir, ...extra });
+      postgres ??= await describePostgres(service.db, options.databaseUrl ? 'server at DATABASE_URL, a fresh database per scenario' : 'embedded');
+      return service;
+    },
+  };
+
+  const runOne = async (name: ScenarioName) => {
+    const scenario = SCENARIOS[name];
+    progress(`${name}: ${scenario.title}`);
+    try {
+      const result = await scenario.run(ctx);
+      return { rows: result.rows, notes: { title: `${name}: ${scenario.title}`, lines: result.notes }, failed: false };
+    } catch (err) {
+      progress(`${name} FAILED: ${(err as Error).stack ?? err}`);
+      const row: Row = { scenario: name, measure: `failed: ${String((err as Error).message ?? err).split('\n')[0]}`, value: NaN, unit: '' };
+      return { rows: [row], notes: undefined, failed: true };
+    }
+  };
+  // Scenarios run one after the other, each on a machine otherwise idle; the smoke run only checks
+  // that the harness works, so there they run at once to keep npm test short.
+  const results = options.smoke
+    ? await Promise.all(options.scenarios.map(runOne))
+    : await options.scenarios.reduce<Promise<Array<Awaited<ReturnType<typeof runOne>>>>>(
+        async (done, name) => [...(await done), await runOne(name)],
+        Promise.resolve([]),
+      );
+  const rows = results.flatMap((r) => r.rows);
+  const notes = results.flatMap((r) => (r.notes ? [r.notes] : []));
+  const failed = results.some((r) => r.failed);
+
+  process.stdout.write(`${table(rows)}\n`);
+  if (options.json) await fs.writeFile(options.json, JSON.stringify({ rows, notes }, null, 2));
+  if (options.write && !failed) {
+    const command = `${options.databaseUrl ? 'DATABASE_URL=… ' : ''}npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+    await writeResults(path.join(ROOT, options.resultsFile), {
+      date: new Date(),
+      command,
+      machine: describeMachine(postgres ?? 'unknown'),
+      durationS: (Date.now() - began) / 1000,
+      rows,
+      notes,
+    });
+    progress(`wrote ${options.resultsFile}`);
+  }
+  progress(`done in ${elapsed().trim()}`);
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`${err?.stack ?? err}\n`);
+    process.exit(1);
+  },
+);

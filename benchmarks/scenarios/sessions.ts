@@ -1,0 +1,164 @@
+// sessions: as many concurrent idle executor sessions as the open-file limit allows (aim: 10,000),
+// keepalive running. Resident memory per session = (VmRSS after − VmRSS before) / sessions, against
+// the same for bare connections to the uWebSockets.js echo; keepalive: every session must see its
+// pings and none may be closed for a late pong (4408).
+import { Fleet, shares } from '../lib/fleet.js';
+import { ephemeralPorts, fdLimit, openFds, rssKiB, sleep, startBaseline } from '../lib/procs.js';
+import { merge } from '../lib/stats.js';
+import { fmt, pct, type Row } from '../lib/report.js';
+import type { Scenario, ScenarioContext } from './context.js';
+
+/** File descriptors a process keeps for itself besides the sessions (database pool, listeners, stdio...). */
+const FD_RESERVE = 200;
+const CONNECT_CONCURRENCY = 64;
+
+interface Plan {
+  sessions: number;
+  workers: number;
+  why: string;
+}
+
+/** How many sessions this machine can hold: each one costs an fd in the server and one in a client. */
+function plan(wanted: number, serverPid: number, smoke: boolean): Plan {
+  const serverRoom = fdLimit(serverPid) - openFds(serverPid) - FD_RESERVE;
+  const portRoom = ephemeralPorts() - 1000;
+  const sessions = Math.max(1, Math.min(wanted, serverRoom, portRoom));
+  const perClient = fdLimit() - FD_RESERVE;
+  const workers = smoke ? 1 : Math.max(2, Math.ceil(sessions / perClient));
+  const why = `open-file limit ${fmt(fdLimit(serverPid))} in the server (${fmt(serverRoom)} free for sessions), ${fmt(fdLimit())} per client process (${workers} processes), ${fmt(portRoom)} ephemeral ports`;
+  return { sessions, workers, why };
+}
+
+async function connectWithProgress(ctx: ScenarioContext, fleet: Fleet, label: string, connect: Promise<Array<{ ok: number; failed: number; firstError?: string }>>) {
+  let done = false;
+  const ticker = (async () => {
+    while (!done) {
+      await sleep(1000);
+      if (!done) ctx.progress(`${label}: ${fmt(fleet.totals().connected)} connected`);
+    }
+  })();
+  try {
+    const results = await connect;
+    const failed = results.reduce((n, r) => n + r.failed, 0);
+    if (failed) ctx.progress(`${label}: ${failed} connections failed (${results.find((r) => r.firstError)?.firstError})`);
+    return results.reduce((n, r) => n + r.ok, 0);
+  } finally {
+    done = true;
+    await ticker;
+  }
+}
+
+async function baselinePerConnection(ctx: ScenarioContext, count: number, workers: number): Promise<number> {
+  if (!ctx.options.baselines) return NaN;
+  const server = await startBaseline('uws-echo');
+  const fleet = await Fleet.start(workers);
+  try {
+    await sleep(500);
+    const before = rssKiB(server.pid);
+    const parts = shares(count, fleet.size);
+    const ok = await connectWithProgress(
+      ctx,
+      fleet,
+      'sessions/uws-echo',
+      fleet.all((i) => ({ op: 'raw-connect', url: `ws://127.0.0.1:${server.port}/otp`, count: parts[i]!, concurrency: CONNECT_CONCURRENCY })),
+    );
+    await sleep(1000);
+    return (rssKiB(server.pid) - before) / ok;
+  } finally {
+    await fleet.stop();
+    await server.stop();
+  }
+}
+
+export const sessionsScenario: Scenario = {
+  name: 'sessions',
+  title: 'Concurrent idle executor sessions, keepalive running',
+  async run(ctx) {
+    const { count: wanted, keepaliveSec, rounds } = ctx.options.sessions;
+    const service = await ctx.startService({ env: { OTP_KEEPALIVE_SEC: String(keepaliveSec) }, inspect: true });
+    let fleet: Fleet | undefined;
+    try {
+      const p = plan(wanted, service.pid, ctx.options.smoke);
+      ctx.progress(`sessions: holding ${fmt(p.sessions)} sessions (${p.why})`);
+      fleet = await Fleet.start(p.workers);
+      await sleep(500);
+      const heapBefore = await service.collectGarbage();
+      const before = service.rssKiB();
+      const parts = shares(p.sessions, fleet.size);
+      const started = Date.now();
+      const f = fleet;
+      const ok = await connectWithProgress(
+        ctx,
+        fleet,
+        'sessions/engine',
+        fleet.all((i) => ({ op: 'otp-connect', url: service.otpUrl, key: service.key, count: parts[i]!, concurrency: CONNECT_CONCURRENCY, maxParallel: 1 })),
+      );
+      const connectS = (Date.now() - started) / 1000;
+      ctx.progress(`sessions/engine: ${fmt(ok)} sessions open after ${fmt(connectS)} s; watching ${rounds} keepalive rounds of ${keepaliveSec} s`);
+      await f.all({ op: 'reset', latency: false });
+      const holdMs = (rounds * keepaliveSec + 1) * 1000;
+      let peak = service.rssKiB();
+      const holdEnd = Date.now() + holdMs;
+      while (Date.now() < holdEnd) {
+        await sleep(Math.min(1000, holdEnd - Date.now()));
+        peak = Math.max(peak, service.rssKiB());
+        const t = f.totals();
+        ctx.progress(`sessions/engine: ${fmt(t.connected)} open, ${fmt(t.pings)} pings answered, RSS ${fmt(service.rssKiB() / 1024, 'MiB')}`);
+      }
+      const after = service.rssKiB();
+      // The same after a full garbage collection: what the sessions themselves hold, without the
+      // garbage their pings left since the last collection.
+      const heapAfter = await service.collectGarbage();
+      const afterGc = service.rssKiB();
+      const collected = merge(await f.collect());
+      const { rows: open } = await service.db.query(`SELECT count(*)::int AS n FROM otp_sessions WHERE status = 'open'`);
+      const perSession = (afterGc - before) / ok;
+      const perSessionRaw = (after - before) / ok;
+      const heapPerSession = (heapAfter - heapBefore) / ok;
+      const lateCloses = collected.closes['4408'] ?? 0;
+      const otherCloses = Object.entries(collected.closes).reduce((n, [, c]) => n + c, 0) - lateCloses;
+
+      const baseline = await baselinePerConnection(ctx, p.sessions, p.workers);
+      const rows: Row[] = [
+        {
+          scenario: 'sessions', measure: 'concurrent sessions held (open in PostgreSQL)', value: Math.min(ok, open[0].n), unit: '',
+          baseline: `${fmt(p.sessions)} possible`, target: '10,000', met: Math.min(ok, open[0].n) >= 10_000,
+        },
+        {
+          scenario: 'sessions', measure: 'resident memory per session (after a full GC)', value: perSession, unit: 'KiB',
+          baseline: `uWS bare ${fmt(baseline, 'KiB')}/conn`, ratio: perSession / baseline, target: '≤ 16 KiB', met: perSession <= 16,
+        },
+        {
+          scenario: 'sessions', measure: `resident memory per session (no forced GC, after ${rounds} rounds)`, value: perSessionRaw, unit: 'KiB',
+        },
+        {
+          scenario: 'sessions', measure: 'JS heap per session (after a full GC)', value: heapPerSession, unit: 'KiB',
+        },
+        {
+          scenario: 'sessions', measure: `sessions closed for a late pong (4408) in ${rounds} rounds`, value: lateCloses, unit: '',
+          baseline: `${fmt(collected.window.pings)} pings answered`, target: '0', met: lateCloses === 0 && otherCloses === 0,
+        },
+        {
+          scenario: 'sessions', measure: 'sessions that saw no ping', value: collected.sessionsWithoutPing, unit: '',
+          target: '0', met: collected.sessionsWithoutPing === 0,
+        },
+        {
+          // The machine pings `keepalive` after the last pong, so a gap is that plus a round trip.
+          scenario: 'sessions', measure: `longest gap between two pings (keepalive ${keepaliveSec} s)`, value: collected.maxPingGapMs, unit: 'ms',
+        },
+      ];
+      return {
+        rows,
+        notes: [
+          `${fmt(ok)} sessions over ${p.workers} client processes (${p.why}); connected in ${fmt(connectS)} s, ${CONNECT_CONCURRENCY} handshakes at once per process.`,
+          `Service VmRSS after a full GC (forced through the V8 inspector): ${fmt(before / 1024, 'MiB')} before connecting, ${fmt(afterGc / 1024, 'MiB')} with the sessions open: ${fmt(perSession, 'KiB')} per session; a bare connection to the uWS echo costs ${fmt(baseline, 'KiB')} (${pct(perSession / baseline)}).`,
+          `Without forcing a GC: ${fmt(after / 1024, 'MiB')} after ${rounds} keepalive rounds (peak ${fmt(peak / 1024, 'MiB')}), ${fmt(perSessionRaw, 'KiB')} per session. JS heap in use after a full GC: ${fmt(heapBefore / 1024, 'MiB')} → ${fmt(heapAfter / 1024, 'MiB')}, ${fmt(heapPerSession, 'KiB')} per session.`,
+          `OTP_KEEPALIVE_SEC=${keepaliveSec}: ${fmt(collected.window.pings)} pings answered in the window, longest gap ${fmt(collected.maxPingGapMs, 'ms')}, closes ${JSON.stringify(collected.closes)}.`,
+        ],
+      };
+    } finally {
+      await fleet?.stop();
+      await service.stop();
+    }
+  },
+};

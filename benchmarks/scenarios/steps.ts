@@ -1,0 +1,120 @@
+// steps: step round trips per second through the whole engine (frame validation, run actor, durable
+// step result, next step.exec) against a bare uWebSockets.js and a bare `ws` echo of the same frames,
+// driven by the same client fleet at the same concurrency (one frame in flight per executor).
+import { Fleet, shares } from '../lib/fleet.js';
+import { testCaseBody } from '../lib/frames.js';
+import { measureWindow } from '../lib/measure.js';
+import { cpuMeter, sleep, startBaseline, type BaselineKind } from '../lib/procs.js';
+import { cpuNote, fmt, pct, type Row } from '../lib/report.js';
+import { createTestCase } from '../lib/service.js';
+import type { Scenario, ScenarioContext } from './context.js';
+
+async function baselineRate(ctx: ScenarioContext, kind: BaselineKind): Promise<{ rate: number; cpu: string }> {
+  const { options } = ctx;
+  if (!options.baselines) return { rate: NaN, cpu: 'not measured (--no-baselines)' };
+  const server = await startBaseline(kind);
+  const fleet = await Fleet.start(options.workers);
+  try {
+    const counts = shares(options.steps.executors, fleet.size);
+    await fleet.all((i) => ({ op: 'raw-connect', url: `ws://127.0.0.1:${server.port}/otp`, count: counts[i]!, concurrency: 50 }));
+    await fleet.all({ op: 'echo-drive', streams: 1, delayMs: 0 });
+    const result = await measureWindow(fleet, ctx.progress, `steps/${kind}`, {
+      warmupS: options.warmup,
+      durationS: options.duration,
+      latency: false,
+      cpu: cpuMeter(async () => ({ server: [server.pid], clients: fleet.pids })),
+    });
+    return { rate: (result.window.roundTrips * 1000) / result.elapsedMs, cpu: cpuNote(result.cpu, result.elapsedMs, result.window.roundTrips) };
+  } finally {
+    await fleet.stop();
+    await server.stop();
+  }
+}
+
+async function engineRate(ctx: ScenarioContext) {
+  const { options } = ctx;
+  const { executors, stepsPerRun, runsPerExecutor } = options.steps;
+  const service = await ctx.startService();
+  const fleet = await Fleet.start(options.workers);
+  try {
+    const testCaseId = await createTestCase(service, `bench ${stepsPerRun} steps`, testCaseBody('bench steps', stepsPerRun));
+    const counts = shares(executors, fleet.size);
+    const connected = await fleet.all<{ ok: number; failed: number; firstError?: string }>((i) => ({
+      op: 'otp-connect', url: service.otpUrl, key: service.key, count: counts[i]!, concurrency: 50, maxParallel: 1,
+    }));
+    const failed = connected.reduce((n, c) => n + c.failed, 0);
+    if (failed) throw new Error(`${failed} executors could not connect: ${connected.find((c) => c.firstError)?.firstError}`);
+    // Each executor keeps one run in flight and one queued behind it (pinned to its session), so it
+    // never waits for a POST between runs.
+    await fleet.all({
+      op: 'otp-drive', api: service.api, key: service.key, testCaseIds: [testCaseId], runsAhead: 2, stepDelayMs: 0,
+      ...(runsPerExecutor ? { runsPerSession: runsPerExecutor } : {}),
+    });
+    const target = runsPerExecutor ? executors * runsPerExecutor : Infinity;
+    const result = await measureWindow(fleet, ctx.progress, 'steps/engine', {
+      warmupS: runsPerExecutor ? 0 : options.warmup,
+      durationS: runsPerExecutor ? 60 : options.duration,
+      latency: false,
+      until: () => fleet.totals().runsFinished >= target,
+      cpu: cpuMeter(async () => ({ service: [service.pid], postgres: await service.backendPids(), clients: fleet.pids })),
+    });
+    // Stop answering, let the last writes land, then check that every result sent is a durable row.
+    await fleet.all({ op: 'quiesce' });
+    const sent = async () => (await fleet.collect()).reduce((n, c) => n + c.total.resultsSent, 0);
+    let resultsSent = await sent();
+    let durable = 0;
+    for (let i = 0; i < 50; i++) {
+      await sleep(100);
+      resultsSent = await sent();
+      const { rows } = await service.db.query(`SELECT count(*)::int AS n FROM otp_run_steps WHERE source = 'executor'`);
+      durable = rows[0].n;
+      if (durable >= resultsSent) break;
+    }
+    return { rate: (result.window.roundTrips * 1000) / result.elapsedMs, result, resultsSent, durable };
+  } finally {
+    await fleet.stop();
+    await service.stop();
+  }
+}
+
+export const stepsScenario: Scenario = {
+  name: 'steps',
+  title: 'Step round trips through the engine',
+  async run(ctx) {
+    const { executors, stepsPerRun } = ctx.options.steps;
+    const { rate: uws, cpu: uwsCpu } = await baselineRate(ctx, 'uws-echo');
+    ctx.progress(`steps: uWS baseline ${fmt(uws)} round trips/s`);
+    const { rate: ws, cpu: wsCpu } = await baselineRate(ctx, 'ws-echo');
+    ctx.progress(`steps: ws baseline ${fmt(ws)} round trips/s`);
+    const engine = await engineRate(ctx);
+    ctx.progress(`steps: engine ${fmt(engine.rate)} step round trips/s`);
+    const rows: Row[] = [
+      {
+        scenario: 'steps', measure: `step round trips/s vs uWS (${executors} executors, runs of ${stepsPerRun} steps)`,
+        value: engine.rate, unit: '/s', baseline: `uWS echo ${fmt(uws, '/s')}`, ratio: engine.rate / uws,
+        target: '≥ 50% of uWS', met: engine.rate / uws >= 0.5,
+      },
+      {
+        scenario: 'steps', measure: 'step round trips/s vs ws',
+        value: engine.rate, unit: '/s', baseline: `ws echo ${fmt(ws, '/s')}`, ratio: engine.rate / ws,
+        target: '> ws (> 100%)', met: engine.rate > ws,
+      },
+      {
+        scenario: 'steps', measure: 'step results durable in PostgreSQL (rows / results sent)',
+        value: engine.durable, unit: 'rows', baseline: `${fmt(engine.resultsSent)} sent`, ratio: engine.durable / engine.resultsSent,
+        target: 'every one', met: engine.durable === engine.resultsSent && engine.resultsSent > 0,
+      },
+    ];
+    const w = engine.result.window;
+    return {
+      rows,
+      notes: [
+        `${executors} executors in ${ctx.options.workers} worker processes, maxParallel 1, each keeping one run of ${stepsPerRun} steps in flight and one queued; baselines: the same fleet, one step.result-sized frame in flight per connection, answered with a step.exec-sized frame.`,
+        `Window ${fmt(engine.result.elapsedMs / 1000)} s: ${fmt(w.roundTrips)} step round trips, ${fmt(w.runsFinished)} runs finished, ${fmt(w.errorFrames)} error frames${engine.result.errorSamples.length ? ` (${engine.result.errorSamples[0]})` : ''}.`,
+        `Engine ${cpuNote(engine.result.cpu, engine.result.elapsedMs, w.roundTrips)}.`,
+        `uWS echo ${uwsCpu}; ws echo ${wsCpu}.`,
+        `uWS echo ${fmt(uws, 'round trips/s')}, ws echo ${fmt(ws, 'round trips/s')}, engine ${fmt(engine.rate, 'step round trips/s')} (${pct(engine.rate / uws)} of uWS, ${pct(engine.rate / ws)} of ws).`,
+      ],
+    };
+  },
+};
