@@ -95,11 +95,14 @@ export function platformRoutes({ db, config, projectChanged, storageBytes }: Pla
       handler: async ({ principal }) => {
         const usage = await db('project_usage').where('project_id', principal.projectId).first('artifacts');
         const bytes = storageBytes ? await storageBytes(principal.projectId) : undefined;
+        // The tier as it is now: the principal's copy may be a few seconds old (see KeyCache).
+        const tenant = await db('tenants').where('id', principal.tenantId).first('tier');
+        const tier = tenant?.tier ?? principal.tier ?? 'free';
         return {
           tenantId: principal.tenantId,
           projectId: principal.projectId,
-          tier: principal.tier ?? 'free',
-          limits: effectiveLimits(principal.tier, config.limits),
+          tier,
+          limits: effectiveLimits(tier, config.limits),
           usage: {
             artifacts: usage?.artifacts ?? 0,
             requestsThisWindow: await currentCount(db, principal.keyId),
