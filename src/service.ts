@@ -7,6 +7,7 @@ import { createDb, migrate, type Db } from './db/connect.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.js';
 import { Notifier } from './db/notifier.js';
 import { KeyCache } from './auth/keys.js';
+import { RateCounter } from './rest/middleware/rate-limit.js';
 import { bootstrapAdminKey, type BootstrapResult } from './auth/bootstrap.js';
 import { newId } from './ids.js';
 import { Api } from './rest/route.js';
@@ -58,6 +59,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     log.info('embedded PostgreSQL started', { dataDir: config.dataDir });
   }
   const db = createDb(databaseUrl);
+  // Rate-limit counts: a small pool whose commits do not wait for the disk.
+  const countersDb = createDb(databaseUrl, { max: 2, asyncCommit: true });
   await migrate(db);
   const bootstrap = await bootstrapAdminKey(db, config);
 
@@ -119,7 +122,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     authenticate: (secret) => keys.authenticate(secret),
     log,
     rateLimit: config.limits.rateLimit
-      ? { db, limitFor: (principal) => effectiveLimits(principal.tier, config.limits).requestsPerMinute }
+      ? { counter: new RateCounter(countersDb), limitFor: (principal) => effectiveLimits(principal.tier, config.limits).requestsPerMinute }
       : undefined,
     idempotency: new IdempotencyStore(db, { ttlSec: config.limits.idempotencyTtlSec, staleSec: config.limits.idempotencyStaleSec }),
     info: {
@@ -157,6 +160,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       await notifier.stop();
       await artifacts.stop();
       await assets.stop();
+      await countersDb.destroy();
       await db.destroy();
       await embedded?.stop();
     })());

@@ -70,6 +70,21 @@ describe('Limits: artifact quota and rate limit', () => {
     expect((await t.request('GET', '/platform/context', { key: null })).status).to.equal(401);
   });
 
+  it('counts a burst of concurrent requests exactly: the limit passes, the rest get 429', async () => {
+    // Concurrent requests of one key are counted together in one statement; each must still get
+    // its own place in the count.
+    const { key } = await t.newProject('admin');
+    const statuses = await Promise.all(
+      Array.from({ length: PER_MINUTE + 5 }, () => t.request('GET', '/platform/context', { key }).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 200)).to.have.length(PER_MINUTE);
+    expect(statuses.filter((s) => s === 429)).to.have.length(5);
+    const remaining = await Promise.all(
+      Array.from({ length: 3 }, () => t.request('GET', '/platform/context', { key }).then((r) => r.status)),
+    );
+    expect(remaining).to.deep.equal([429, 429, 429]);
+  });
+
   it('shares the count and Idempotency-Key answers between service instances on one database', async () => {
     const second = await startService({ ...t.service.config, port: 0, wsPort: 0 }, createLogger('silent'));
     try {

@@ -1,6 +1,6 @@
 // The per-key REST rate limit: a window of 60 s per API key, opened by its first request, counted in
-// PostgreSQL so that every service process behind a load balancer shares one count. One upsert per
-// request; the row of a key is reused, so the table holds one row per key that ever called.
+// PostgreSQL so that every service process behind a load balancer shares one count (see RateCounter);
+// the row of a key is reused, so the table holds one row per key that ever called.
 import type Koa from 'koa';
 import type { Db } from '../../db/connect.js';
 import type { Principal } from '../../auth/principal.js';
@@ -10,22 +10,72 @@ export const WINDOW_SEC = 60;
 const POLICY = 'per-key';
 
 export interface RateLimitDeps {
-  db: Db;
+  counter: RateCounter;
   /** Requests per window allowed to this principal (its tier's, or the configured override). */
   limitFor(principal: Principal): number;
 }
 
-/** Counts one request of a key; answers the count in the window and the seconds until it resets. */
-export async function countRequest(db: Db, keyId: string): Promise<{ count: number; resetSec: number }> {
-  const { rows } = await db.raw(
-    `INSERT INTO rate_limit_windows AS w (key_id, window_start, count) VALUES (?, now(), 1)
-     ON CONFLICT (key_id) DO UPDATE
-        SET count = CASE WHEN w.window_start <= now() - make_interval(secs => ?) THEN 1 ELSE w.count + 1 END,
-            window_start = CASE WHEN w.window_start <= now() - make_interval(secs => ?) THEN now() ELSE w.window_start END
-     RETURNING count, ceil(extract(epoch FROM (window_start + make_interval(secs => ?) - now())))::int AS reset_sec`,
-    [keyId, WINDOW_SEC, WINDOW_SEC, WINDOW_SEC],
-  );
-  return { count: rows[0].count, resetSec: Math.max(1, rows[0].reset_sec) };
+// One statement counts the requests of every key waiting in a batch: each key's row gains the number
+// of its requests (or restarts its window with them).
+const COUNT_SQL = `
+INSERT INTO rate_limit_windows AS w (key_id, window_start, count)
+SELECT v.key_id, now(), v.n FROM jsonb_to_recordset(?::jsonb) AS v(key_id text, n int)
+ON CONFLICT (key_id) DO UPDATE
+   SET count = CASE WHEN w.window_start <= now() - make_interval(secs => ?) THEN EXCLUDED.count ELSE w.count + EXCLUDED.count END,
+       window_start = CASE WHEN w.window_start <= now() - make_interval(secs => ?) THEN now() ELSE w.window_start END
+RETURNING key_id, count, ceil(extract(epoch FROM (window_start + make_interval(secs => ?) - now())))::int AS reset_sec`;
+
+interface Waiter {
+  resolve(result: { count: number; resetSec: number }): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Counts requests per key in PostgreSQL, shared by every process. Requests that arrive while a count
+ * is being written wait and are counted together in the next statement (one upsert per batch, not
+ * per request), each answered its own place in the count. The write does not wait for the disk
+ * (its pool sets synchronous_commit off): a crash may forget the last few counts, which a rate limit
+ * can afford, and a read no longer pays for a flush of the log.
+ */
+export class RateCounter {
+  private waiting = new Map<string, Waiter[]>();
+  private writing = false;
+
+  /** `db` should be a pool with asyncCommit (see createDb): the count does not wait for the disk. */
+  constructor(private readonly db: Db) {}
+
+  count(keyId: string): Promise<{ count: number; resetSec: number }> {
+    return new Promise((resolve, reject) => {
+      const list = this.waiting.get(keyId);
+      if (list) list.push({ resolve, reject });
+      else this.waiting.set(keyId, [{ resolve, reject }]);
+      if (!this.writing) void this.write();
+    });
+  }
+
+  private async write(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.waiting.size) {
+        const batch = this.waiting;
+        this.waiting = new Map();
+        try {
+          const keys = [...batch].map(([keyId, list]) => ({ key_id: keyId, n: list.length }));
+          const result = await this.db.raw(COUNT_SQL, [JSON.stringify(keys), WINDOW_SEC, WINDOW_SEC, WINDOW_SEC]);
+          const rows = result.rows as Array<{ key_id: string; count: number; reset_sec: number }>;
+          for (const row of rows) {
+            const list = batch.get(row.key_id)!;
+            const first = row.count - list.length + 1;
+            list.forEach((w, i) => w.resolve({ count: first + i, resetSec: Math.max(1, row.reset_sec) }));
+          }
+        } catch (err) {
+          for (const list of batch.values()) for (const w of list) w.reject(err);
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
 }
 
 /** Requests a key has made in its current window (0 when the window has passed). */
@@ -47,7 +97,7 @@ export function rateLimitMiddleware(deps: RateLimitDeps): Koa.Middleware {
     const principal = ctx.state.principal as Principal | undefined;
     if (!principal) return next();
     const limit = deps.limitFor(principal);
-    const { count, resetSec } = await countRequest(deps.db, principal.keyId);
+    const { count, resetSec } = await deps.counter.count(principal.keyId);
     const remaining = Math.max(0, limit - count);
     const headers = {
       'RateLimit-Policy': `"${POLICY}";q=${limit};w=${WINDOW_SEC}`,
