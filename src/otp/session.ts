@@ -172,7 +172,13 @@ export class ExecutorSession {
       this.send(errorFrame(OtpErrorCode.version, `protocol version ${String(raw.otp)} is not supported; this service speaks ${OTP_VERSION}`, this.envelope(ref)));
       return this.close(CloseCode.version, 'unsupported protocol version');
     }
-    const result = validateInbound(frame);
+    let result: ReturnType<typeof validateInbound>;
+    try {
+      result = validateInbound(frame);
+    } catch {
+      // The recursive schemas (locators nest through `within`) overflow the stack on absurd depths.
+      return this.invalid('frame nests too deeply to be checked', ref);
+    }
     if (!result.ok) {
       const summary = result.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
       return this.invalid(`invalid frame: ${summary}`, ref, { fields: result.errors });

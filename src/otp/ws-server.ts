@@ -70,42 +70,59 @@ export class WsServer {
         const data = ws.getUserData();
         const secret = data.secret;
         data.secret = undefined;
-        void this.authorise(secret).then(({ principal, refusal }) => {
-          if (data.closed) return;
-          if (refusal) {
-            ws.cork(() => {
-              ws.send(errorFrame(OtpErrorCode.auth, refusal.message));
-              ws.end(refusal.code, refusal.message);
-            });
-            return;
-          }
-          const session = engine.connect(principal!, {
-            send: (text) => {
-              if (!data.closed) ws.send(text, false);
-            },
-            close: (code, reason) => {
-              // A close reason may hold at most 123 bytes.
-              if (!data.closed) ws.end(code, Buffer.from(reason).subarray(0, 123).toString());
-            },
-          });
-          data.session = session;
-          const early = data.early ?? [];
-          data.early = undefined;
-          ws.cork(() => {
-            for (const frame of early) {
-              if (typeof frame === 'number') session.frameTooLarge(frame);
-              else session.handleText(frame);
+        void this.authorise(secret)
+          .then(({ principal, refusal }) => {
+            if (data.closed) return;
+            if (refusal) {
+              ws.cork(() => {
+                ws.send(errorFrame(OtpErrorCode.auth, refusal.message));
+                ws.end(refusal.code, refusal.message);
+              });
+              return;
             }
+            const session = engine.connect(principal!, {
+              send: (text) => {
+                if (!data.closed) ws.send(text, false);
+              },
+              close: (code, reason) => {
+                // A close reason may hold at most 123 bytes.
+                if (!data.closed) ws.end(code, Buffer.from(reason).subarray(0, 123).toString());
+              },
+            });
+            data.session = session;
+            const early = data.early ?? [];
+            data.early = undefined;
+            try {
+              ws.cork(() => {
+                for (const frame of early) {
+                  if (typeof frame === 'number') session.frameTooLarge(frame);
+                  else session.handleText(frame);
+                }
+              });
+            } catch (err) {
+              deps.log.error('frame handling failed', { sessionId: session.id, err });
+              if (!data.closed) ws.end(CloseCode.internalError, 'internal error');
+            }
+          })
+          .catch((err) => {
+            deps.log.error('could not open the session', { err });
+            if (!data.closed) ws.end(CloseCode.internalError, 'internal error');
           });
-        });
       },
       message: (ws, message) => {
         const data = ws.getUserData();
         const tooLarge = message.byteLength > deps.maxFrameBytes;
         if (data.session) {
-          if (tooLarge) return data.session.frameTooLarge(message.byteLength);
-          // The ArrayBuffer is only valid during this call: decode it now.
-          return data.session.handleText(Buffer.from(message).toString('utf8'));
+          // An exception must never leave a uWS callback: it would take the whole process down.
+          try {
+            if (tooLarge) return data.session.frameTooLarge(message.byteLength);
+            // The ArrayBuffer is only valid during this call: decode it now.
+            return data.session.handleText(Buffer.from(message).toString('utf8'));
+          } catch (err) {
+            deps.log.error('frame handling failed', { sessionId: data.session.id, err });
+            if (!data.closed) ws.end(CloseCode.internalError, 'internal error');
+            return;
+          }
         }
         if (!data.early) return;
         if (data.early.length >= MAX_EARLY_FRAMES) {

@@ -81,6 +81,15 @@ export interface RouterOptions {
   idempotency?: IdempotencyStore;
 }
 
+/** Runs a validator; a body too deeply nested to check (recursive schemas overflow the stack) is a 400. */
+function checks(validate: ValidateFunction, data: unknown): boolean {
+  try {
+    return validate(data) as boolean;
+  } catch {
+    throw errors.validation('The request nests too deeply to be checked');
+  }
+}
+
 export class Api {
   readonly routes: RouteDef[] = [];
 
@@ -112,11 +121,11 @@ export class Api {
       router[def.method](def.path, checkAccess, ...(def.before ?? []), async (koa) => {
         const principal = koa.state.principal as Principal | undefined;
         const query = { ...koa.query } as Record<string, unknown>;
-        if (validateQuery && !validateQuery(query)) {
+        if (validateQuery && !checks(validateQuery, query)) {
           throw errors.validation('Invalid query parameters', formatErrors(validateQuery.errors, 'query'));
         }
         const body = (koa.request as { body?: unknown }).body;
-        if (validateBody && !validateBody(body ?? {})) {
+        if (validateBody && !checks(validateBody, body ?? {})) {
           throw errors.validation('Invalid request body', formatErrors(validateBody.errors, 'body'));
         }
         const ifMatch = def.conditional ? parseIfMatch(koa.get('if-match') || undefined) : undefined;

@@ -123,6 +123,27 @@ describe('OTP: handshake, credentials and frame handling', () => {
     expect(close.code).to.equal(4400);
   });
 
+  it('answers a frame nested too deeply to validate with E_INVALID_FRAME; the process survives', async () => {
+    // Locators nest through `within`; under 1 MiB a frame can nest ~30,000 deep, which overflows the
+    // validator's stack. That must be the sender's error, not the end of the service.
+    const executor = await TestExecutor.connect(t.otpUrl, { key: t.adminKey });
+    await executor.hello();
+    const depth = 30_000;
+    const locator = '{"by":"css","value":"a","within":'.repeat(depth) + '{"by":"css","value":"a"}' + '}'.repeat(depth);
+    const id = 'msg_deep';
+    executor.raw(
+      `{"otp":"1.0","id":"${id}","ts":"${new Date().toISOString()}","type":"step.result","sessionId":"${executor.sessionId}",` +
+        `"runId":"otr_x","ref":"msg_y","payload":{"stepIndex":0,"status":"pass","usedLocator":${locator}}}`,
+    );
+    const error = await executor.next('error');
+    expect(error.payload).to.include({ code: 'E_INVALID_FRAME', message: 'frame nests too deeply to be checked' });
+    expect(error.ref).to.equal(id);
+    const other = await TestExecutor.connect(t.otpUrl, { key: t.adminKey });
+    expect((await other.hello()).type).to.equal('welcome');
+    other.close();
+    executor.close();
+  });
+
   it('answers a frame over 1 MiB with an error and closes with 1009; the service keeps serving', async () => {
     const executor = await TestExecutor.connect(t.otpUrl, { key: t.adminKey });
     await executor.hello();

@@ -151,6 +151,17 @@ describe('REST: keys, context, test cases and plans', () => {
       expect(fields.some((f: string) => f.startsWith('body.steps[0]'))).to.equal(false);
     });
 
+    it('refuses a step nested too deeply to validate with 400, and keeps serving', async () => {
+      const depth = 30_000;
+      const locator = '{"by":"css","value":"a","within":'.repeat(depth) + '{"by":"css","value":"a"}' + '}'.repeat(depth);
+      const res = await t.request('POST', '/tests/cases', {
+        body: `{"title":"deep","steps":[{"otp":{"action":"click","locator":${locator}}}]}`,
+      });
+      expect(res.status).to.equal(400);
+      expect(res.body.error).to.include({ code: 'VALIDATION_ERROR', message: 'The request nests too deeply to be checked' });
+      expect((await t.request('GET', '/platform/context')).status).to.equal(200);
+    });
+
     it('accepts locators with within, frame, nth and candidates', async () => {
       const step = {
         otp: {
