@@ -46,7 +46,3 @@ export function newMessageId(): string {
   messageCounter = (messageCounter + 1) >>> 0;
   return `msg_${messageStem}${messageCounter.toString(36)}`;
 }
-
-export function hasPrefix(id: string, prefix: IdPrefix): boolean {
-  return id.startsWith(`${prefix}_`);
-}

@@ -4,16 +4,26 @@ import { createDb, type Db } from '../../src/db/connect.js';
 import { migrationSource } from '../../db/migrations/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
-describe('migration 003_artifacts', () => {
+/** A fresh, empty database for one suite (no migrations applied: each test walks them itself). */
+function freshDatabase(): { db: Db } {
+  const handle = {} as { db: Db };
   let database: TestDatabase;
-  let db: Db;
   before(async () => {
     database = await createTestDatabase();
-    db = createDb(database.url);
+    handle.db = createDb(database.url);
   });
   after(async () => {
-    await db?.destroy();
+    await handle.db?.destroy();
     await database?.drop();
+  });
+  return handle;
+}
+
+describe('migration 003_artifacts', () => {
+  const fresh = freshDatabase();
+  let db: Db;
+  before(() => {
+    db = fresh.db;
   });
 
   it('moves existing test cases and plans into artifacts, and back on the way down', async () => {
@@ -47,15 +57,10 @@ describe('migration 003_artifacts', () => {
 });
 
 describe('migration 004_asset_revisions', () => {
-  let database: TestDatabase;
+  const fresh = freshDatabase();
   let db: Db;
-  before(async () => {
-    database = await createTestDatabase();
-    db = createDb(database.url);
-  });
-  after(async () => {
-    await db?.destroy();
-    await database?.drop();
+  before(() => {
+    db = fresh.db;
   });
 
   it('starts existing buckets and assets at revision 1, and drops the revisions on the way down', async () => {
