@@ -14,18 +14,23 @@
 //   advancing (transient) — moves the cursor past steps that are already decided (the rest of an
 //             aborted test case) or that are decided without the executor (capability skips), then
 //             goes to `finishing` (no step left), `recording` (outcomes waiting to be written) or
-//             `running` (send the step at the cursor).
-//   recording — recordSteps makes the pending outcomes durable; nothing is sent before it resolves.
-//               CANCEL / EXECUTOR_LOST are remembered and acted on once the write has resolved.
+//             `running` (send the step at the cursor). Entered at the start and after a time-out; a
+//             STEP_RESULT does the same settling on its own transition, to `recording` or, when no
+//             step is left to send, `finishing` (the hot path: one macrostep per result).
+//   recording — the recordSteps action makes the pending outcomes durable and answers with
+//               STEPS_RECORDED or STEPS_NOT_RECORDED; nothing is sent before that answer. CANCEL /
+//               EXECUTOR_LOST are remembered and acted on once the write has been answered. (An
+//               action and an answering event rather than an invoked promise: the invoke created a
+//               child actor per step, the largest single cost of a step in the profile.)
 //   running   — one step.exec in flight; ends with its STEP_RESULT, its time-out, CANCEL or
-//               EXECUTOR_LOST.
+//               EXECUTOR_LOST. Entered from `recording` only with the cursor at a step to send.
 //   finishing — finishRun writes the last pending outcomes and the verdict together.
 //   done      — final; output is the RunOutput.
 //
-// Invariant: every stepIndex gets exactly one outcome, and it is written by exactly one
-// successful recordSteps or finishRun call. The one exception to "handed over once": a batch whose
-// recordSteps rejected is handed again to finishRun (see `recordWriteFailed`), so src must write
-// each batch atomically (all or nothing).
+// Invariant: every stepIndex gets exactly one outcome, and it is written by exactly one recordSteps
+// answered STEPS_RECORDED or one successful finishRun. The one exception to "handed over once": a
+// batch answered STEPS_NOT_RECORDED is handed again to finishRun (see `recordWriteFailed`), so src
+// must write each batch atomically (all or nothing).
 import { assign, fromCallback, fromPromise, setup } from 'xstate';
 import { addOutcomes, emptyCounts, isFailure, verdict } from './counts.js';
 import {
@@ -93,6 +98,37 @@ function serviceOutcome(
 
 function isAborted(context: RunContext, step: PlannedStep): boolean {
   return context.abortedCases.includes(step.caseIndex);
+}
+
+/**
+ * The capability the executor declared false that this step needs, or null. Only an explicit
+ * `false` skips a step: a capability the executor did not mention is unknown, not refused; the step
+ * is sent and the executor answers for itself.
+ */
+function refusedCapability(context: RunContext, step: PlannedStep): string | null {
+  const capability = requiredCapability(step.action);
+  return capability !== null && context.input.capabilities[capability] === false ? capability : null;
+}
+
+/**
+ * Index of the first step from `from` on that will be sent to the executor: not in an aborted test
+ * case (nor in `abortingCase`, about to be aborted), not skipped for a capability. steps.length when
+ * there is none.
+ */
+function nextToSend(context: RunContext, from: number, abortingCase: number | null): number {
+  const { steps } = context.input;
+  let i = from;
+  while (
+    i < steps.length &&
+    (steps[i]!.caseIndex === abortingCase || isAborted(context, steps[i]!) || refusedCapability(context, steps[i]!) !== null)
+  ) {
+    i += 1;
+  }
+  return i;
+}
+
+function isInFlight(context: RunContext, report: StepReport): boolean {
+  return context.input.steps[context.cursor]?.stepIndex === report.stepIndex;
 }
 
 /**
@@ -187,13 +223,14 @@ export const runMachine = setup({
     // Effects: harmless defaults, replaced by src/.
     sendRunStart: (_, _params: RunStartParams) => {},
     sendStepExec: (_, _params: StepExecPayload) => {},
+    recordSteps: (_, _params: RecordStepsInput) => {},
     sendRunCancel: (_, _params: RunCancelParams) => {},
     sendRunFinished: (_, _params: RunFinishedParams) => {},
     rejectStepResult: (_, _params: RejectStepResultParams) => {},
 
     // Context updates (internal).
     settle: assign(({ context }) => {
-      const { steps, capabilities } = context.input;
+      const { steps } = context.input;
       let cursor = context.cursor;
       const decided: StepOutcome[] = [];
       while (cursor < steps.length) {
@@ -202,10 +239,8 @@ export const runMachine = setup({
           cursor += 1; // already decided E_SKIPPED when its test case was aborted
           continue;
         }
-        const capability = requiredCapability(step.action);
-        // Only an explicit `false` skips the step. A capability the executor did not mention is
-        // unknown, not refused: the step is sent and the executor answers for itself.
-        if (capability !== null && capabilities[capability] === false) {
+        const capability = refusedCapability(context, step);
+        if (capability !== null) {
           decided.push(
             serviceOutcome(
               step.stepIndex,
@@ -254,7 +289,7 @@ export const runMachine = setup({
         ? decideRest(context, params.inFlight, 'skip', OtpErrorCode.cancelled, stop.reason)
         : decideRest(context, params.inFlight, 'error', OtpErrorCode.internal, stop.reason);
     }),
-    // recordSteps rejected: its batch stays pending (handed again to finishRun) and the steps not
+    // STEPS_NOT_RECORDED: the batch stays pending (handed again to finishRun) and the steps not
     // yet decided are skipped with E_INTERNAL. A failed write ends the run as 'error' even when a
     // CANCEL was waiting for it.
     recordWriteFailed: assign(({ context }, params: { message: string }) => ({
@@ -267,7 +302,6 @@ export const runMachine = setup({
     })),
   },
   actors: {
-    recordSteps: fromPromise<void, RecordStepsInput>(async () => {}),
     finishRun: fromPromise<void, FinishRunInput>(async () => {}),
     // Internal (see `starting`); not meant to be replaced.
     afterStart: fromCallback<RunStartedEvent>(({ sendBack }) => {
@@ -280,8 +314,15 @@ export const runMachine = setup({
     stopRequested: ({ context }) => context.stop !== null,
     cancelRequested: ({ context }) => context.stop?.kind === 'cancel' && !context.executorLost,
     executorLost: ({ context }) => context.executorLost,
-    isInFlight: ({ context }, params: { stepIndex: number }) =>
-      context.input.steps[context.cursor]?.stepIndex === params.stepIndex,
+    isInFlight: ({ context }, params: { report: StepReport }) => isInFlight(context, params.report),
+    // The report is for the step in flight and leaves no step to send: the last outcomes go to
+    // finishRun with the verdict, in one write.
+    isLastInFlight: ({ context }, params: { report: StepReport }) => {
+      if (!isInFlight(context, params.report)) return false;
+      const step = context.input.steps[context.cursor]!;
+      const aborting = isFailure(params.report.status) && !step.continueOnFail ? step.caseIndex : null;
+      return nextToSend(context, context.cursor + 1, aborting) >= context.input.steps.length;
+    },
   },
   delays: {
     stepTimeout: ({ context }) =>
@@ -323,10 +364,12 @@ export const runMachine = setup({
     },
 
     recording: {
-      invoke: {
-        src: 'recordSteps',
-        input: ({ context }) => ({ runId: context.input.runId, outcomes: context.pending }),
-        onDone: [
+      entry: {
+        type: 'recordSteps',
+        params: ({ context }) => ({ runId: context.input.runId, outcomes: context.pending }),
+      },
+      on: {
+        STEPS_RECORDED: [
           {
             // A CANCEL arrived during the write: act on it now that the write is durable.
             guard: 'cancelRequested',
@@ -346,17 +389,17 @@ export const runMachine = setup({
             target: 'finishing',
             actions: ['clearPending', { type: 'stopRest', params: { inFlight: false } }],
           },
-          { target: 'advancing', actions: 'clearPending' },
+          // The cursor was settled before the write: it is at a step to send, or past the last.
+          { guard: 'allDecided', target: 'finishing', actions: 'clearPending' },
+          { target: 'running', actions: 'clearPending' },
         ],
-        onError: {
+        STEPS_NOT_RECORDED: {
           target: 'finishing',
           actions: {
             type: 'recordWriteFailed',
-            params: ({ event }) => ({ message: errorMessage(event.error) }),
+            params: ({ event }) => ({ message: event.message }),
           },
         },
-      },
-      on: {
         CANCEL: {
           actions: {
             type: 'requestStop',
@@ -404,15 +447,16 @@ export const runMachine = setup({
       on: {
         STEP_RESULT: [
           {
-            guard: {
-              type: 'isInFlight',
-              params: ({ event }) => ({ stepIndex: event.report.stepIndex }),
-            },
-            target: 'advancing',
-            actions: {
-              type: 'recordReport',
-              params: ({ event }) => ({ report: event.report }),
-            },
+            guard: { type: 'isLastInFlight', params: ({ event }) => ({ report: event.report }) },
+            target: 'finishing',
+            actions: [{ type: 'recordReport', params: ({ event }) => ({ report: event.report }) }, 'settle'],
+          },
+          {
+            // Straight to `recording`, settling the cursor on the way: the hot path of a run, one
+            // transition per step.result and one per write.
+            guard: { type: 'isInFlight', params: ({ event }) => ({ report: event.report }) },
+            target: 'recording',
+            actions: [{ type: 'recordReport', params: ({ event }) => ({ report: event.report }) }, 'settle'],
           },
           {
             // Late (after its time-out), duplicate or unknown: refused, the run is unchanged.

@@ -99,7 +99,11 @@ export interface RunOutput {
 export type RunEvent =
   | { type: 'STEP_RESULT'; report: StepReport; /** Id of the step.result frame, echoed when it is refused. */ ref?: string }
   | { type: 'CANCEL'; reason?: string }
-  | { type: 'EXECUTOR_LOST'; reason: string };
+  | { type: 'EXECUTOR_LOST'; reason: string }
+  // The answer to the recordSteps action, from whoever carries it out: the batch is durable, or it
+  // is not (nothing of it was written).
+  | { type: 'STEPS_RECORDED' }
+  | { type: 'STEPS_NOT_RECORDED'; message: string };
 
 /** Params of the run machine's sendRunStart action. */
 export interface RunStartParams {

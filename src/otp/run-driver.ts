@@ -36,15 +36,17 @@ const runMachineWithEffects = runMachine.provide({
   actions: {
     sendRunStart: ({ system }) => driverOf(system).sendRunStart(),
     sendStepExec: ({ system }, payload) => driverOf(system).sendStepExec(payload),
+    recordSteps: ({ system }, input) => driverOf(system).recordSteps(input),
     sendRunCancel: ({ system }, { reason }) => driverOf(system).sendRunCancel(reason),
     sendRunFinished: ({ system }, output) => driverOf(system).sendRunFinished(output),
     rejectStepResult: ({ system }, { stepIndex, reason, ref }) => driverOf(system).rejectStepResult(stepIndex, reason, ref),
   },
   actors: {
-    recordSteps: fromPromise<void, RecordStepsInput>(({ input, system }) => driverOf(system).recordSteps(input)),
     finishRun: fromPromise<void, FinishRunInput>(({ input, system }) => driverOf(system).finishRun(input)),
   },
 });
+
+const needsEvidenceCheck = (outcomes: StepOutcome[]) => outcomes.some((o) => o.evidence?.screenshotAssetId);
 
 export class RunDriver {
   readonly id: string;
@@ -116,9 +118,17 @@ export class RunDriver {
     this.channel.send(errorFrame('E_UNEXPECTED', `step.result for step ${stepIndex} rejected: ${reason}`, { ...this.fields, ref }));
   }
 
-  async recordSteps(input: RecordStepsInput): Promise<void> {
-    const outcomes = await this.verified(input.runId, input.outcomes);
-    await this.deps.writer.write(outcomes.map((outcome) => ({ runId: input.runId, outcome })));
+  /** Writes the batch, then answers the machine: STEPS_RECORDED, or STEPS_NOT_RECORDED with the reason. */
+  recordSteps({ runId, outcomes }: RecordStepsInput): void {
+    const write = (checked: StepOutcome[]) => this.deps.writer.write(checked.map((outcome) => ({ runId, outcome })));
+    // Without evidence to check (nearly every step), the write starts in this tick.
+    const written = needsEvidenceCheck(outcomes) && this.deps.verifyEvidence
+      ? this.deps.verifyEvidence(runId, outcomes).then(write)
+      : write(outcomes);
+    written.then(
+      () => this.actor.send({ type: 'STEPS_RECORDED' }),
+      (err: unknown) => this.actor.send({ type: 'STEPS_NOT_RECORDED', message: err instanceof Error ? err.message : String(err) }),
+    );
   }
 
   async finishRun(input: FinishRunInput): Promise<void> {
@@ -130,8 +140,7 @@ export class RunDriver {
 
   private async verified(runId: string, outcomes: StepOutcome[]): Promise<StepOutcome[]> {
     const { deps } = this;
-    const withEvidence = outcomes.some((o) => o.evidence?.screenshotAssetId);
-    return withEvidence && deps.verifyEvidence ? deps.verifyEvidence(runId, outcomes) : outcomes;
+    return needsEvidenceCheck(outcomes) && deps.verifyEvidence ? deps.verifyEvidence(runId, outcomes) : outcomes;
   }
 
   start(): void {

@@ -55,7 +55,7 @@ function runInput(steps: PlannedStep[], extra: Partial<RunInput> = {}): RunInput
 }
 
 interface HarnessOptions {
-  /** Called for each recordSteps; the returned promise is what the actor awaits. */
+  /** Called for each recordSteps; the machine is answered when the returned promise settles. */
   record?: (input: RecordStepsInput) => Promise<void>;
   finish?: (input: FinishRunInput) => Promise<void>;
 }
@@ -71,12 +71,16 @@ function start(input: RunInput, options: HarnessOptions = {}) {
       sendRunCancel: (_, params) => void calls.push({ type: 'sendRunCancel', params }),
       sendRunFinished: (_, params) => void calls.push({ type: 'sendRunFinished', params }),
       rejectStepResult: (_, params) => void calls.push({ type: 'rejectStepResult', params }),
+      // As src does it: the write runs outside the machine, which is answered with an event.
+      recordSteps: (_, write) => {
+        calls.push({ type: 'recordSteps', params: write });
+        Promise.resolve(options.record?.(write)).then(
+          () => actor.send({ type: 'STEPS_RECORDED' }),
+          (error: Error) => actor.send({ type: 'STEPS_NOT_RECORDED', message: error.message }),
+        );
+      },
     },
     actors: {
-      recordSteps: fromPromise<void, RecordStepsInput>(async ({ input: write }) => {
-        calls.push({ type: 'recordSteps', params: write });
-        await options.record?.(write);
-      }),
       finishRun: fromPromise<void, FinishRunInput>(async ({ input: write }) => {
         calls.push({ type: 'finishRun', params: write });
         await options.finish?.(write);
