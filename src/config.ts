@@ -15,6 +15,8 @@ export interface Config {
   bootstrapKey?: string;
   /** How long an API key's principal is kept after use (revocation invalidates at once); 0 = never kept. */
   keyCacheMs: number;
+  /** Bytes of finished runs' JSON kept in memory for GET /otp/runs/:id; 0 = none. */
+  runViewCacheBytes: number;
   otp: {
     keepaliveSec: number;
     pongTimeoutMs: number;
@@ -33,8 +35,10 @@ export interface Config {
   storage: StorageConfig;
   /** REST limits that are not per tier (the per-tier numbers live in src/tiers.ts). */
   limits: {
-    /** The per-key rate limit is counted in PostgreSQL (shared by every process); false turns it off. */
+    /** The per-key rate limit, shared by every process through PostgreSQL; false turns it off. */
     rateLimit: boolean;
+    /** How often a process sends the requests it counted in memory and learns the others' (see RateCounter). */
+    rateLimitSyncMs: number;
     /** When set, replaces every tier's requests per minute (installs without tiers, tests). */
     requestsPerMinute?: number;
     /** When set, replaces every tier's artifact quota. */
@@ -158,6 +162,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 0),
     bootstrapKey: env.SVC_BOOTSTRAP_KEY || undefined,
     keyCacheMs: int(env, 'KEY_CACHE_MS', 5_000),
+    runViewCacheBytes: int(env, 'RUN_VIEW_CACHE_MB', 32) * 1024 * 1024,
     otp: {
       keepaliveSec: int(env, 'OTP_KEEPALIVE_SEC', 25),
       pongTimeoutMs: int(env, 'OTP_PONG_TIMEOUT_MS', 10_000),
@@ -175,6 +180,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     storage: storageConfig(env),
     limits: {
       rateLimit: env.RATE_LIMIT !== 'off',
+      rateLimitSyncMs: int(env, 'RATE_LIMIT_SYNC_MS', 1_000),
       requestsPerMinute: optionalInt(env, 'RATE_LIMIT_PER_MINUTE'),
       artifacts: optionalInt(env, 'ARTIFACT_QUOTA'),
       idempotencyTtlSec: int(env, 'IDEMPOTENCY_TTL_SEC', 24 * 3600),

@@ -6,6 +6,7 @@ import { createLogger, type Logger } from './log.js';
 import { createDb, migrate, type Db } from './db/connect.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.js';
 import { Notifier } from './db/notifier.js';
+import { RunViewCache } from './otp/run-view-cache.js';
 import { KeyCache } from './auth/keys.js';
 import { RateCounter } from './rest/middleware/rate-limit.js';
 import { bootstrapAdminKey, type BootstrapResult } from './auth/bootstrap.js';
@@ -68,7 +69,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const store = new RunStore(db);
   const writer = new StepWriter(store);
   const notifier = new Notifier(db, databaseUrl, instanceId, log);
-  const assets = await createAssets({ config, db, log });
+  const runViews = new RunViewCache(config.runViewCacheBytes);
+  const assets = await createAssets({ config, db, log, evidenceChanged: (runId) => runViews.invalidate(runId) });
   const artifacts = await createArtifacts({ config, db, log });
   const engine = new OtpEngine({
     db,
@@ -84,6 +86,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   await notifier.listen((notice) => {
     if (notice.kind === 'revoke') keys.invalidate(notice.keyId);
     if (notice.kind === 'project') keys.invalidateProject(notice.projectId);
+    if (notice.kind === 'run-view') runViews.invalidate(notice.runId);
     engine.handleNotice(notice);
   });
   const instances = new InstanceRegistry(db, store, log, instanceId, {
@@ -112,17 +115,18 @@ export async function startService(config: Config, log: Logger = createLogger(co
       storageBytes: assets.storageBytes,
     }),
     ...apiKeyRoutes({ db, onRevoked: revokeKey }),
-    ...otpRoutes({ db, engine, config }),
+    ...otpRoutes({ db, engine, config, runViews }),
     ...assets.routes,
     ...artifacts.routes,
   );
+  const rateCounter = config.limits.rateLimit ? new RateCounter(countersDb, config.limits.rateLimitSyncMs) : undefined;
   const restApp = createRestApp({
     api,
     // Keys of an archived project still read over REST; OTP sessions need an active project.
     authenticate: (secret) => keys.authenticate(secret),
     log,
-    rateLimit: config.limits.rateLimit
-      ? { counter: new RateCounter(countersDb), limitFor: (principal) => effectiveLimits(principal.tier, config.limits).requestsPerMinute }
+    rateLimit: rateCounter
+      ? { counter: rateCounter, limitFor: (principal) => effectiveLimits(principal.tier, config.limits).requestsPerMinute }
       : undefined,
     idempotency: new IdempotencyStore(db, { ttlSec: config.limits.idempotencyTtlSec, staleSec: config.limits.idempotencyStaleSec }),
     info: {
@@ -160,6 +164,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       await notifier.stop();
       await artifacts.stop();
       await assets.stop();
+      await rateCounter?.close().catch((err) => log.error('last rate-limit sync failed', { err }));
       await countersDb.destroy();
       await db.destroy();
       await embedded?.stop();

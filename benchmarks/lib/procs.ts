@@ -154,3 +154,25 @@ export function loopDelayMeter(service: { evaluate<T>(expression: string): Promi
       ),
   };
 }
+
+/**
+ * The engine's own dispatch latency during a window: from a step.result arriving in the service to
+ * the next step.exec leaving it, as the service publishes it on its `otp:step.dispatch` diagnostics
+ * channel (src/otp/diagnostics.ts). Subscribed through the inspector at start(), read (p50/p99/max
+ * in ms, and the count) at stop().
+ */
+export function dispatchMeter(service: { evaluate<T>(expression: string): Promise<T> }) {
+  return {
+    start: () =>
+      service.evaluate(
+        `(() => { const dc = require('node:diagnostics_channel'); const old = globalThis.__benchDispatch; if (old) dc.unsubscribe('otp:step.dispatch', old.listen);
+          const h = require('node:perf_hooks').createHistogram(); const listen = (m) => h.record(Math.max(1, Math.round(m.ms * 1e6)));
+          dc.subscribe('otp:step.dispatch', listen); globalThis.__benchDispatch = { h, listen }; return true; })()`,
+      ),
+    stop: () =>
+      service.evaluate<{ p50: number; p99: number; max: number; count: number }>(
+        `(() => { const { h, listen } = globalThis.__benchDispatch; require('node:diagnostics_channel').unsubscribe('otp:step.dispatch', listen);
+          return { p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6, count: h.count }; })()`,
+      ),
+  };
+}

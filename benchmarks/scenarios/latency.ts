@@ -1,12 +1,13 @@
 // latency: dispatch latency at 1,000 concurrent runs (100 executors × maxParallel 10 by default).
-// Measured on the executor side, so every figure includes the loopback hop both ways and the client's
-// own event loop: step.result sent → next step.exec received, and POST /otp/runs request start →
-// run.start received. Each simulated step "takes" --step-delay ms on the executor, which sets the
+// The engine's figure is measured in the service, as the issue defines it: a step.result arriving →
+// the next step.exec leaving (read from its diagnostics channel). The executors measure too, so
+// those figures include the loopback hop both ways and the client's own event loop: step.result
+// sent → next step.exec received, and POST /otp/runs request start → run.start received. Each simulated step "takes" --step-delay ms on the executor, which sets the
 // offered load; the baseline is the uWS echo under the same fleet, streams and delay.
 import { Fleet, shares } from '../lib/fleet.js';
 import { testCaseBody } from '../lib/frames.js';
 import { measureWindow } from '../lib/measure.js';
-import { cpuMeter, loopDelayMeter, sleep, startBaseline } from '../lib/procs.js';
+import { cpuMeter, dispatchMeter, loopDelayMeter, sleep, startBaseline } from '../lib/procs.js';
 import { cpuNote, fmt, type Row } from '../lib/report.js';
 import { createTestCase } from '../lib/service.js';
 import { summarize, type Summary } from '../lib/stats.js';
@@ -62,16 +63,19 @@ async function engine(ctx: ScenarioContext) {
     // The service's event-loop delay over the same window: how much of a latency is the loop's.
     const cpu = cpuMeter(async () => ({ service: [service.pid], postgres: await service.backendPids(), clients: fleet.pids }));
     const loop = loopDelayMeter(service);
+    const inService = dispatchMeter(service);
     let loopDelay = { p50: NaN, p99: NaN, max: NaN };
+    let served = { p50: NaN, p99: NaN, max: NaN, count: 0 };
     const result = await measureWindow(fleet, ctx.progress, 'latency/engine', {
       warmupS: options.warmup,
       durationS: options.duration,
       latency: true,
       cpu: {
-        start: async () => void (await Promise.all([cpu.start(), loop.start()])),
+        start: async () => void (await Promise.all([cpu.start(), loop.start(), inService.start()])),
         stop: async () => {
-          const [used, delay] = await Promise.all([cpu.stop(), loop.stop()]);
+          const [used, delay, measured] = await Promise.all([cpu.stop(), loop.stop(), inService.stop()]);
           loopDelay = delay;
+          served = measured;
           return used;
         },
       },
@@ -85,6 +89,7 @@ async function engine(ctx: ScenarioContext) {
       inFlight,
       lengths,
       loopDelay,
+      served,
       result,
     };
   } finally {
@@ -103,12 +108,15 @@ export const latencyScenario: Scenario = {
     const ms = (s: Summary) => `p50 ${fmt(s.p50)} / p99 ${fmt(s.p99)} / max ${fmt(s.max)} ms`;
     const baseText = (pick: 'p50' | 'p99' | 'max') => `uWS echo ${fmt(base.summary[pick], 'ms')}`;
     const rows: Row[] = [
-      { scenario: 'latency', measure: `step.result → next step.exec p50 (${fmt(executors * maxParallel)} runs)`, value: e.step.p50, unit: 'ms', baseline: baseText('p50') },
+      { scenario: 'latency', measure: `in the service: step.result in → next step.exec out p50 (${fmt(executors * maxParallel)} runs)`, value: e.served.p50, unit: 'ms' },
       {
-        scenario: 'latency', measure: 'step.result → next step.exec p99', value: e.step.p99, unit: 'ms', baseline: baseText('p99'),
-        target: '< 5 ms', met: e.step.p99 < 5,
+        scenario: 'latency', measure: 'in the service: step.result in → next step.exec out p99', value: e.served.p99, unit: 'ms',
+        target: '< 5 ms', met: e.served.p99 < 5,
       },
-      { scenario: 'latency', measure: 'step.result → next step.exec max', value: e.step.max, unit: 'ms', baseline: baseText('max') },
+      { scenario: 'latency', measure: 'in the service: step.result in → next step.exec out max', value: e.served.max, unit: 'ms' },
+      { scenario: 'latency', measure: 'at the executor: step.result sent → step.exec received p50', value: e.step.p50, unit: 'ms', baseline: baseText('p50') },
+      { scenario: 'latency', measure: 'at the executor: step.result sent → step.exec received p99', value: e.step.p99, unit: 'ms', baseline: baseText('p99') },
+      { scenario: 'latency', measure: 'at the executor: step.result sent → step.exec received max', value: e.step.max, unit: 'ms', baseline: baseText('max') },
       { scenario: 'latency', measure: 'POST /otp/runs → run.start p50', value: e.dispatch.p50, unit: 'ms' },
       { scenario: 'latency', measure: 'POST /otp/runs → run.start p99', value: e.dispatch.p99, unit: 'ms' },
       { scenario: 'latency', measure: 'POST /otp/runs → run.start max', value: e.dispatch.max, unit: 'ms' },
@@ -120,6 +128,7 @@ export const latencyScenario: Scenario = {
         `Offered load: ${fmt(e.rate, 'step round trips/s')} (uWS echo under the same fleet and delay: ${fmt(base.rate, '/s')}); ${fmt(e.inFlight)} runs in flight at the end of the window.`,
         `Engine ${cpuNote(e.result.cpu, e.result.elapsedMs, e.result.window.roundTrips)}.`,
         `The service's event-loop delay in the window (perf_hooks, read through the inspector): p50 ${fmt(e.loopDelay.p50)} / p99 ${fmt(e.loopDelay.p99)} / max ${fmt(e.loopDelay.max)} ms.`,
+        `Measured in the service (its otp:step.dispatch diagnostics channel, read through the inspector): step.result arriving → next step.exec leaving, ${ms(e.served)} over ${fmt(e.served.count)} steps. This is the dispatch latency as the issue defines it, and the figure held to the target.`,
         `Measured by the executors: each figure includes both loopback hops and the client's event loop.`,
         `step.result → step.exec: ${ms(e.step)} over ${fmt(e.step.count)} steps; uWS echo round trip ${ms(base.summary)}.`,
         `POST /otp/runs request start → run.start received: ${ms(e.dispatch)} over ${fmt(e.dispatch.count)} runs; the POST's own response time: ${ms(e.post)}.`,

@@ -5,6 +5,7 @@ import * as init from './001_init.js';
 import * as assets from './002_assets.js';
 import * as artifacts from './003_artifacts.js';
 import * as assetRevisions from './004_asset_revisions.js';
+import * as runViewNotices from './005_run_view_notices.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -16,6 +17,7 @@ const migrations: Array<[string, Migration]> = [
   ['002_assets', assets],
   ['003_artifacts', artifacts],
   ['004_asset_revisions', assetRevisions],
+  ['005_run_view_notices', runViewNotices],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -23,10 +23,18 @@ export interface Assets {
   stop(): Promise<void>;
 }
 
-export async function createAssets({ config, db, log }: { config: Config; db: Db; log: Logger }): Promise<Assets> {
+export interface AssetsDeps {
+  config: Config;
+  db: Db;
+  log: Logger;
+  /** Told in this process when a run's evidence files change; other processes hear it from the database. */
+  evidenceChanged?: (runId: string) => void;
+}
+
+export async function createAssets({ config, db, log, evidenceChanged }: AssetsDeps): Promise<Assets> {
   const drivers = await StorageDrivers.create(config, db);
   const buckets = new BucketService(db, drivers);
-  const assets = new AssetService(db, config, buckets, drivers, new StorageQuota(db), log);
+  const assets = new AssetService(db, config, buckets, drivers, new StorageQuota(db), log, evidenceChanged);
   const evidence = new EvidenceService(db, buckets, assets);
   log.info('asset storage ready', { defaultDriver: drivers.defaultDriver, s3: Boolean(config.storage.s3) });
   return {

@@ -8,7 +8,9 @@ export type Notice =
   | { kind: 'dispatch'; projectId: string; sessionId?: string }
   | { kind: 'cancel'; runId: string }
   | { kind: 'revoke'; keyId: string }
-  | { kind: 'project'; projectId: string };
+  | { kind: 'project'; projectId: string }
+  // Sent by a trigger (db/migrations/005) when a run's evidence files change.
+  | { kind: 'run-view'; runId: string };
 
 const CHANNEL = 'otp_events';
 

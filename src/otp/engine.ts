@@ -84,7 +84,12 @@ export class OtpEngine {
     if (row.status === 'queued' && (await store.cancelQueuedRun(runId, 'cancelled by request'))) {
       return readRun(db, principal.projectId, runId);
     }
-    await db('otp_runs').where({ id: runId }).whereNull('cancel_requested_at').update({ cancel_requested_at: db.fn.now() });
+    // Only while it runs: a finished run never changes (its view may be cached, see RunViewCache).
+    await db('otp_runs')
+      .where({ id: runId })
+      .whereIn('status', ['queued', 'running'])
+      .whereNull('cancel_requested_at')
+      .update({ cancel_requested_at: db.fn.now() });
     const driver = this.runs.get(runId);
     if (driver) {
       driver.cancel();

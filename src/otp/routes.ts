@@ -6,8 +6,16 @@ import { OTP_VERSION } from './frames.js';
 import { ProtocolSchema, RunPageSchema, RunRequestSchema, RunSchema, SessionPageSchema, SessionSchema } from './rest-schemas.js';
 import { listRuns, listSessions, readRun, readSession } from './run-views.js';
 import { pageQueryProperties } from '../rest/pagination.js';
+import type { RunViewCache } from './run-view-cache.js';
 
-export function otpRoutes({ db, engine, config }: { db: Db; engine: OtpEngine; config: Config }): RouteDef[] {
+export interface OtpRoutesDeps {
+  db: Db;
+  engine: OtpEngine;
+  config: Config;
+  runViews: RunViewCache;
+}
+
+export function otpRoutes({ db, engine, config, runViews }: OtpRoutesDeps): RouteDef[] {
   const tag = 'otp';
   const { otp } = config;
   return [
@@ -42,7 +50,8 @@ export function otpRoutes({ db, engine, config }: { db: Db; engine: OtpEngine; c
     {
       method: 'get', path: '/otp/runs/:id', auth: 'read', tag, operationId: 'getOtpRun', response: RunSchema,
       summary: 'A run with its counts and every step (status, duration, error, evidence, usedLocator, actual)',
-      handler: ({ principal, params }) => readRun(db, principal.projectId, params.id),
+      handler: ({ principal, params }) =>
+        runViews.read(principal.projectId, params.id, () => readRun(db, principal.projectId, params.id)),
     },
     {
       method: 'post', path: '/otp/runs/:id/cancel', auth: 'write', tag, operationId: 'cancelOtpRun', response: RunSchema,

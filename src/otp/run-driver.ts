@@ -4,6 +4,7 @@ import { createActor, fromPromise, type ActorRefFrom } from 'xstate';
 import { runMachine } from '../../machines/run.machine.js';
 import type { FinishRunInput, RecordStepsInput, RunOutput, StepExecPayload, StepOutcome, StepReport } from '../../machines/types.js';
 import { buildFrame, errorFrame } from './frames.js';
+import { stepDispatch, type StepDispatchMessage } from './diagnostics.js';
 import type { ClaimedRun, RunStore } from './run-store.js';
 import type { StepWriter } from './step-writer.js';
 import type { Logger } from '../log.js';
@@ -54,6 +55,8 @@ export class RunDriver {
   private readonly actor: ActorRefFrom<typeof runMachine>;
   private readonly fields: { sessionId: string; runId: string };
   private durationMs = 0;
+  // When the step.result now being acted on arrived; cleared by the step.exec it leads to, or its refusal.
+  private resultAt: number | undefined;
 
   constructor(
     private readonly run: ClaimedRun,
@@ -96,6 +99,11 @@ export class RunDriver {
 
   sendStepExec(payload: StepExecPayload): void {
     this.channel.send(buildFrame('step.exec', this.fields, payload));
+    if (this.resultAt !== undefined && stepDispatch.hasSubscribers) {
+      const message: StepDispatchMessage = { runId: this.run.id, stepIndex: payload.stepIndex, ms: performance.now() - this.resultAt };
+      stepDispatch.publish(message);
+    }
+    this.resultAt = undefined;
   }
 
   sendRunCancel(reason: string): void {
@@ -115,6 +123,7 @@ export class RunDriver {
   }
 
   rejectStepResult(stepIndex: number, reason: string, ref?: string): void {
+    this.resultAt = undefined;
     this.channel.send(errorFrame('E_UNEXPECTED', `step.result for step ${stepIndex} rejected: ${reason}`, { ...this.fields, ref }));
   }
 
@@ -147,7 +156,9 @@ export class RunDriver {
     this.actor.start();
   }
 
-  stepResult(report: StepReport, ref?: string): void {
+  /** `receivedAt`: when the frame arrived (performance.now()), for the dispatch latency (see diagnostics.ts). */
+  stepResult(report: StepReport, ref?: string, receivedAt?: number): void {
+    this.resultAt = receivedAt;
     this.actor.send({ type: 'STEP_RESULT', report, ref });
   }
 

@@ -158,6 +158,7 @@ export class ExecutorSession {
 
   handleText(text: string): void {
     if (this.closed) return;
+    const receivedAt = performance.now();
     let frame: unknown;
     try {
       frame = JSON.parse(text);
@@ -194,7 +195,7 @@ export class ExecutorSession {
         this.validFrame();
         const run = this.runs.get(message.runId!);
         if (!run) return this.unexpected(`run ${message.runId} is not running on this session`, ref);
-        return run.stepResult(message.payload, ref);
+        return run.stepResult(message.payload, ref, receivedAt);
       }
       default:
         // ack, error and event.recorded are accepted; they change no state yet.

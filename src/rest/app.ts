@@ -33,8 +33,6 @@ export function createRestApp(deps: RestAppDeps): Koa {
   app.use(authMiddleware(deps.authenticate));
   if (deps.rateLimit) app.use(rateLimitMiddleware(deps.rateLimit));
   app.use(koaBody({ jsonLimit: '2mb', multipart: false, text: false, urlencoded: false }));
-  const router = deps.api.router({ idempotency: deps.idempotency });
-  app.use(router.routes());
-  app.use(router.allowedMethods({ throw: false }));
+  app.use(deps.api.middleware({ idempotency: deps.idempotency }));
   return app;
 }

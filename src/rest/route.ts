@@ -2,6 +2,7 @@
 // register the Koa routes, validate requests and describe the API (/openapi.json, src/rest/openapi.ts).
 import type Koa from 'koa';
 import Router from '@koa/router';
+import compose from 'koa-compose';
 import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import { ajv, formatErrors } from '../otp/validators.js';
@@ -11,6 +12,11 @@ import { etagOf, parseIfMatch, type IfMatch } from './conditional.js';
 import { checkIdempotencyKey, IDEMPOTENCY_HEADER, requestHash, type IdempotencyStore, type IdempotencyScope } from './idempotency.js';
 
 export type JsonSchema = Record<string, unknown>;
+
+/** A handler's answer already serialised (a cached read): sent as application/json as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
 export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
 export interface RouteContext<Body = any> {
@@ -98,9 +104,34 @@ export class Api {
     return this;
   }
 
-  router(options: RouterOptions = {}): Router {
-    const router = new Router({ prefix: options.prefix ?? '/api/v1' });
+  /**
+   * The routes as Koa middleware: one router per resource (the first path segment after the
+   * prefix), and a request is matched against its resource's routes only. (@koa/router tries every
+   * route of a router on every request; with all of them in one, matching was a tenth of a cached
+   * read's time.) A path that no route matches falls through to the next middleware.
+   */
+  middleware(options: RouterOptions = {}): Koa.Middleware {
+    const prefix = options.prefix ?? '/api/v1';
+    const byResource = new Map<string, RouteDef[]>();
     for (const def of this.routes) {
+      const resource = resourceOf(def.path);
+      byResource.set(resource, [...(byResource.get(resource) ?? []), def]);
+    }
+    const handlers = new Map<string, Koa.Middleware>();
+    for (const [resource, defs] of byResource) {
+      const router = this.router(defs, prefix, options);
+      handlers.set(resource, compose([router.routes(), router.allowedMethods({ throw: false })]) as Koa.Middleware);
+    }
+    return (koa, next) => {
+      if (!koa.path.startsWith(`${prefix}/`)) return next();
+      const handler = handlers.get(resourceOf(koa.path.slice(prefix.length)));
+      return handler ? handler(koa, next) : next();
+    };
+  }
+
+  private router(defs: RouteDef[], prefix: string, options: RouterOptions): Router {
+    const router = new Router({ prefix });
+    for (const def of defs) {
       const validateBody = compile(ajv, def.body);
       const validateQuery = compile(queryAjv, def.query);
       const checkAccess: Koa.Middleware = async (koa, next) => {
@@ -132,7 +163,11 @@ export class Api {
         const run = async () => {
           const result = await def.handler({ principal: principal!, params: koa.params, query, body: body ?? {}, ifMatch, koa });
           // A handler answers by returning the body; one that wrote the response itself returns nothing.
-          if (result !== undefined) {
+          if (result instanceof JsonText) {
+            koa.status = def.status ?? 200;
+            koa.type = 'application/json';
+            koa.body = result.text;
+          } else if (result !== undefined) {
             koa.status = def.status ?? 200;
             koa.body = result;
             const version = (result as { version?: unknown }).version;
@@ -155,6 +190,12 @@ export class Api {
     }
     return router;
   }
+}
+
+/** `/otp/runs/:id` → `otp`. */
+function resourceOf(path: string): string {
+  const end = path.indexOf('/', 1);
+  return end < 0 ? path.slice(1) : path.slice(1, end);
 }
 
 async function withIdempotency(

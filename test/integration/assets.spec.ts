@@ -7,6 +7,8 @@ import { startS3, type TestS3 } from '../support/s3.js';
 import { census, download, fetchBytes, postFile, sha256, upload } from '../support/assets.js';
 import { TestExecutor } from '../support/executor.js';
 import { eventually } from '../support/eventually.js';
+import { startService } from '../../src/service.js';
+import { createLogger } from '../../src/log.js';
 import { StorageDrivers } from '../../src/assets/storage/drivers.js';
 import { tierLimits, UPGRADE_URL } from '../../src/tiers.js';
 import type { StorageDriverName } from '../../src/config.js';
@@ -625,6 +627,45 @@ for (const driver of ['fs', 's3'] as StorageDriverName[]) {
         const file = await fetchBytes(redirect.headers.get('location')!);
         expect(sha256(file.bytes)).to.equal(sha256(shot));
         executor.close();
+      });
+
+      it('a finished run (served from memory) shows evidence added or deleted later: at once here, soon in another process', async () => {
+        const p = await project();
+        const { executor, runId } = await runWithExecutor(p);
+        for (let i = 0; i < 3; i++) executor.result(await executor.next('step.exec'), 'pass');
+        await executor.next('run.finished');
+        executor.close();
+        const files = (run: { body: { steps: Array<{ evidence: { files?: unknown[] } | null }> } }) => run.body.steps[0]!.evidence?.files ?? [];
+        // Read twice: the second read is served from the finished-run cache.
+        expect(files(await p.req('GET', `/otp/runs/${runId}`))).to.deep.equal([]);
+        expect(files(await p.req('GET', `/otp/runs/${runId}`))).to.deep.equal([]);
+        const second = await startService({ ...t.service.config, port: 0, wsPort: 0 }, createLogger('silent'));
+        try {
+          const atSecond = async () => {
+            const res = await fetch(`${second.restUrl}/api/v1/otp/runs/${runId}`, { headers: { authorization: `Bearer ${p.key}` } });
+            expect(res.status).to.equal(200);
+            return { body: await res.json() };
+          };
+          expect(files(await atSecond())).to.deep.equal([]);
+
+          const stored = await postFile(t, '/otp/evidence', Buffer.from('after the run'), {
+            key: p.key, filename: 'late.png', type: 'image/png', fields: { runId, stepIndex: '0', kind: 'screenshot' },
+          });
+          expect(stored.status, JSON.stringify(stored.body)).to.equal(201);
+          // This process knows at once; the other hears it from the database.
+          expect(files(await p.req('GET', `/otp/runs/${runId}`))).to.have.length(1);
+          await eventually(async () => expect(files(await atSecond())).to.have.length(1));
+
+          // A key of another project never gets the cached run.
+          const stranger = await project();
+          expect((await stranger.req('GET', `/otp/runs/${runId}`)).status).to.equal(404);
+
+          expect((await p.req('DELETE', `/assets/items/${stored.body.assetId}`)).status).to.equal(200);
+          expect(files(await p.req('GET', `/otp/runs/${runId}`))).to.deep.equal([]);
+          await eventually(async () => expect(files(await atSecond())).to.deep.equal([]));
+        } finally {
+          await second.stop();
+        }
       });
 
       it('records a step.result pointing at evidence of another run or project without the reference, with a note', async () => {

@@ -7,11 +7,13 @@ import { createLogger } from '../../src/log.js';
 
 const QUOTA = 3;
 const PER_MINUTE = 8;
+// How often each process sends its in-memory counts and learns the others'.
+const SYNC_MS = 100;
 
 describe('Limits: artifact quota and rate limit', () => {
   let t: TestService;
   before(async () => {
-    t = await startTestService({ limits: { artifacts: QUOTA, requestsPerMinute: PER_MINUTE } });
+    t = await startTestService({ limits: { artifacts: QUOTA, requestsPerMinute: PER_MINUTE, rateLimitSyncMs: SYNC_MS } });
   });
   after(async () => t?.stop());
 
@@ -102,6 +104,8 @@ describe('Limits: artifact quota and rate limit', () => {
       expect(replay.headers.get('idempotent-replayed')).to.equal('true');
       expect((await replay.json()).id).to.equal((await first.json()).id);
       for (let i = 3; i <= PER_MINUTE; i++) expect((await at(bases[i % 2], 'GET', '/platform/context')).status).to.equal(200);
+      // Each process learns the other's count at its next sync; after that, neither lets one more through.
+      await new Promise((resolve) => setTimeout(resolve, 3 * SYNC_MS));
       for (const base of bases) expect((await at(base, 'GET', '/platform/context')).status).to.equal(429);
     } finally {
       await second.stop();

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/service.js';
 import { TestExecutor, type Frame } from '../support/executor.js';
 import { eventually } from '../support/eventually.js';
+import diagnostics from 'node:diagnostics_channel';
+import type { StepDispatchMessage } from '../../src/otp/diagnostics.js';
 
 const locator = { by: 'role', value: 'button', name: 'Go' };
 const step = (otp: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ otp, ...extra });
@@ -105,6 +107,34 @@ describe('OTP: runs end to end', () => {
     expect(run.body.steps[0].error.code).to.equal('E_TIMEOUT');
     expect(run.body.steps[1].status).to.equal('skip');
     executor.close();
+  });
+
+  it('publishes its dispatch latency on the otp:step.dispatch diagnostics channel, once per step.exec that follows a result', async () => {
+    const p = await project();
+    const id = await p.testCase('measured', [step({ action: 'click', locator }), step({ action: 'hover', locator }), step({ action: 'click', locator })]);
+    const executor = await p.executor();
+    const seen: StepDispatchMessage[] = [];
+    const listen = (message: unknown) => void seen.push(message as StepDispatchMessage);
+    diagnostics.subscribe('otp:step.dispatch', listen);
+    try {
+      const created = await p.req('POST', '/otp/runs', { testCaseIds: [id] });
+      const runId = created.body.runId as string;
+      const exec0 = await executor.next('step.exec');
+      // A stray result is refused and measures nothing.
+      executor.result({ ...exec0, payload: { ...exec0.payload, stepIndex: 2 } }, 'pass');
+      await executor.next('error');
+      executor.result(exec0, 'pass');
+      executor.result(await executor.next('step.exec'), 'pass');
+      executor.result(await executor.next('step.exec'), 'pass');
+      await executor.next('run.finished');
+      const mine = seen.filter((m) => m.runId === runId);
+      // The first step.exec answers no result; the last result leads to run.finished, not a step.exec.
+      expect(mine.map((m) => m.stepIndex)).to.deep.equal([1, 2]);
+      for (const m of mine) expect(m.ms).to.be.a('number').and.be.greaterThan(0).and.lessThan(10_000);
+    } finally {
+      diagnostics.unsubscribe('otp:step.dispatch', listen);
+      executor.close();
+    }
   });
 
   it('cancels a run mid-step: run.cancel, the step in flight and the rest E_CANCELLED, run.finished cancelled', async () => {

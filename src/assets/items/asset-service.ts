@@ -46,6 +46,8 @@ export class AssetService {
     private readonly drivers: StorageDrivers,
     private readonly quota: StorageQuota,
     private readonly log: Logger,
+    /** Told, in this process, as soon as a run's evidence files have changed (the view of the run with them). */
+    private readonly evidenceChanged: (runId: string) => void = () => {},
   ) {}
 
   private rows() {
@@ -162,6 +164,7 @@ export class AssetService {
           .returning('*');
         return inserted as AssetRow;
       });
+      if (row.run_id) this.evidenceChanged(row.run_id);
       return assetView({ ...row, bucket_name: bucket.name });
     } catch (err) {
       await driver.delete(key).catch((e) => this.log.error('could not remove a refused upload', { key, err: e }));
@@ -186,6 +189,7 @@ export class AssetService {
     };
     if (asset.bucket_name === DELETION_BUCKET) {
       await this.db.transaction(removeRow);
+      if (asset.run_id) this.evidenceChanged(asset.run_id);
       await driver.delete(asset.storage_key);
       return { id, deleted: true, archive: null };
     }
@@ -231,6 +235,7 @@ export class AssetService {
       await driver.delete(archiveKey).catch((e) => this.log.error('could not remove an unused archive copy', { key: archiveKey, err: e }));
       throw err;
     }
+    if (asset.run_id) this.evidenceChanged(asset.run_id);
     await driver.delete(asset.storage_key).catch((err) => this.log.error('deleted asset left its object behind', { key: asset.storage_key, err }));
     return { id, deleted: true, archive: assetView({ ...archive, bucket_name: DELETION_BUCKET }) };
   }

@@ -92,7 +92,7 @@ export function platformRoutes({ db, config, projectChanged, storageBytes }: Pla
     {
       method: 'get', path: '/platform/entitlement', auth: 'read', tag: 'platform/entitlement', operationId: 'getEntitlement',
       summary: "The tier of the caller's tenant, its quotas and limits, and the project's current usage", response: EntitlementSchema,
-      handler: async ({ principal }) => {
+      handler: async ({ principal, koa }) => {
         const usage = await db('project_usage').where('project_id', principal.projectId).first('artifacts');
         const bytes = storageBytes ? await storageBytes(principal.projectId) : undefined;
         // The tier as it is now: the principal's copy may be a few seconds old (see KeyCache).
@@ -105,7 +105,9 @@ export function platformRoutes({ db, config, projectChanged, storageBytes }: Pla
           limits: effectiveLimits(tier, config.limits),
           usage: {
             artifacts: usage?.artifacts ?? 0,
-            requestsThisWindow: await currentCount(db, principal.keyId),
+            // This request's own place in the window as the rate limiter counted it (other
+            // processes' requests show within its sync interval); PostgreSQL's count without one.
+            requestsThisWindow: (koa.state.rateLimitCount as number | undefined) ?? (await currentCount(db, principal.keyId)),
             ...(bytes !== undefined ? { storageBytes: bytes } : {}),
           },
           upgradeUrl: UPGRADE_URL,

@@ -1,5 +1,5 @@
-// The per-key REST rate limit: a window of 60 s per API key, opened by its first request, counted in
-// PostgreSQL so that every service process behind a load balancer shares one count (see RateCounter);
+// The per-key REST rate limit: a window of 60 s per API key, opened by its first request, shared by
+// every service process through PostgreSQL and counted in memory between syncs (see RateCounter);
 // the row of a key is reused, so the table holds one row per key that ever called.
 import type Koa from 'koa';
 import type { Db } from '../../db/connect.js';
@@ -26,25 +26,65 @@ ON CONFLICT (key_id) DO UPDATE
 RETURNING key_id, count, ceil(extract(epoch FROM (window_start + make_interval(secs => ?) - now())))::int AS reset_sec`;
 
 interface Waiter {
-  resolve(result: { count: number; resetSec: number }): void;
+  resolve(result: Count): void;
   reject(err: unknown): void;
 }
 
+export interface Count {
+  /** This request's place in its key's window, all processes together. */
+  count: number;
+  resetSec: number;
+}
+
+/** What this process knows of a key's window. */
+interface KeyWindow {
+  /** The shared count as PostgreSQL last answered it. */
+  base: number;
+  /** Requests answered here since, not yet sent. */
+  unsent: number;
+  /** When the window closes (ms since the epoch, this process's clock). */
+  resetAt: number;
+}
+
 /**
- * Counts requests per key in PostgreSQL, shared by every process. Requests that arrive while a count
- * is being written wait and are counted together in the next statement (one upsert per batch, not
- * per request), each answered its own place in the count. The write does not wait for the disk
- * (its pool sets synchronous_commit off): a crash may forget the last few counts, which a rate limit
- * can afford, and a read no longer pays for a flush of the log.
+ * Counts requests per key, shared by every process through PostgreSQL. A key's first request in a
+ * process (or its first after the window passed) is counted in PostgreSQL and answered with the
+ * shared count; after that the process counts the key's requests in memory and sends what it
+ * counted every `syncMs`, learning the other processes' counts in the same statement. One process
+ * alone is exact; with several, each sees the others' requests at most `syncMs` late, so a key
+ * can overshoot its limit by what the other processes let through in that time.
+ *
+ * Requests that need PostgreSQL wait and go together in one upsert (one statement per batch, not
+ * per request). The writes do not wait for the disk (the pool sets synchronous_commit off): a
+ * crash may forget the last counts, which a rate limit can afford.
  */
 export class RateCounter {
+  private windows = new Map<string, KeyWindow>();
   private waiting = new Map<string, Waiter[]>();
+  // The waiting requests being counted now: their places are not known yet, so later requests of
+  // the same keys wait too.
+  private counting: ReadonlyMap<string, Waiter[]> = new Map();
   private writing = false;
+  private syncDue = false;
+  private readonly timer: NodeJS.Timeout;
 
   /** `db` should be a pool with asyncCommit (see createDb): the count does not wait for the disk. */
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    syncMs = 1_000,
+  ) {
+    this.timer = setInterval(() => this.sync(), syncMs);
+    this.timer.unref();
+  }
 
-  count(keyId: string): Promise<{ count: number; resetSec: number }> {
+  /** At once from memory when this process knows the key's window; otherwise once PostgreSQL has counted it. */
+  count(keyId: string): Count | Promise<Count> {
+    const now = Date.now();
+    const window = this.windows.get(keyId);
+    if (window && now < window.resetAt && !this.waiting.has(keyId) && !this.counting.has(keyId)) {
+      window.unsent++;
+      return { count: window.base + window.unsent, resetSec: Math.max(1, Math.ceil((window.resetAt - now) / 1000)) };
+    }
     return new Promise((resolve, reject) => {
       const list = this.waiting.get(keyId);
       if (list) list.push({ resolve, reject });
@@ -53,28 +93,73 @@ export class RateCounter {
     });
   }
 
+  /** Sends what was counted in memory (also called by the timer). */
+  sync(): Promise<void> {
+    this.syncDue = true;
+    return this.writing ? Promise.resolve() : this.write();
+  }
+
+  /** A last sync; the timer stops. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sync();
+  }
+
   private async write(): Promise<void> {
     this.writing = true;
     try {
-      while (this.waiting.size) {
+      while (this.waiting.size || this.syncDue) {
         const batch = this.waiting;
         this.waiting = new Map();
+        this.counting = batch;
+        const unsent = this.syncDue ? this.takeUnsent() : new Map<string, number>();
+        this.syncDue = false;
+        const keys = [...new Set([...batch.keys(), ...unsent.keys()])].map((keyId) => ({
+          key_id: keyId,
+          n: (batch.get(keyId)?.length ?? 0) + (unsent.get(keyId) ?? 0),
+        }));
+        if (!keys.length) continue;
         try {
-          const keys = [...batch].map(([keyId, list]) => ({ key_id: keyId, n: list.length }));
           const result = await this.db.raw(COUNT_SQL, [JSON.stringify(keys), WINDOW_SEC, WINDOW_SEC, WINDOW_SEC]);
           const rows = result.rows as Array<{ key_id: string; count: number; reset_sec: number }>;
-          for (const row of rows) {
-            const list = batch.get(row.key_id)!;
-            const first = row.count - list.length + 1;
-            list.forEach((w, i) => w.resolve({ count: first + i, resetSec: Math.max(1, row.reset_sec) }));
-          }
+          for (const row of rows) this.learn(row, batch.get(row.key_id) ?? [], unsent.get(row.key_id) ?? 0);
         } catch (err) {
+          // The unsent counts stay unsent, for the next sync.
           for (const list of batch.values()) for (const w of list) w.reject(err);
+        } finally {
+          this.counting = new Map();
         }
       }
     } finally {
       this.writing = false;
     }
+  }
+
+  /**
+   * The unsent count of every open window, 0 included (a window without news of its own still
+   * learns the other processes' counts). The counts stay in the windows until PostgreSQL has
+   * answered for them, so a request meanwhile still counts them. Closed windows are forgotten.
+   */
+  private takeUnsent(): Map<string, number> {
+    const now = Date.now();
+    const taken = new Map<string, number>();
+    for (const [keyId, window] of this.windows) {
+      // A closed window's unsent requests belong to a window that has passed.
+      if (now >= window.resetAt) this.windows.delete(keyId);
+      else taken.set(keyId, window.unsent);
+    }
+    return taken;
+  }
+
+  private learn(row: { key_id: string; count: number; reset_sec: number }, waiters: Waiter[], sent: number): void {
+    const resetSec = Math.max(1, row.reset_sec);
+    const window = this.windows.get(row.key_id);
+    const resetAt = Date.now() + resetSec * 1000;
+    if (window) Object.assign(window, { base: row.count, unsent: window.unsent - sent, resetAt });
+    else this.windows.set(row.key_id, { base: row.count, unsent: 0, resetAt });
+    // The waiting requests take the last places of the count; the `sent` ones were answered already.
+    const first = row.count - waiters.length + 1;
+    waiters.forEach((w, i) => w.resolve({ count: first + i, resetSec }));
   }
 }
 
@@ -97,7 +182,9 @@ export function rateLimitMiddleware(deps: RateLimitDeps): Koa.Middleware {
     const principal = ctx.state.principal as Principal | undefined;
     if (!principal) return next();
     const limit = deps.limitFor(principal);
-    const { count, resetSec } = await deps.counter.count(principal.keyId);
+    const counted = deps.counter.count(principal.keyId);
+    const { count, resetSec } = counted instanceof Promise ? await counted : counted;
+    ctx.state.rateLimitCount = count;
     const remaining = Math.max(0, limit - count);
     const headers = {
       'RateLimit-Policy': `"${POLICY}";q=${limit};w=${WINDOW_SEC}`,

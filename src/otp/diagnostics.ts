@@ -1,0 +1,15 @@
+// Diagnostics channels (node:diagnostics_channel) of the run engine: what an operator's tooling or
+// the benchmark harness can subscribe to in the process. Nothing is built or published while no one
+// listens.
+import diagnostics from 'node:diagnostics_channel';
+
+export interface StepDispatchMessage {
+  runId: string;
+  /** The step sent. */
+  stepIndex: number;
+  /** From the previous step's step.result arriving in the process to this step.exec leaving it. */
+  ms: number;
+}
+
+/** One message per step.exec that follows a step.result: the engine's dispatch latency. */
+export const stepDispatch = diagnostics.channel('otp:step.dispatch');
