@@ -1,4 +1,5 @@
 // The composition root: builds config-driven parts (database, engine, listeners) and tears them down.
+import pg from 'pg';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
@@ -66,7 +67,10 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const bootstrap = await bootstrapAdminKey(db, config);
 
   const instanceId = newId('ins');
-  const store = new RunStore(db);
+  // The group commit of step results: one statement in flight at a time, on a connection of its own.
+  const stepsPool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  stepsPool.on('error', (err) => log.error('step-result connection failed', { err }));
+  const store = new RunStore(db, stepsPool);
   const writer = new StepWriter(store);
   const notifier = new Notifier(db, databaseUrl, instanceId, log);
   const runViews = new RunViewCache(config.runViewCacheBytes);
@@ -166,6 +170,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       await assets.stop();
       await rateCounter?.close().catch((err) => log.error('last rate-limit sync failed', { err }));
       await countersDb.destroy();
+      await stepsPool.end();
       await db.destroy();
       await embedded?.stop();
     })());

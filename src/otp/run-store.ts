@@ -1,4 +1,5 @@
 // Durable state of OTP runs and sessions. Plain knex: these are the engine's hot paths.
+import type pg from 'pg';
 import type { Db } from '../db/connect.js';
 import type { FinalRunStatus, PlannedStep, RunCounts, StepOutcome, Capabilities } from '../../machines/types.js';
 
@@ -58,13 +59,18 @@ function stepRecord({ runId, outcome }: StepWrite) {
 // stale, hash-joins against a sequential scan of every step row, a cost that grows with the table
 // (seen in the benchmark: 5-15 ms per group commit). With the real count it looks each row up by
 // the primary key.
-const RECORD_STEPS_SQL = `
+const recordStepsSql = (batch: string, count: string) => `
 UPDATE otp_run_steps s
    SET status = v.status, source = v.source, duration_ms = v.duration_ms, error = v.error,
        evidence = v.evidence, actual = v.actual, used_locator = v.used_locator, finished_at = now()
-  FROM (SELECT * FROM jsonb_to_recordset(?::jsonb) AS r(run_id text, step_index int, status text, source text,
-          duration_ms int, error jsonb, evidence jsonb, actual text, used_locator jsonb) LIMIT ?) v
+  FROM (SELECT * FROM jsonb_to_recordset(${batch}::jsonb) AS r(run_id text, step_index int, status text, source text,
+          duration_ms int, error jsonb, evidence jsonb, actual text, used_locator jsonb) LIMIT ${count}) v
  WHERE s.run_id = v.run_id AND s.step_index = v.step_index AND s.status = 'pending'`;
+
+// The group commit's statement, prepared once on its own connection (see RunStore): it runs for
+// nearly every step, and through knex and the shared pool it cost the service more than the rest
+// of a step's write.
+const RECORD_STEPS = { name: 'otp_record_steps', text: recordStepsSql('$1', '$2') };
 
 // A new run and its steps in one statement: the steps travel as one jsonb parameter. The steps'
 // foreign key is checked at the end of the statement, when the run row exists.
@@ -81,7 +87,14 @@ SELECT run.id, v.step_index, v.case_index, v.test_case_id, v.label, v.action, v.
                                                 timeout_ms int, continue_on_fail boolean, evidence_policy text)`;
 
 export class RunStore {
-  constructor(private readonly db: Db) {}
+  /**
+   * `stepsPool`: a pool of one connection for the group commit's prepared statement (recordSteps
+   * without a transaction). Without it every write goes through `db`.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly stepsPool?: pg.Pool,
+  ) {}
 
   /** The run and all its steps in one statement (one round trip, atomic like any statement). */
   async insertRun(run: NewRun): Promise<void> {
@@ -158,9 +171,12 @@ export class RunStore {
       }));
   }
 
-  async recordSteps(writes: StepWrite[], db: Db = this.db): Promise<void> {
+  /** The outcomes, in one statement: inside `trx` when given, else on the group commit's own connection. */
+  async recordSteps(writes: StepWrite[], trx?: Db): Promise<void> {
     if (!writes.length) return;
-    await db.raw(RECORD_STEPS_SQL, [JSON.stringify(writes.map(stepRecord)), writes.length]);
+    const values = [JSON.stringify(writes.map(stepRecord)), writes.length];
+    if (!trx && this.stepsPool) await this.stepsPool.query({ ...RECORD_STEPS, values });
+    else await (trx ?? this.db).raw(recordStepsSql('?', '?'), values);
   }
 
   /** The last outcomes and the verdict in one transaction; answers the run's duration. */

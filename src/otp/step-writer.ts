@@ -19,7 +19,7 @@ export class StepWriter {
      * it gave more steps per second than two, at less CPU per step in both the service and
      * PostgreSQL, with no worse latency (benchmarks/RESULTS.md).
      */
-    private readonly concurrency = 3,
+    private readonly concurrency = 1,
   ) {}
 
   write(writes: StepWrite[]): Promise<void> {
