@@ -156,23 +156,25 @@ export function loopDelayMeter(service: { evaluate<T>(expression: string): Promi
 }
 
 /**
- * The engine's own dispatch latency during a window: from a step.result arriving in the service to
- * the next step.exec leaving it, as the service publishes it on its `otp:step.dispatch` diagnostics
- * channel (src/otp/diagnostics.ts). Subscribed through the inspector at start(), read (p50/p99/max
- * in ms, and the count) at stop().
+ * A timing the service publishes on one of its diagnostics channels (src/otp/diagnostics.ts), over a
+ * window: each message's `ms` goes into a histogram, and `rows` (when given) into a sum. Subscribed
+ * through the inspector at start(), read (p50/p99/max in ms, the count, the rows) at stop().
  */
-export function dispatchMeter(service: { evaluate<T>(expression: string): Promise<T> }) {
+export function channelMeter(service: { evaluate<T>(expression: string): Promise<T> }, channel: string) {
+  const slot = `globalThis[${JSON.stringify(`__bench:${channel}`)}]`;
+  const name = JSON.stringify(channel);
   return {
     start: () =>
       service.evaluate(
-        `(() => { const dc = require('node:diagnostics_channel'); const old = globalThis.__benchDispatch; if (old) dc.unsubscribe('otp:step.dispatch', old.listen);
-          const h = require('node:perf_hooks').createHistogram(); const listen = (m) => h.record(Math.max(1, Math.round(m.ms * 1e6)));
-          dc.subscribe('otp:step.dispatch', listen); globalThis.__benchDispatch = { h, listen }; return true; })()`,
+        `(() => { const dc = require('node:diagnostics_channel'); const old = ${slot}; if (old) dc.unsubscribe(${name}, old.listen);
+          const h = require('node:perf_hooks').createHistogram(); const m = { h, rows: 0 };
+          m.listen = (msg) => { h.record(Math.max(1, Math.round(msg.ms * 1e6))); m.rows += msg.rows ?? 0; };
+          dc.subscribe(${name}, m.listen); ${slot} = m; return true; })()`,
       ),
     stop: () =>
-      service.evaluate<{ p50: number; p99: number; max: number; count: number }>(
-        `(() => { const { h, listen } = globalThis.__benchDispatch; require('node:diagnostics_channel').unsubscribe('otp:step.dispatch', listen);
-          return { p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6, count: h.count }; })()`,
+      service.evaluate<{ p50: number; p99: number; max: number; count: number; rows: number }>(
+        `(() => { const m = ${slot}; require('node:diagnostics_channel').unsubscribe(${name}, m.listen);
+          return { p50: m.h.percentile(50) / 1e6, p99: m.h.percentile(99) / 1e6, max: m.h.max / 1e6, count: m.h.count, rows: m.rows }; })()`,
       ),
   };
 }

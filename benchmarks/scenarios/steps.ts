@@ -4,7 +4,7 @@
 import { Fleet, shares } from '../lib/fleet.js';
 import { testCaseBody } from '../lib/frames.js';
 import { measureWindow } from '../lib/measure.js';
-import { cpuMeter, sleep, startBaseline, type BaselineKind } from '../lib/procs.js';
+import { channelMeter, cpuMeter, sleep, startBaseline, type BaselineKind } from '../lib/procs.js';
 import { cpuNote, fmt, pct, type Row } from '../lib/report.js';
 import { createTestCase } from '../lib/service.js';
 import type { Scenario, ScenarioContext } from './context.js';
@@ -34,7 +34,7 @@ async function baselineRate(ctx: ScenarioContext, kind: BaselineKind): Promise<{
 async function engineRate(ctx: ScenarioContext) {
   const { options } = ctx;
   const { executors, stepsPerRun, runsPerExecutor } = options.steps;
-  const service = await ctx.startService();
+  const service = await ctx.startService({ inspect: true });
   const fleet = await Fleet.start(options.workers);
   try {
     const testCaseId = await createTestCase(service, `bench ${stepsPerRun} steps`, testCaseBody('bench steps', stepsPerRun));
@@ -51,12 +51,23 @@ async function engineRate(ctx: ScenarioContext) {
       ...(runsPerExecutor ? { runsPerSession: runsPerExecutor } : {}),
     });
     const target = runsPerExecutor ? executors * runsPerExecutor : Infinity;
+    const cpu = cpuMeter(async () => ({ service: [service.pid], postgres: await service.backendPids(), clients: fleet.pids }));
+    // The group commit as the service reports it (otp:step.write): statements, rows, time to durable.
+    const commits = channelMeter(service, 'otp:step.write');
+    let written = { p50: NaN, p99: NaN, max: NaN, count: 0, rows: 0 };
     const result = await measureWindow(fleet, ctx.progress, 'steps/engine', {
       warmupS: runsPerExecutor ? 0 : options.warmup,
       durationS: runsPerExecutor ? 60 : options.duration,
       latency: false,
       until: () => fleet.totals().runsFinished >= target,
-      cpu: cpuMeter(async () => ({ service: [service.pid], postgres: await service.backendPids(), clients: fleet.pids })),
+      cpu: {
+        start: async () => void (await Promise.all([cpu.start(), commits.start()])),
+        stop: async () => {
+          const [used, writes] = await Promise.all([cpu.stop(), commits.stop()]);
+          written = writes;
+          return used;
+        },
+      },
     });
     // Stop answering, let the last writes land, then check that every result sent is a durable row.
     await fleet.all({ op: 'quiesce' });
@@ -70,7 +81,7 @@ async function engineRate(ctx: ScenarioContext) {
       durable = rows[0].n;
       if (durable >= resultsSent) break;
     }
-    return { rate: (result.window.roundTrips * 1000) / result.elapsedMs, result, resultsSent, durable };
+    return { rate: (result.window.roundTrips * 1000) / result.elapsedMs, result, resultsSent, durable, written };
   } finally {
     await fleet.stop();
     await service.stop();
@@ -112,6 +123,7 @@ export const stepsScenario: Scenario = {
         `${executors} executors in ${ctx.options.workers} worker processes, maxParallel 1, each keeping one run of ${stepsPerRun} steps in flight and one queued; baselines: the same fleet, one step.result-sized frame in flight per connection, answered with a step.exec-sized frame.`,
         `Window ${fmt(engine.result.elapsedMs / 1000)} s: ${fmt(w.roundTrips)} step round trips, ${fmt(w.runsFinished)} runs finished, ${fmt(w.errorFrames)} error frames${engine.result.errorSamples.length ? ` (${engine.result.errorSamples[0]})` : ''}.`,
         `Engine ${cpuNote(engine.result.cpu, engine.result.elapsedMs, w.roundTrips)}.`,
+        `Group commit (otp:step.write): ${fmt(engine.written.count)} statements of ${fmt(engine.written.rows / Math.max(1, engine.written.count))} step results on average, each durable in p50 ${fmt(engine.written.p50)} / p99 ${fmt(engine.written.p99)} / max ${fmt(engine.written.max)} ms.`,
         `uWS echo ${uwsCpu}; ws echo ${wsCpu}.`,
         `uWS echo ${fmt(uws, 'round trips/s')}, ws echo ${fmt(ws, 'round trips/s')}, engine ${fmt(engine.rate, 'step round trips/s')} (${pct(engine.rate / uws)} of uWS, ${pct(engine.rate / ws)} of ws).`,
       ],

@@ -68,9 +68,13 @@ export class OtpEngine {
     const run = await planRun(this.deps.db, principal, request, this.deps.config.otp);
     await this.deps.store.insertRun(run);
     const local = run.requestedSessionId ? this.sessions.get(run.requestedSessionId) : undefined;
-    if (local) void this.claimFor(local);
-    else if (!run.requestedSessionId) this.wakeProject(run.projectId);
-    await this.notify({ kind: 'dispatch', projectId: run.projectId, ...(run.requestedSessionId ? { sessionId: run.requestedSessionId } : {}) });
+    if (local) {
+      // Pinned to a session of this process: no other process can take it, nothing to tell them.
+      void this.claimFor(local);
+    } else {
+      if (!run.requestedSessionId) this.wakeProject(run.projectId);
+      await this.notify({ kind: 'dispatch', projectId: run.projectId, ...(run.requestedSessionId ? { sessionId: run.requestedSessionId } : {}) });
+    }
     return readRun(this.deps.db, principal.projectId, run.id);
   }
 

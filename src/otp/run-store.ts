@@ -86,6 +86,16 @@ SELECT run.id, v.step_index, v.case_index, v.test_case_id, v.label, v.action, v.
   FROM run, jsonb_to_recordset(?::jsonb) AS v(step_index int, case_index int, test_case_id text, label text, action jsonb,
                                                 timeout_ms int, continue_on_fail boolean, evidence_policy text)`;
 
+interface StepRow {
+  step_index: number;
+  case_index: number;
+  action: PlannedStep['action'];
+  timeout_ms: number;
+  continue_on_fail: boolean;
+  evidence_policy: string | null;
+  label: string | null;
+}
+
 export class RunStore {
   /**
    * `stepsPool`: a pool of one connection for the group commit's prepared statement (recordSteps
@@ -130,33 +140,37 @@ export class RunStore {
    */
   async claimRuns(session: { id: string; projectId: string }, instanceId: string, limit: number): Promise<ClaimedRun[]> {
     if (limit <= 0) return [];
+    // One round trip: the claimed runs come back with their steps (one JSON array each).
     const { rows } = await this.db.raw(
-      `UPDATE otp_runs r SET status = 'running', session_id = ?, instance_id = ?, started_at = now()
-        WHERE r.id IN (SELECT id FROM otp_runs
-                        WHERE status = 'queued' AND project_id = ?
-                          AND (requested_session_id IS NULL OR requested_session_id = ?)
-                        ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
-        RETURNING r.id, r.project_id, r.vars, r.allowed_origins, r.test_cases`,
+      `WITH claimed AS (
+         UPDATE otp_runs r SET status = 'running', session_id = ?, instance_id = ?, started_at = now()
+          WHERE r.id IN (SELECT id FROM otp_runs
+                          WHERE status = 'queued' AND project_id = ?
+                            AND (requested_session_id IS NULL OR requested_session_id = ?)
+                          ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
+          RETURNING r.id, r.project_id, r.vars, r.allowed_origins, r.test_cases)
+       SELECT c.*, (SELECT json_agg(json_build_object('step_index', s.step_index, 'case_index', s.case_index, 'action', s.action,
+                                                      'timeout_ms', s.timeout_ms, 'continue_on_fail', s.continue_on_fail,
+                                                      'evidence_policy', s.evidence_policy, 'label', s.label) ORDER BY s.step_index)
+                      FROM otp_run_steps s WHERE s.run_id = c.id) AS steps
+         FROM claimed c`,
       [session.id, instanceId, session.projectId, session.id, limit],
     );
     if (!rows.length) return [];
-    const steps = await this.db('otp_run_steps')
-      .whereIn('run_id', rows.map((r: { id: string }) => r.id))
-      .orderBy(['run_id', 'step_index'])
-      .select('run_id', 'step_index', 'case_index', 'action', 'timeout_ms', 'continue_on_fail', 'evidence_policy', 'label');
     const byRun = new Map<string, PlannedStep[]>();
-    for (const s of steps) {
-      const list = byRun.get(s.run_id) ?? [];
-      list.push({
-        stepIndex: s.step_index,
-        caseIndex: s.case_index,
-        action: s.action,
-        timeoutMs: s.timeout_ms,
-        continueOnFail: s.continue_on_fail,
-        ...(s.evidence_policy ? { evidence: s.evidence_policy } : {}),
-        ...(s.label ? { label: s.label } : {}),
-      });
-      byRun.set(s.run_id, list);
+    for (const r of rows as Array<{ id: string; steps: StepRow[] | null }>) {
+      byRun.set(
+        r.id,
+        (r.steps ?? []).map((s) => ({
+          stepIndex: s.step_index,
+          caseIndex: s.case_index,
+          action: s.action,
+          timeoutMs: s.timeout_ms,
+          continueOnFail: s.continue_on_fail,
+          ...(s.evidence_policy ? { evidence: s.evidence_policy } : {}),
+          ...(s.label ? { label: s.label } : {}),
+        })),
+      );
     }
     // Keep the queue order (oldest first) for the caller.
     return rows

@@ -1,6 +1,7 @@
 // Group commit for step results: while one write is in flight, the results that arrive meanwhile
 // wait and go together in the next statement. Each caller's promise settles when its rows are durable.
 import type { RunStore, StepWrite } from './run-store.js';
+import { stepWrite, type StepWriteMessage } from './diagnostics.js';
 
 interface Pending {
   writes: StepWrite[];
@@ -36,7 +37,13 @@ export class StepWriter {
         const batch = this.queue;
         this.queue = [];
         try {
-          await this.store.recordSteps(batch.flatMap((p) => p.writes));
+          const writes = batch.flatMap((p) => p.writes);
+          const sentAt = performance.now();
+          await this.store.recordSteps(writes);
+          if (stepWrite.hasSubscribers) {
+            const message: StepWriteMessage = { rows: writes.length, ms: performance.now() - sentAt };
+            stepWrite.publish(message);
+          }
           for (const p of batch) p.resolve();
         } catch (err) {
           for (const p of batch) p.reject(err);
