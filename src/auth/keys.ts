@@ -1,5 +1,5 @@
 // API keys: `svc_pk_` + 43 random characters, stored only as a SHA-256 hash.
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/connect.js';
 import { newId } from '../ids.js';
 import { ApiKeyModel } from '../db/models.js';
@@ -12,7 +12,8 @@ export function generateSecret(): string {
 }
 
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  // One-shot hash: about half the cost of createHash().update().digest(), paid on every request.
+  return hash('sha256', secret, 'hex');
 }
 
 export interface ApiKeyRecord {

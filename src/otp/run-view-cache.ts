@@ -22,8 +22,11 @@ export class RunViewCache {
   /** `maxBytes`: the most JSON held in all; 0 keeps nothing. */
   constructor(private readonly maxBytes: number) {}
 
-  /** The run's view as JSON: from memory when it is held, else from `load` (kept if the run has finished). */
-  async read(projectId: string, runId: string, load: () => Promise<RunView>): Promise<JsonText> {
+  /**
+   * The run's view as JSON: from memory when it is held (at once, not a promise: the hot path of a
+   * poll), else from `load` (kept if the run has finished).
+   */
+  read(projectId: string, runId: string, load: () => Promise<RunView>): JsonText | Promise<JsonText> {
     const hit = this.entries.get(runId);
     // Another project's run is never answered from here: the load answers 404 for it.
     if (hit && hit.projectId === projectId) {
@@ -31,6 +34,10 @@ export class RunViewCache {
       this.entries.set(runId, hit);
       return hit.json;
     }
+    return this.load(projectId, runId, load);
+  }
+
+  private async load(projectId: string, runId: string, load: () => Promise<RunView>): Promise<JsonText> {
     const generation = this.generation;
     const view = await load();
     const json = new JsonText(JSON.stringify(view));

@@ -176,8 +176,9 @@ export class Api {
             koa.status = 204;
           }
         };
+        if (def.method !== 'post' || !options.idempotency || !principal) return run();
         const idempotencyKey = koa.get(IDEMPOTENCY_HEADER);
-        if (def.method !== 'post' || !idempotencyKey || !options.idempotency || !principal) return run();
+        if (!idempotencyKey) return run();
         checkIdempotencyKey(idempotencyKey);
         await withIdempotency(
           options.idempotency,

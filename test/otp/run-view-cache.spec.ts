@@ -25,12 +25,12 @@ describe('RunViewCache', () => {
     const cache = new RunViewCache(1 << 20);
     await cache.read('p', 'r1', async () => view('r1', 'passed'));
     let loaded = false;
-    const error = await cache
-      .read('q', 'r1', async () => {
+    const error = await Promise.resolve(
+      cache.read('q', 'r1', async () => {
         loaded = true;
         throw new Error('Run r1 not found');
-      })
-      .then(() => null, (err: Error) => err);
+      }),
+    ).then(() => null, (err: Error) => err);
     expect(loaded).to.equal(true);
     expect(error?.message).to.equal('Run r1 not found');
   });

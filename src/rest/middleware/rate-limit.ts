@@ -190,7 +190,8 @@ export function rateLimitMiddleware(deps: RateLimitDeps): Koa.Middleware {
       'RateLimit-Policy': `"${POLICY}";q=${limit};w=${WINDOW_SEC}`,
       RateLimit: `"${POLICY}";r=${remaining};t=${resetSec}`,
     };
-    ctx.set(headers);
+    ctx.set('RateLimit-Policy', headers['RateLimit-Policy']);
+    ctx.set('RateLimit', headers.RateLimit);
     if (count > limit) {
       throw errors.rateLimited(
         `Rate limit of ${limit} requests per ${WINDOW_SEC} s for this API key reached; retry in ${resetSec} s`,
