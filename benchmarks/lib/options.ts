@@ -25,7 +25,7 @@ export interface BenchOptions {
   steps: { executors: number; stepsPerRun: number; /** stop after this many runs per executor instead of a timed window */ runsPerExecutor?: number };
   sessions: { count: number; keepaliveSec: number; rounds: number };
   latency: { executors: number; maxParallel: number; stepsPerRun: number; stepDelayMs: number; workers: number };
-  rest: { connections: number; stepsPerRun: number };
+  rest: { connections: number; stepsPerRun: number; rounds: number };
 }
 
 const HELP = `Usage: npm run bench -- [scenario ...] [--option=value ...]
@@ -49,6 +49,7 @@ Scenarios: ${SCENARIOS.join(', ')} (all when none is named)
   --latency-workers=N     latency: executor worker processes (default 4: fewer connections per
                           client loop, so that the client adds less to the figures)
   --rest-connections=N    rest: autocannon connections (default 50)
+  --rest-rounds=N         rest: alternating rounds of Koa hello and GET; the median ratio counts (default 3)
   --cpu-prof=DIR          write a V8 CPU profile of each service process into DIR
   --no-baselines          measure the engine only (for profiling and A/B comparisons)
   --json=FILE             also write the rows as JSON
@@ -66,7 +67,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   }
   const known = new Set([
     'smoke', 'embedded', 'duration', 'warmup', 'workers', 'executors', 'steps-per-run', 'sessions', 'keepalive', 'rounds',
-    'latency-executors', 'latency-parallel', 'latency-steps', 'step-delay', 'latency-workers', 'rest-connections', 'cpu-prof', 'json', 'no-write',
+    'latency-executors', 'latency-parallel', 'latency-steps', 'step-delay', 'latency-workers', 'rest-connections', 'rest-rounds', 'cpu-prof', 'json', 'no-write',
     'no-baselines',
   ]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}\n\n${HELP}`);
@@ -112,7 +113,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       stepDelayMs: num('step-delay', smoke ? 20 : 500),
       workers: Math.max(1, num('latency-workers', smoke ? 1 : 4)),
     },
-    rest: { connections: num('rest-connections', smoke ? 4 : 50), stepsPerRun: 10 },
+    rest: { connections: num('rest-connections', smoke ? 4 : 50), stepsPerRun: 10, rounds: Math.max(1, num('rest-rounds', smoke ? 1 : 3)) },
   };
 }
 

@@ -119,11 +119,16 @@ export class KeyCache {
     private readonly options: { ttlMs: number; maxEntries: number },
   ) {}
 
-  async authenticate(secret: string, options: AuthOptions = {}): Promise<Principal | null> {
+  /** A principal held in memory is answered at once (no promise: every REST request asks). */
+  authenticate(secret: string, options: AuthOptions = {}): Principal | null | Promise<Principal | null> {
     if (!secret.startsWith(KEY_PREFIX)) return null;
     const keyHash = hashSecret(secret);
     const hit = this.entries.get(keyHash);
     if (hit && hit.expires > Date.now()) return admit(hit.principal, options);
+    return this.lookup(keyHash, options);
+  }
+
+  private async lookup(keyHash: string, options: AuthOptions): Promise<Principal | null> {
     const epoch = this.epoch;
     const principal = await lookup(this.db, keyHash);
     if (!principal || epoch !== this.epoch || this.options.ttlMs <= 0) {

@@ -21,7 +21,7 @@ interface SocketData {
 
 export interface WsServerDeps {
   engine: OtpEngine;
-  authenticate(secret: string): Promise<Principal | null>;
+  authenticate(secret: string): Principal | null | Promise<Principal | null>;
   log: Logger;
   maxFrameBytes: number;
 }

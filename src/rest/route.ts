@@ -134,7 +134,8 @@ export class Api {
     for (const def of defs) {
       const validateBody = compile(ajv, def.body);
       const validateQuery = compile(queryAjv, def.query);
-      const checkAccess: Koa.Middleware = async (koa, next) => {
+      // Not async: a refusal thrown here still becomes a rejection (koa-compose), and a pass costs no promise.
+      const checkAccess: Koa.Middleware = (koa, next) => {
         const principal = koa.state.principal as Principal | undefined;
         if (def.auth !== 'none') {
           if (!principal) throw errors.unauthorized(koa.state.authError);
@@ -147,7 +148,7 @@ export class Api {
             });
           }
         }
-        await next();
+        return next();
       };
       router[def.method](def.path, checkAccess, ...(def.before ?? []), async (koa) => {
         const principal = koa.state.principal as Principal | undefined;
@@ -165,7 +166,8 @@ export class Api {
           // A handler answers by returning the body; one that wrote the response itself returns nothing.
           if (result instanceof JsonText) {
             koa.status = def.status ?? 200;
-            koa.type = 'application/json';
+            // The header itself, before the body: Koa then skips its own type lookup.
+            koa.set('Content-Type', 'application/json; charset=utf-8');
             koa.body = result.text;
           } else if (result !== undefined) {
             koa.status = def.status ?? 200;

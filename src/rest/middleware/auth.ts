@@ -1,18 +1,27 @@
 import type Koa from 'koa';
 import type { Principal } from '../../auth/principal.js';
 
-export type Authenticate = (secret: string) => Promise<Principal | null>;
+export type Authenticate = (secret: string) => Principal | null | Promise<Principal | null>;
 
 /** Resolves `Authorization: Bearer <key>` into ctx.state.principal; routes decide what they need. */
 export function authMiddleware(authenticate: Authenticate): Koa.Middleware {
-  return async (ctx, next) => {
+  const settle = (ctx: Koa.Context, principal: Principal | null, malformed: boolean) => {
+    if (principal) ctx.state.principal = principal;
+    else ctx.state.authError = malformed ? 'Authorization must be "Bearer <API key>"' : 'The API key is unknown or revoked';
+  };
+  return (ctx, next) => {
     const header = ctx.get('authorization');
-    if (header) {
-      const match = /^Bearer\s+(\S+)$/i.exec(header);
-      const principal = match ? await authenticate(match[1]) : null;
-      if (principal) ctx.state.principal = principal;
-      else ctx.state.authError = match ? 'The API key is unknown or revoked' : 'Authorization must be "Bearer <API key>"';
+    if (!header) return next();
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    const found = match ? authenticate(match[1]!) : null;
+    // A key held in memory is settled in this tick; only a lookup waits.
+    if (!(found instanceof Promise)) {
+      settle(ctx, found, !match);
+      return next();
     }
-    await next();
+    return found.then((principal) => {
+      settle(ctx, principal, !match);
+      return next();
+    });
   };
 }

@@ -178,17 +178,11 @@ export async function currentCount(db: Db, keyId: string): Promise<number> {
  * 429 RATE_LIMITED with `Retry-After`. Requests without a valid key are not counted here.
  */
 export function rateLimitMiddleware(deps: RateLimitDeps): Koa.Middleware {
-  return async (ctx, next) => {
-    const principal = ctx.state.principal as Principal | undefined;
-    if (!principal) return next();
-    const limit = deps.limitFor(principal);
-    const counted = deps.counter.count(principal.keyId);
-    const { count, resetSec } = counted instanceof Promise ? await counted : counted;
+  const admit = (ctx: Koa.Context, next: Koa.Next, limit: number, { count, resetSec }: Count) => {
     ctx.state.rateLimitCount = count;
-    const remaining = Math.max(0, limit - count);
     const headers = {
       'RateLimit-Policy': `"${POLICY}";q=${limit};w=${WINDOW_SEC}`,
-      RateLimit: `"${POLICY}";r=${remaining};t=${resetSec}`,
+      RateLimit: `"${POLICY}";r=${Math.max(0, limit - count)};t=${resetSec}`,
     };
     ctx.set('RateLimit-Policy', headers['RateLimit-Policy']);
     ctx.set('RateLimit', headers.RateLimit);
@@ -199,6 +193,14 @@ export function rateLimitMiddleware(deps: RateLimitDeps): Koa.Middleware {
         { ...headers, 'Retry-After': String(resetSec) },
       );
     }
-    await next();
+    return next();
+  };
+  return (ctx, next) => {
+    const principal = ctx.state.principal as Principal | undefined;
+    if (!principal) return next();
+    const limit = deps.limitFor(principal);
+    const counted = deps.counter.count(principal.keyId);
+    // Counted in memory (nearly always): settled in this tick, no promise.
+    return counted instanceof Promise ? counted.then((c) => admit(ctx, next, limit, c)) : admit(ctx, next, limit, counted);
   };
 }
