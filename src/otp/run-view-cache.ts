@@ -1,7 +1,8 @@
 // Finished runs, kept in memory as the JSON that GET /otp/runs/:id answers. A finished run's row and
 // steps never change again; its evidence files can (an upload after the run, a delete), and every
 // such change is announced to every process (a trigger on assets, db/migrations/005) and calls
-// invalidate(). Bounded by the size of the JSON held, least recently read first out.
+// invalidate(). Bounded by the size of the JSON held, least recently read first out, and by age: a
+// notice lost with a dropped connection leaves a stale view for at most `maxAgeMs`.
 import { JsonText } from '../rest/route.js';
 import type { RunView } from './run-views.js';
 
@@ -10,6 +11,8 @@ const FINISHED = new Set(['passed', 'failed', 'error', 'cancelled']);
 interface Entry {
   projectId: string;
   json: JsonText;
+  /** Date.now() when it was read from PostgreSQL. */
+  readAt: number;
 }
 
 export class RunViewCache {
@@ -20,7 +23,10 @@ export class RunViewCache {
   private generation = 0;
 
   /** `maxBytes`: the most JSON held in all; 0 keeps nothing. */
-  constructor(private readonly maxBytes: number) {}
+  constructor(
+    private readonly maxBytes: number,
+    private readonly maxAgeMs = 60_000,
+  ) {}
 
   /**
    * The run's view as JSON: from memory when it is held (at once, not a promise: the hot path of a
@@ -29,7 +35,7 @@ export class RunViewCache {
   read(projectId: string, runId: string, load: () => Promise<RunView>): JsonText | Promise<JsonText> {
     const hit = this.entries.get(runId);
     // Another project's run is never answered from here: the load answers 404 for it.
-    if (hit && hit.projectId === projectId) {
+    if (hit && hit.projectId === projectId && Date.now() - hit.readAt < this.maxAgeMs) {
       this.entries.delete(runId);
       this.entries.set(runId, hit);
       return hit.json;
@@ -39,9 +45,10 @@ export class RunViewCache {
 
   private async load(projectId: string, runId: string, load: () => Promise<RunView>): Promise<JsonText> {
     const generation = this.generation;
+    const readAt = Date.now();
     const view = await load();
     const json = new JsonText(JSON.stringify(view));
-    if (FINISHED.has(view.status) && generation === this.generation) this.put(runId, { projectId, json });
+    if (FINISHED.has(view.status) && generation === this.generation) this.put(runId, { projectId, json, readAt });
     return json;
   }
 

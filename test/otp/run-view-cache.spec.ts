@@ -48,6 +48,18 @@ describe('RunViewCache', () => {
     expect(cache.size.runs).to.equal(0);
   });
 
+  it('reads a run again once its copy is older than maxAgeMs (a lost notice leaves it stale no longer)', async () => {
+    const cache = new RunViewCache(1 << 20, 30);
+    let loads = 0;
+    const load = async () => (loads++, view('r1', 'passed'));
+    await cache.read('p', 'r1', load);
+    await cache.read('p', 'r1', load);
+    expect(loads).to.equal(1);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await cache.read('p', 'r1', load);
+    expect(loads).to.equal(2);
+  });
+
   it('holds at most maxBytes of JSON, dropping the least recently read first', async () => {
     const one = JSON.stringify(view('r0', 'passed', 10)).length;
     const cache = new RunViewCache(one * 3);
