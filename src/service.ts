@@ -1,7 +1,7 @@
 // The composition root: builds config-driven parts (database, engine, listeners) and tears them down.
-import pg from 'pg';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { createDb, migrate, type Db } from './db/connect.js';

@@ -1,15 +1,18 @@
-// 003_artifacts moves test cases and plans into the artifacts table without losing any; down moves them back.
+// Migrations that move data or add behaviour, each walked up (and down) on a database of its own.
 import { expect } from 'chai';
+import pg from 'pg';
 import { createDb, type Db } from '../../src/db/connect.js';
 import { migrationSource } from '../../db/migrations/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { eventually } from '../support/eventually.js';
 
 /** A fresh, empty database for one suite (no migrations applied: each test walks them itself). */
-function freshDatabase(): { db: Db } {
-  const handle = {} as { db: Db };
+function freshDatabase(): { db: Db; url: string } {
+  const handle = {} as { db: Db; url: string };
   let database: TestDatabase;
   before(async () => {
     database = await createTestDatabase();
+    handle.url = database.url;
     handle.db = createDb(database.url);
   });
   after(async () => {
@@ -81,5 +84,57 @@ describe('migration 004_asset_revisions', () => {
     expect(await db.schema.hasColumn('asset_buckets', 'version')).to.equal(false);
     expect(await db.schema.hasColumn('assets', 'version')).to.equal(false);
     expect(await db('assets').select('id', 'name')).to.deep.equal([{ id: 'ast_r', name: 'a.txt' }]);
+  });
+});
+
+describe('migration 005_run_view_notices', () => {
+  const fresh = freshDatabase();
+  let db: Db;
+  before(() => {
+    db = fresh.db;
+  });
+
+  it('tells listeners of every change to a run\'s evidence files, and of nothing else; down stops it', async () => {
+    for (let i = 0; i < 5; i++) await db.migrate.up({ migrationSource }); // 001-005
+    await db('tenants').insert({ id: 'ten_n', name: 't' });
+    await db('projects').insert({ id: 'prj_n', tenant_id: 'ten_n', name: 'p' });
+    await db('asset_buckets').insert({ id: 'bkt_n', tenant_id: 'ten_n', project_id: 'prj_n', name: 'b', driver: 'fs' });
+    for (const id of ['otr_a', 'otr_b']) {
+      await db('otp_runs').insert({ id, tenant_id: 'ten_n', project_id: 'prj_n', status: 'passed', test_cases: '[]', total_steps: 1 });
+    }
+    const asset = (id: string, runId: string | null) => ({
+      id, tenant_id: 'ten_n', project_id: 'prj_n', bucket_id: 'bkt_n', name: `${id}.png`, size: 1, content_type: 'image/png',
+      sha256: '0'.repeat(64), storage_provider: 'fs', storage_key: `k/${id}`, run_id: runId, step_index: runId ? 0 : null,
+    });
+
+    const listener = new pg.Client({ connectionString: fresh.url });
+    await listener.connect();
+    const heard: unknown[] = [];
+    listener.on('notification', (msg) => heard.push(JSON.parse(msg.payload ?? 'null')));
+    await listener.query('LISTEN otp_events');
+    /** What was heard by the time a marker sent after `change` arrives (notices keep their order). */
+    const noticesOf = async (change: () => Promise<unknown>) => {
+      heard.length = 0;
+      await change();
+      await db.raw(`SELECT pg_notify('otp_events', '"marker"')`);
+      await eventually(async () => expect(heard).to.include('marker'));
+      return heard.filter((n) => n !== 'marker');
+    };
+    try {
+      expect(await noticesOf(() => db('assets').insert(asset('ast_1', 'otr_a')))).to.deep.equal([{ kind: 'run-view', runId: 'otr_a' }]);
+      expect(await noticesOf(() => db('assets').insert(asset('ast_2', null)))).to.deep.equal([]);
+      expect(await noticesOf(() => db('assets').where('id', 'ast_1').update({ name: 'renamed.png' }))).to.deep.equal([{ kind: 'run-view', runId: 'otr_a' }]);
+      expect(await noticesOf(() => db('assets').where('id', 'ast_1').update({ run_id: 'otr_b' }))).to.deep.equal([
+        { kind: 'run-view', runId: 'otr_a' },
+        { kind: 'run-view', runId: 'otr_b' },
+      ]);
+      expect(await noticesOf(() => db('assets').where('id', 'ast_2').update({ name: 'other.png' }))).to.deep.equal([]);
+      expect(await noticesOf(() => db('assets').where('id', 'ast_1').delete())).to.deep.equal([{ kind: 'run-view', runId: 'otr_b' }]);
+
+      await db.migrate.down({ migrationSource });
+      expect(await noticesOf(() => db('assets').insert(asset('ast_3', 'otr_a')))).to.deep.equal([]);
+    } finally {
+      await listener.end();
+    }
   });
 });
