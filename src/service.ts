@@ -87,12 +87,21 @@ export async function startService(config: Config, log: Logger = createLogger(co
     runHooks: { verifyEvidence: assets.verifyEvidence, onFinished: artifacts.onRunFinished },
   });
   const keys = new KeyCache(db, { ttlMs: config.keyCacheMs, maxEntries: 10_000 });
-  await notifier.listen((notice) => {
-    if (notice.kind === 'revoke') keys.invalidate(notice.keyId);
-    if (notice.kind === 'project') keys.invalidateProject(notice.projectId);
-    if (notice.kind === 'run-view') runViews.invalidate(notice.runId);
-    engine.handleNotice(notice);
-  });
+  await notifier.listen(
+    (notice) => {
+      if (notice.kind === 'revoke') keys.invalidate(notice.keyId);
+      if (notice.kind === 'project') keys.invalidateProject(notice.projectId);
+      if (notice.kind === 'run-view') runViews.invalidate(notice.runId);
+      engine.handleNotice(notice);
+    },
+    // Back after a lost connection: forget what a missed notice would have changed, and look now
+    // for the runs and cancels a missed notice would have announced.
+    () => {
+      keys.clear();
+      runViews.clear();
+      engine.reconcile().catch((err) => log.error('reconcile failed', { err }));
+    },
+  );
   const instances = new InstanceRegistry(db, store, log, instanceId, {
     heartbeatMs: config.heartbeatMs,
     timeoutMs: config.instanceTimeoutMs,

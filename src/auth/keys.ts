@@ -144,6 +144,11 @@ export class KeyCache {
     return admit(principal, options);
   }
 
+  /** Forget every key (notices of revocations may have been missed). */
+  clear(): void {
+    this.forget(() => true);
+  }
+
   /** A key was revoked: forget it now (and any lookup still in flight). */
   invalidate(keyId: string): void {
     this.forget((p) => p.keyId === keyId);

@@ -14,9 +14,16 @@ export type Notice =
 
 const CHANNEL = 'otp_events';
 
+// After the listening connection drops, the first retry waits this long, doubling up to the cap.
+const RECONNECT_MS = 500;
+const RECONNECT_MAX_MS = 10_000;
+
 export class Notifier {
   private client?: pg.Client;
   private stopped = false;
+  private handler: (notice: Notice) => void = () => {};
+  private resumed: () => void = () => {};
+  private retry?: NodeJS.Timeout;
 
   constructor(
     private readonly db: Db,
@@ -25,12 +32,22 @@ export class Notifier {
     private readonly log: Logger,
   ) {}
 
-  async listen(handler: (notice: Notice) => void): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
+  /**
+   * Listens until stop(). A lost connection is opened again; `resumed` is then called, since
+   * notices sent meanwhile were missed (whatever they would have invalidated must be forgotten).
+   */
+  async listen(handler: (notice: Notice) => void, resumed: () => void = () => {}): Promise<void> {
+    this.handler = handler;
+    this.resumed = resumed;
+    await this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url, application_name: `otp-notices ${this.instanceId}` });
     client.on('notification', (msg) => {
       try {
         const { from, ...notice } = JSON.parse(msg.payload ?? '{}');
-        if (from !== this.instanceId) handler(notice as Notice);
+        if (from !== this.instanceId) this.handler(notice as Notice);
       } catch (err) {
         this.log.error('bad notification', { err });
       }
@@ -38,9 +55,37 @@ export class Notifier {
     client.on('error', (err) => {
       if (!this.stopped) this.log.error('notification connection failed', { err });
     });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
+    client.on('end', () => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      this.reconnect(RECONNECT_MS);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (err) {
+      await client.end().catch(() => {});
+      throw err;
+    }
     this.client = client;
+  }
+
+  private reconnect(delayMs: number): void {
+    if (this.stopped || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.connect().then(
+        () => {
+          this.log.info('notification connection restored');
+          this.resumed();
+        },
+        (err) => {
+          this.log.error('notification connection could not be restored; retrying', { err, retryInMs: delayMs * 2 });
+          this.reconnect(Math.min(delayMs * 2, RECONNECT_MAX_MS));
+        },
+      );
+    }, delayMs);
+    this.retry.unref();
   }
 
   async notify(notice: Notice): Promise<void> {
@@ -49,6 +94,7 @@ export class Notifier {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.retry);
     await this.client?.end().catch(() => {});
   }
 }

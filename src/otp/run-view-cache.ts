@@ -57,6 +57,13 @@ export class RunViewCache {
     this.remove(runId);
   }
 
+  /** Forget every run (notices of evidence changes may have been missed). */
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
   get size(): { runs: number; bytes: number } {
     return { runs: this.entries.size, bytes: this.bytes };
   }

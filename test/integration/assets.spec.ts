@@ -668,6 +668,43 @@ for (const driver of ['fs', 's3'] as StorageDriverName[]) {
         }
       });
 
+      it('a process whose notice connection was cut listens again and forgets the runs it may have missed news of', async () => {
+        const p = await project();
+        const { executor, runId } = await runWithExecutor(p);
+        for (let i = 0; i < 3; i++) executor.result(await executor.next('step.exec'), 'pass');
+        await executor.next('run.finished');
+        executor.close();
+        const second = await startService({ ...t.service.config, port: 0, wsPort: 0 }, createLogger('silent'));
+        try {
+          const filesAtSecond = async () => {
+            const res = await fetch(`${second.restUrl}/api/v1/otp/runs/${runId}`, { headers: { authorization: `Bearer ${p.key}` } });
+            expect(res.status).to.equal(200);
+            return ((await res.json()).steps[0].evidence?.files ?? []) as unknown[];
+          };
+          expect(await filesAtSecond()).to.deep.equal([]); // now held in the second process's memory
+          const listenerOf = async () =>
+            (await t.service.db.raw(`SELECT pid FROM pg_stat_activity WHERE application_name = ? AND query ILIKE 'LISTEN%'`, [`otp-notices ${second.instanceId}`])).rows as Array<{ pid: number }>;
+          const [cut] = await listenerOf();
+          expect(cut, 'the second process listens on its own connection').to.not.equal(undefined);
+          await t.service.db.raw('SELECT pg_terminate_backend(?)', [cut!.pid]);
+          // The change is made while the second process is deaf to it.
+          const stored = await postFile(t, '/otp/evidence', Buffer.from('while deaf'), {
+            key: p.key, filename: 'deaf.png', type: 'image/png', fields: { runId, stepIndex: '0', kind: 'screenshot' },
+          });
+          expect(stored.status).to.equal(201);
+          await eventually(async () => {
+            const [now] = await listenerOf();
+            expect(now?.pid).to.be.a('number').and.not.equal(cut!.pid);
+          });
+          await eventually(async () => expect(await filesAtSecond()).to.have.length(1));
+          // And it hears the next change as it happens.
+          expect((await p.req('DELETE', `/assets/items/${stored.body.assetId}`)).status).to.equal(200);
+          await eventually(async () => expect(await filesAtSecond()).to.deep.equal([]));
+        } finally {
+          await second.stop();
+        }
+      });
+
       it('records a step.result pointing at evidence of another run or project without the reference, with a note', async () => {
         const p = await project();
         const stranger = await project();
