@@ -15,7 +15,7 @@ const steps: PlannedStep[] = Array.from({ length: stepsPerRun }, (_, i) => ({
   continueOnFail: false,
 }));
 
-// Provided once, as src/otp/run-driver.ts does; the runs go one after another, so the effects
+// Provided once, as src/otp/engine/run-driver.ts does; the runs go one after another, so the effects
 // answer the current one.
 let current!: ReturnType<typeof createActor<typeof runMachine>>;
 const machine = runMachine.provide({

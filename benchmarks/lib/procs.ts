@@ -156,7 +156,7 @@ export function loopDelayMeter(service: { evaluate<T>(expression: string): Promi
 }
 
 /**
- * A timing the service publishes on one of its diagnostics channels (src/otp/diagnostics.ts), over a
+ * A timing the service publishes on one of its diagnostics channels (src/otp/engine/diagnostics.ts), over a
  * window: each message's `ms` goes into a histogram, and `rows` (when given) into a sum. Subscribed
  * through the inspector at start(), read (p50/p99/max in ms, the count, the rows) at stop().
  */

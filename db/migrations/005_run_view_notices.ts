@@ -1,4 +1,4 @@
-// Finished runs are served from a per-process cache (src/otp/run-view-cache.ts). The only thing that
+// Finished runs are served from a per-process cache (src/otp/store/run-view-cache.ts). The only thing that
 // changes a finished run's view is its evidence files (assets rows with run_id), whatever route or
 // hand changes them: every change tells every process, through the service's notice channel.
 import type { Knex } from 'knex';

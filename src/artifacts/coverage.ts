@@ -5,9 +5,9 @@ import type { Principal } from '../auth/principal.js';
 import { errors } from '../errors.js';
 import type { RouteDef } from '../rest/route.js';
 import { registerSchema } from '../rest/schemas.js';
-import type { ArtifactDefinition } from './definition.js';
+import type { ArtifactDefinition } from './kind.js';
 import { capitalise } from './store.js';
-import { RESULT_STATUSES } from './run-results.js';
+import { RESULT_STATUSES } from './tests/run-results.js';
 
 const latestResult = {
   type: ['object', 'null'],

@@ -1,6 +1,6 @@
 // Field schemas that many artifacts share, so that a label or an assignee means the same everywhere.
 import type { JsonSchema } from '../rest/route.js';
-import type { WriteContext } from './definition.js';
+import type { WriteContext } from './kind.js';
 
 export const title = (description: string, maxLength = 300): JsonSchema => ({ type: 'string', minLength: 1, maxLength, description });
 

@@ -5,14 +5,14 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/connect.js';
 import type { Logger } from '../log.js';
 import type { RouteDef } from '../rest/route.js';
-import { buildSchemas, type ResourceSchemas } from '../resources/definition.js';
-import { resourceRoutes } from '../resources/routes.js';
-import type { ArtifactDefinition } from './definition.js';
-import { artifactDefinitions } from './definitions/index.js';
+import { buildSchemas, type ResourceSchemas } from '../rest/resource/definition.js';
+import { resourceRoutes } from '../rest/resource/routes.js';
+import type { ArtifactDefinition } from './kind.js';
+import { artifactDefinitions } from './registry.js';
 import { ArtifactStore } from './store.js';
 import { LinkService, linkRoutes } from './links.js';
 import { coverageRoute } from './coverage.js';
-import { RunResultRecorder } from './run-results.js';
+import { RunResultRecorder } from './tests/run-results.js';
 
 export { artifactDefinitions };
 

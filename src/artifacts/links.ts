@@ -8,7 +8,7 @@ import { newId } from '../ids.js';
 import type { RouteDef } from '../rest/route.js';
 import { paginate, pageQueryProperties, type Page } from '../rest/pagination.js';
 import { pageSchema, registerSchema } from '../rest/schemas.js';
-import type { ArtifactDefinition } from './definition.js';
+import type { ArtifactDefinition } from './kind.js';
 import { capitalise, labelOfKinds } from './store.js';
 
 interface Relation {

@@ -8,10 +8,10 @@ import { errors, type FieldError } from '../errors.js';
 import { newId, type IdPrefix } from '../ids.js';
 import { checkIfMatch, type IfMatch } from '../rest/conditional.js';
 import { paginateSorted, type Page } from '../rest/pagination.js';
-import { applyPatch, visibleFields, withDefaults, type Data, type Rec } from '../resources/definition.js';
-import type { ResourceStore } from '../resources/routes.js';
+import { applyPatch, visibleFields, withDefaults, type Data, type Rec } from '../rest/resource/definition.js';
+import type { ResourceStore } from '../rest/resource/routes.js';
 import { effectiveLimits, UPGRADE_URL } from '../tiers.js';
-import type { ArtifactDefinition, StoredArtifact } from './definition.js';
+import type { ArtifactDefinition, StoredArtifact } from './kind.js';
 
 export interface ArtifactStoreDeps {
   db: Db;

@@ -5,7 +5,7 @@ import Router from '@koa/router';
 import compose from 'koa-compose';
 import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
-import { ajv, formatErrors } from '../otp/validators.js';
+import { ajv, formatErrors } from '../otp/protocol/validators.js';
 import { errors } from '../errors.js';
 import { hasScope, type Principal, type Scope } from '../auth/principal.js';
 import { etagOf, parseIfMatch, type IfMatch } from './conditional.js';

@@ -1,8 +1,8 @@
 // Named REST schemas. Each is added once to the shared Ajv instance (so bodies validate and may
 // `$ref` each other and the OTP schemas by bare name, e.g. { $ref: 'TestCaseStep' }) and becomes a
 // component of /openapi.json. One schema, every use.
-import { ajv } from '../otp/validators.js';
-import { otpSchemasById, toOpenApiComponents } from '../otp/schemas/index.js';
+import { ajv } from '../otp/protocol/validators.js';
+import { otpSchemasById, toOpenApiComponents } from '../otp/protocol/schemas/index.js';
 import { ErrorCode } from '../errors.js';
 import type { JsonSchema } from './route.js';
 

@@ -3,7 +3,7 @@ import { startTestService, type TestService } from '../support/service.js';
 import { TestExecutor, type Frame } from '../support/executor.js';
 import { eventually } from '../support/eventually.js';
 import diagnostics from 'node:diagnostics_channel';
-import type { StepDispatchMessage } from '../../src/otp/diagnostics.js';
+import type { StepDispatchMessage } from '../../src/otp/engine/diagnostics.js';
 
 const locator = { by: 'role', value: 'button', name: 'Go' };
 const step = (otp: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ otp, ...extra });

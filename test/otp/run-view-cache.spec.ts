@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { RunViewCache } from '../../src/otp/run-view-cache.js';
-import type { RunView } from '../../src/otp/run-views.js';
+import { RunViewCache } from '../../src/otp/store/run-view-cache.js';
+import type { RunView } from '../../src/otp/store/run-views.js';
 
 function view(id: string, status: string, steps = 1): RunView {
   return { id, runId: id, status, steps: Array.from({ length: steps }, (_, i) => ({ stepIndex: i })) } as unknown as RunView;

@@ -17,8 +17,8 @@ import {
   otpSchemasById,
   outboundMessageSchemas,
   toOpenApiComponents,
-} from '../../src/otp/schemas/index.js';
-import type { JsonSchema, Locator, TestCaseStep } from '../../src/otp/schemas/index.js';
+} from '../../src/otp/protocol/schemas/index.js';
+import type { JsonSchema, Locator, TestCaseStep } from '../../src/otp/protocol/schemas/index.js';
 import {
   formatErrors,
   otpAjv,
@@ -27,8 +27,8 @@ import {
   validateStepAction,
   validateTestCaseSteps,
   validatorFor,
-} from '../../src/otp/validators.js';
-import type { FieldError } from '../../src/otp/validators.js';
+} from '../../src/otp/protocol/validators.js';
+import type { FieldError } from '../../src/otp/protocol/validators.js';
 
 // ---------------------------------------------------------------------------------------------
 // helpers

@@ -1,6 +1,6 @@
 // A real WebSocket client speaking OTP, as a hand-written executor would.
 import WebSocket from 'ws';
-import { validateOutbound } from '../../src/otp/validators.js';
+import { validateOutbound } from '../../src/otp/protocol/validators.js';
 
 export interface Frame {
   otp: string;

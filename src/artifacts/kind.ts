@@ -1,0 +1,50 @@
+// What an artifact resource adds to a resource definition: the kind it is stored under, the fields
+// that name other artifacts, and hooks for the few rules a schema cannot say.
+import type { Knex } from 'knex';
+import type { Principal } from '../auth/principal.js';
+import type { Data, Rec, ResourceDefinition } from '../rest/resource/definition.js';
+
+export interface StoredArtifact {
+  id: string;
+  kind: string;
+  tenant_id: string;
+  project_id: string;
+  version: number;
+  data: Data;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface WriteContext {
+  db: Knex.Transaction;
+  principal: Principal;
+  op: 'create' | 'update';
+  /** The fields about to be stored; a hook may set server-side fields here. */
+  next: Data;
+  /** The stored record (update only). */
+  prev?: StoredArtifact;
+}
+
+export interface ArtifactHooks {
+  /** Inside the write transaction, after schema and reference checks: more checks, server-set fields. */
+  prepare?(ctx: WriteContext): Promise<void> | void;
+  /** Inside the delete transaction, before the row goes: refuse (throw) or tidy up. */
+  beforeDelete?(ctx: { db: Knex.Transaction; principal: Principal; prev: StoredArtifact }): Promise<void>;
+  /** Adds read-time fields to a page of records (one query per page, not per record). */
+  decorate?(db: Knex, projectId: string, records: Rec[]): Promise<void>;
+}
+
+export interface ArtifactDefinition extends ResourceDefinition {
+  /** Stored in artifacts.kind, e.g. `bug`, `test_case`. */
+  kind: string;
+  /** Fields that name other artifacts of the project, and the kinds each may name. */
+  refs?: Record<string, string[]>;
+  /** Links to and from other artifacts (GET/POST /:id/links); on unless false. */
+  links?: boolean;
+  /** GET /:id/coverage: the test cases that cover it and their latest results. */
+  coverage?: boolean;
+  /** Fields unique in the project (an index in the migration enforces each): a duplicate is 409. */
+  unique?: string[];
+  hooks?: ArtifactHooks;
+}

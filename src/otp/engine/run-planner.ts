@@ -1,0 +1,166 @@
+// Turns a POST /otp/runs request into a planned run: every check happens here, before anything starts.
+import type { Db } from '../../db/connect.js';
+import type { Principal } from '../../auth/principal.js';
+import { errors, type FieldError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { fillVars, referencedVars } from '../../../machines/vars.js';
+import type { StepAction } from '../../../machines/types.js';
+import type { NewRun } from '../store/run-store.js';
+
+export interface RunRequest {
+  testCaseIds?: string[];
+  planId?: string;
+  projectId?: string;
+  sessionId?: string;
+  vars?: Record<string, string>;
+  allowedOrigins?: string[];
+  testRunId?: string;
+  finishTestRun?: boolean;
+}
+
+export const runRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    testCaseIds: {
+      type: 'array', minItems: 1, maxItems: 500, items: { type: 'string', pattern: '^tc_' },
+      description: 'Test cases to run, in order (give this or planId)',
+    },
+    planId: { type: 'string', pattern: '^tp_', description: 'A test plan whose cases run in order (give this or testCaseIds)' },
+    projectId: { type: 'string', pattern: '^prj_', description: "Must be the key's project when given" },
+    sessionId: { type: 'string', pattern: '^ots_', description: 'Run on this executor session; otherwise any ready session of the project' },
+    vars: {
+      type: 'object', maxProperties: 500,
+      additionalProperties: { type: 'string', maxLength: 100000 },
+      description: 'Values for {{name}} variables in the steps; every variable the steps use must be given',
+    },
+    allowedOrigins: {
+      type: 'array', maxItems: 100, items: { type: 'string', maxLength: 2000 },
+      description: 'Origins the executor may navigate to; by default the origins of the navigate steps',
+    },
+    testRunId: {
+      type: 'string', pattern: '^tr_', maxLength: 100,
+      description: 'An open test run of the project: when the run finishes, one result per test case is recorded in it',
+    },
+    finishTestRun: { type: 'boolean', description: 'Close the test run when this OTP run finishes (needs testRunId)' },
+  },
+};
+
+interface TestCaseStep {
+  otp: StepAction;
+  label?: string;
+  timeoutMs?: number;
+  continueOnFail?: boolean;
+  evidence?: string;
+}
+
+/** Artifacts of one kind in one project (test cases and plans live in the artifacts table). */
+function artifactsOf(db: Db, projectId: string, kind: string) {
+  return db('artifacts').where({ project_id: projectId, kind });
+}
+
+/** A run records its results in a test run of the caller's project that is still open. */
+async function checkTestRunOpen(db: Db, projectId: string, testRunId: string): Promise<void> {
+  const testRun = await artifactsOf(db, projectId, 'test_run').where('id', testRunId).first('data');
+  if (!testRun) throw errors.notFound('Test run', testRunId);
+  if (testRun.data.status === 'closed') {
+    throw errors.conflict(`Test run ${testRunId} is closed; reopen it or start a new one`, { testRunId });
+  }
+}
+
+/** Origins of the navigate steps, with variables filled, for run.start.allowedOrigins. */
+function navigateOrigins(actions: StepAction[], vars: Record<string, string>): string[] {
+  const origins = new Set<string>();
+  for (const action of actions) {
+    if (action.action !== 'navigate' || typeof action.url !== 'string') continue;
+    try {
+      origins.add(new URL(String(fillVars(action, vars).url)).origin);
+    } catch {
+      // A relative or malformed URL names no origin; the executor resolves it against the page.
+    }
+  }
+  return [...origins];
+}
+
+export async function planRun(
+  db: Db,
+  principal: Principal,
+  request: RunRequest,
+  limits: { maxSteps: number; stepTimeoutMs: number },
+): Promise<NewRun> {
+  if (request.projectId && request.projectId !== principal.projectId) throw errors.notFound('Project', request.projectId);
+  if (Boolean(request.planId) === Boolean(request.testCaseIds)) {
+    throw errors.validation('Give either testCaseIds or planId', [
+      { field: 'body', message: 'exactly one of testCaseIds and planId is required' },
+    ]);
+  }
+  if (request.finishTestRun && !request.testRunId) {
+    throw errors.validation('finishTestRun needs a testRunId', [{ field: 'body.finishTestRun', message: 'give the testRunId to close' }]);
+  }
+  if (request.testRunId) await checkTestRunOpen(db, principal.projectId, request.testRunId);
+  let caseIds: string[];
+  let idField: (i: number) => string;
+  if (request.planId) {
+    const plan = await artifactsOf(db, principal.projectId, 'test_plan').where('id', request.planId).first('data');
+    if (!plan) throw errors.notFound('Test plan', request.planId);
+    caseIds = plan.data.testCaseIds;
+    idField = (i) => `plan.testCaseIds[${i}]`;
+  } else {
+    caseIds = request.testCaseIds ?? [];
+    idField = (i) => `body.testCaseIds[${i}]`;
+  }
+  const rows: Array<{ id: string; data: { title: string; steps: TestCaseStep[] } }> = await artifactsOf(db, principal.projectId, 'test_case')
+    .whereIn('id', caseIds)
+    .select('id', 'data');
+  const byId = new Map(rows.map((row) => [row.id, { id: row.id, title: row.data.title, steps: row.data.steps }]));
+  const missing: FieldError[] = caseIds.flatMap((id, i) =>
+    byId.has(id) ? [] : [{ field: idField(i), message: `test case ${id} not found in this project` }],
+  );
+  if (missing.length) throw errors.validation('Unknown test cases', missing);
+
+  const cases = caseIds.map((id) => byId.get(id)!);
+  const totalSteps = cases.reduce((n, c) => n + c.steps.length, 0);
+  if (totalSteps > limits.maxSteps) {
+    throw errors.validation(`The run has ${totalSteps} steps; at most ${limits.maxSteps} are allowed`, [
+      { field: 'steps', message: `${totalSteps} steps exceed the limit of ${limits.maxSteps}` },
+    ]);
+  }
+
+  const vars = request.vars ?? {};
+  const actions = cases.flatMap((c) => c.steps.map((s) => s.otp));
+  const unknownVars = [...new Set(actions.flatMap(referencedVars))].filter((name) => !(name in vars));
+  if (unknownVars.length) {
+    throw errors.validation(
+      `Variables used by the steps have no value: ${unknownVars.join(', ')}`,
+      unknownVars.map((name) => ({ field: `body.vars.${name}`, message: `the steps use {{${name}}}; give it a value` })),
+    );
+  }
+
+  let stepIndex = 0;
+  const steps = cases.flatMap((testCase, caseIndex) =>
+    testCase.steps.map((s) => ({
+      stepIndex: stepIndex++,
+      caseIndex,
+      testCaseId: testCase.id,
+      action: s.otp,
+      timeoutMs: s.timeoutMs ?? limits.stepTimeoutMs,
+      continueOnFail: s.continueOnFail ?? false,
+      ...(s.evidence ? { evidence: s.evidence } : {}),
+      ...(s.label ? { label: s.label } : {}),
+    })),
+  );
+
+  return {
+    id: newId('otr'),
+    tenantId: principal.tenantId,
+    projectId: principal.projectId,
+    requestedSessionId: request.sessionId ?? null,
+    vars,
+    allowedOrigins: request.allowedOrigins ?? navigateOrigins(actions, vars),
+    testCases: cases.map((c) => ({ id: c.id, title: c.title, steps: c.steps.length })),
+    planId: request.planId ?? null,
+    testRunId: request.testRunId ?? null,
+    finishTestRun: request.finishTestRun ?? false,
+    steps,
+  };
+}

@@ -1,0 +1,74 @@
+import type { RouteDef } from '../../rest/route.js';
+import type { Db } from '../../db/connect.js';
+import type { Config } from '../../config.js';
+import type { OtpEngine } from '../engine/engine.js';
+import { OTP_VERSION } from '../protocol/frames.js';
+import { ProtocolSchema, RunPageSchema, RunRequestSchema, RunSchema, SessionPageSchema, SessionSchema } from './schemas.js';
+import { listRuns, listSessions, readRun, readSession } from '../store/run-views.js';
+import { pageQueryProperties } from '../../rest/pagination.js';
+import type { RunViewCache } from '../store/run-view-cache.js';
+
+export interface OtpRoutesDeps {
+  db: Db;
+  engine: OtpEngine;
+  config: Config;
+  runViews: RunViewCache;
+}
+
+export function otpRoutes({ db, engine, config, runViews }: OtpRoutesDeps): RouteDef[] {
+  const tag = 'otp';
+  const { otp } = config;
+  return [
+    {
+      method: 'get', path: '/otp/protocol', auth: 'none', tag, operationId: 'getOtpProtocol', response: ProtocolSchema,
+      summary: 'Protocol version and limits',
+      handler: () => ({
+        version: OTP_VERSION,
+        websocketPath: '/otp',
+        keepaliveSec: otp.keepaliveSec,
+        maxSteps: otp.maxSteps,
+        stepTimeoutMs: otp.stepTimeoutMs,
+        maxFrameBytes: otp.maxFrameBytes,
+        pongTimeoutMs: otp.pongTimeoutMs,
+        helloTimeoutMs: otp.helloTimeoutMs,
+      }),
+    },
+    {
+      method: 'post', path: '/otp/runs', auth: 'write', tag, status: 202, body: RunRequestSchema, response: RunSchema,
+      operationId: 'startOtpRun', errors: [404],
+      description: 'With testRunId (an open test run of the project: 404 when unknown, 409 when closed), one result per test case is recorded in it when the run finishes; finishTestRun then closes it.',
+      summary: 'Start a run of test cases or a plan on an executor session; it waits `queued` until one has room',
+      handler: ({ principal, body }) => engine.createRun(principal, body),
+    },
+    {
+      method: 'get', path: '/otp/runs', auth: 'read', tag,
+      query: { type: 'object', additionalProperties: false, properties: { ...pageQueryProperties, status: { enum: ['queued', 'running', 'passed', 'failed', 'cancelled', 'error'] } } },
+      operationId: 'listOtpRuns', response: RunPageSchema,
+      summary: 'List runs, newest last',
+      handler: ({ principal, query }) => listRuns(db, principal.projectId, query),
+    },
+    {
+      method: 'get', path: '/otp/runs/:id', auth: 'read', tag, operationId: 'getOtpRun', response: RunSchema,
+      summary: 'A run with its counts and every step (status, duration, error, evidence, usedLocator, actual)',
+      handler: ({ principal, params }) =>
+        runViews.read(principal.projectId, params.id, () => readRun(db, principal.projectId, params.id)),
+    },
+    {
+      method: 'post', path: '/otp/runs/:id/cancel', auth: 'write', tag, operationId: 'cancelOtpRun', response: RunSchema,
+      summary: 'Cancel a queued or running run; 409 when it has already finished',
+      handler: ({ principal, params }) => engine.cancelRun(principal, params.id),
+    },
+    {
+      method: 'get', path: '/otp/sessions', auth: 'read', tag,
+      query: { type: 'object', additionalProperties: false, properties: { ...pageQueryProperties, status: { enum: ['open', 'closed', 'all'], default: 'open' } } },
+      operationId: 'listOtpSessions', response: SessionPageSchema,
+      summary: 'Executor sessions of the project (connected ones unless status says otherwise)',
+      handler: ({ principal, query }) => listSessions(db, principal.projectId, query),
+    },
+    {
+      method: 'get', path: '/otp/sessions/:id', auth: 'read', tag, operationId: 'getOtpSession', response: SessionSchema,
+      summary: 'One executor session, open or closed (with its close code and reason)',
+      handler: ({ principal, params }) => readSession(db, principal.projectId, params.id),
+    },
+  ];
+}

@@ -1,0 +1,160 @@
+// Schemas of what the OTP REST routes answer (the views in run-views.ts), for /openapi.json.
+import { pageSchema, registerSchema } from '../../rest/schemas.js';
+import { runRequestSchema } from '../engine/run-planner.js';
+import { EvidenceFileSchema } from '../../assets/evidence/schema.js';
+
+const nullableTime = { type: ['string', 'null'], format: 'date-time' };
+const RUN_STATUSES = ['queued', 'running', 'passed', 'failed', 'cancelled', 'error'];
+
+export const RunRequestSchema = registerSchema({
+  ...runRequestSchema,
+  $id: 'OtpRunRequest',
+  title: 'OtpRunRequest',
+  description: 'A run of test cases (testCaseIds) or of a plan (planId): give exactly one',
+});
+
+export const ProtocolSchema = registerSchema({
+  $id: 'OtpProtocol',
+  title: 'OtpProtocol',
+  description: 'Protocol version and limits',
+  type: 'object',
+  additionalProperties: false,
+  required: ['version', 'websocketPath', 'keepaliveSec', 'maxSteps', 'stepTimeoutMs', 'maxFrameBytes', 'pongTimeoutMs', 'helloTimeoutMs'],
+  properties: {
+    version: { type: 'string', description: 'OTP version carried in the envelope field otp' },
+    websocketPath: { type: 'string', description: 'Path of the WebSocket endpoint on {ws_url}' },
+    keepaliveSec: { type: 'integer', description: 'The service pings every this many seconds' },
+    maxSteps: { type: 'integer', description: 'Most steps in one run' },
+    stepTimeoutMs: { type: 'integer', description: 'Default time allowed per step' },
+    maxFrameBytes: { type: 'integer', description: 'Largest frame' },
+    pongTimeoutMs: { type: 'integer', description: 'A pong must come within this time' },
+    helloTimeoutMs: { type: 'integer', description: 'hello must come within this time of connecting' },
+  },
+});
+
+const counts = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['passed', 'failed', 'skipped', 'total'],
+  properties: {
+    passed: { type: 'integer' },
+    failed: { type: 'integer', description: 'Steps that failed or errored (a time-out is an error)' },
+    skipped: { type: 'integer' },
+    total: { type: 'integer' },
+  },
+};
+
+const runSummaryProperties = {
+  id: { type: 'string', pattern: '^otr_' },
+  runId: { type: 'string', pattern: '^otr_', description: 'Same as id' },
+  projectId: { type: 'string' },
+  status: { enum: RUN_STATUSES, description: 'queued → running → passed, failed, cancelled or error' },
+  sessionId: { type: ['string', 'null'], description: 'The executor session that holds the run' },
+  requestedSessionId: { type: ['string', 'null'], description: 'The session asked for (null: any ready session)' },
+  planId: { type: ['string', 'null'] },
+  testRunId: { type: ['string', 'null'], description: 'The test run its results go to' },
+  finishTestRun: { type: 'boolean' },
+  testCases: {
+    type: 'array',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['id', 'title', 'steps'],
+      properties: { id: { type: 'string' }, title: { type: 'string' }, steps: { type: 'integer', description: 'Number of steps' } },
+    },
+  },
+  allowedOrigins: { type: 'array', items: { type: 'string' } },
+  varNames: { type: 'array', items: { type: 'string' }, description: 'Names of the variables given (values are not answered)' },
+  totalSteps: { type: 'integer' },
+  counts,
+  reason: { type: ['string', 'null'], description: 'Why a run was cancelled or ended in error' },
+  cancelRequested: { type: 'boolean' },
+  createdAt: { type: 'string', format: 'date-time' },
+  startedAt: nullableTime,
+  finishedAt: nullableTime,
+  durationMs: { type: ['integer', 'null'] },
+};
+
+const stepView = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['stepIndex', 'caseIndex', 'testCaseId', 'label', 'action', 'status', 'source', 'durationMs', 'error', 'evidence', 'actual', 'usedLocator', 'finishedAt'],
+  properties: {
+    stepIndex: { type: 'integer' },
+    caseIndex: { type: 'integer', description: 'Position of its test case in the run' },
+    testCaseId: { type: 'string' },
+    label: { type: ['string', 'null'] },
+    action: { $ref: 'StepAction' },
+    status: { enum: ['pending', 'pass', 'fail', 'skip', 'error'] },
+    source: { enum: ['executor', 'service', null], description: 'Who decided the outcome' },
+    durationMs: { type: ['integer', 'null'] },
+    error: {
+      type: ['object', 'null'],
+      required: ['code', 'message'],
+      properties: { code: { type: 'string' }, message: { type: 'string' }, triedLocators: { type: 'array' } },
+    },
+    evidence: {
+      type: ['object', 'null'],
+      additionalProperties: false,
+      properties: {
+        screenshotAssetId: { type: 'string', description: 'Evidence of this run the executor named in step.result' },
+        screenshotUrl: { type: 'string', description: 'Path on this service that answers a signed link to the screenshot (302)' },
+        consoleErrors: { type: 'array', items: { type: 'string' } },
+        note: { type: 'string', description: 'Why a screenshotAssetId given by the executor was not recorded' },
+        files: { type: 'array', items: EvidenceFileSchema, description: 'Evidence uploaded for this step (POST /api/v1/otp/evidence)' },
+      },
+    },
+    actual: { type: ['string', 'null'] },
+    usedLocator: { type: ['object', 'null'], description: 'The locator that matched (a Locator)' },
+    finishedAt: nullableTime,
+  },
+};
+
+export const RunSummarySchema = registerSchema({
+  $id: 'OtpRunSummary',
+  title: 'OtpRunSummary',
+  description: 'An OTP run without its steps',
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(runSummaryProperties),
+  properties: runSummaryProperties,
+});
+
+export const RunSchema = registerSchema({
+  $id: 'OtpRun',
+  title: 'OtpRun',
+  description: 'An OTP run with its counts and every step (status, duration, error, evidence, usedLocator, actual)',
+  type: 'object',
+  additionalProperties: false,
+  required: [...Object.keys(runSummaryProperties), 'steps'],
+  properties: { ...runSummaryProperties, steps: { type: 'array', items: stepView } },
+});
+
+export const RunPageSchema = pageSchema('OtpRunPage', RunSummarySchema, 'A page of OTP runs');
+
+export const SessionSchema = registerSchema({
+  $id: 'OtpSession',
+  title: 'OtpSession',
+  description: 'An executor session',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'sessionId', 'projectId', 'executor', 'name', 'version', 'capabilities', 'maxParallel', 'status', 'activeRuns', 'connectedAt', 'closedAt', 'closeCode', 'closeReason'],
+  properties: {
+    id: { type: 'string', pattern: '^ots_' },
+    sessionId: { type: 'string', pattern: '^ots_', description: 'Same as id' },
+    projectId: { type: 'string' },
+    executor: { type: 'string' },
+    name: { type: ['string', 'null'] },
+    version: { type: ['string', 'null'], description: "The executor's version (from hello)" },
+    capabilities: { $ref: 'Capabilities' },
+    maxParallel: { type: 'integer' },
+    status: { enum: ['open', 'closed'] },
+    activeRuns: { type: 'integer' },
+    connectedAt: { type: 'string', format: 'date-time' },
+    closedAt: nullableTime,
+    closeCode: { type: ['integer', 'null'] },
+    closeReason: { type: ['string', 'null'] },
+  },
+});
+
+export const SessionPageSchema = pageSchema('OtpSessionPage', SessionSchema, 'A page of executor sessions');

@@ -1,0 +1,312 @@
+// Durable state of OTP runs and sessions. Plain knex: these are the engine's hot paths.
+import type pg from 'pg';
+import type { Db } from '../../db/connect.js';
+import type { FinalRunStatus, PlannedStep, RunCounts, StepOutcome, Capabilities } from '../../../machines/types.js';
+
+export interface RunCaseRef {
+  id: string;
+  title: string;
+  steps: number;
+}
+
+export interface NewRun {
+  id: string;
+  tenantId: string;
+  projectId: string;
+  requestedSessionId: string | null;
+  vars: Record<string, string>;
+  allowedOrigins: string[];
+  testCases: RunCaseRef[];
+  planId: string | null;
+  testRunId: string | null;
+  finishTestRun: boolean;
+  steps: Array<PlannedStep & { testCaseId: string }>;
+}
+
+export interface ClaimedRun {
+  id: string;
+  projectId: string;
+  vars: Record<string, string>;
+  allowedOrigins: string[];
+  testCases: RunCaseRef[];
+  steps: PlannedStep[];
+}
+
+/** One recorded step waiting for the group commit. */
+export interface StepWrite {
+  runId: string;
+  outcome: StepOutcome;
+}
+
+function stepRecord({ runId, outcome }: StepWrite) {
+  return {
+    run_id: runId,
+    step_index: outcome.stepIndex,
+    status: outcome.status,
+    source: outcome.source,
+    duration_ms: outcome.durationMs ?? null,
+    error: outcome.error ?? null,
+    evidence: outcome.evidence ?? null,
+    actual: outcome.actual ?? null,
+    used_locator: outcome.usedLocator ?? null,
+  };
+}
+
+// One statement for any number of steps: the batch travels as a single jsonb parameter. Only pending
+// rows change, so a step is never recorded twice.
+// The LIMIT is the batch's own length (no row is ever cut): without it the planner assumes the
+// usual 100 rows for a set-returning function and, while the steps table is young or its statistics
+// stale, hash-joins against a sequential scan of every step row, a cost that grows with the table
+// (seen in the benchmark: 5-15 ms per group commit). With the real count it looks each row up by
+// the primary key.
+const recordStepsSql = (batch: string, count: string) => `
+UPDATE otp_run_steps s
+   SET status = v.status, source = v.source, duration_ms = v.duration_ms, error = v.error,
+       evidence = v.evidence, actual = v.actual, used_locator = v.used_locator, finished_at = now()
+  FROM (SELECT * FROM jsonb_to_recordset(${batch}::jsonb) AS r(run_id text, step_index int, status text, source text,
+          duration_ms int, error jsonb, evidence jsonb, actual text, used_locator jsonb) LIMIT ${count}) v
+ WHERE s.run_id = v.run_id AND s.step_index = v.step_index AND s.status = 'pending'`;
+
+// The group commit's statement, prepared once on its own connection (see RunStore): it runs for
+// nearly every step, and through knex and the shared pool it cost the service more than the rest
+// of a step's write.
+const RECORD_STEPS = { name: 'otp_record_steps', text: recordStepsSql('$1', '$2') };
+
+// A new run and its steps in one statement: the steps travel as one jsonb parameter. The steps'
+// foreign key is checked at the end of the statement, when the run row exists.
+const INSERT_RUN_SQL = `
+WITH run AS (
+  INSERT INTO otp_runs (id, tenant_id, project_id, requested_session_id, status, vars, allowed_origins, test_cases,
+                        plan_id, test_run_id, finish_test_run, total_steps)
+  VALUES (?, ?, ?, ?, 'queued', ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?)
+  RETURNING id
+)
+INSERT INTO otp_run_steps (run_id, step_index, case_index, test_case_id, label, action, timeout_ms, continue_on_fail, evidence_policy)
+SELECT run.id, v.step_index, v.case_index, v.test_case_id, v.label, v.action, v.timeout_ms, v.continue_on_fail, v.evidence_policy
+  FROM run, jsonb_to_recordset(?::jsonb) AS v(step_index int, case_index int, test_case_id text, label text, action jsonb,
+                                                timeout_ms int, continue_on_fail boolean, evidence_policy text)`;
+
+interface StepRow {
+  step_index: number;
+  case_index: number;
+  action: PlannedStep['action'];
+  timeout_ms: number;
+  continue_on_fail: boolean;
+  evidence_policy: string | null;
+  label: string | null;
+}
+
+export class RunStore {
+  /**
+   * `stepsPool`: a pool of one connection for the group commit's prepared statement (recordSteps
+   * without a transaction). Without it every write goes through `db`.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly stepsPool?: pg.Pool,
+  ) {}
+
+  /** The run and all its steps in one statement (one round trip, atomic like any statement). */
+  async insertRun(run: NewRun): Promise<void> {
+    const steps = run.steps.map((s) => ({
+      step_index: s.stepIndex,
+      case_index: s.caseIndex,
+      test_case_id: s.testCaseId,
+      label: s.label ?? null,
+      action: s.action,
+      timeout_ms: s.timeoutMs,
+      continue_on_fail: s.continueOnFail,
+      evidence_policy: s.evidence ?? null,
+    }));
+    await this.db.raw(INSERT_RUN_SQL, [
+      run.id,
+      run.tenantId,
+      run.projectId,
+      run.requestedSessionId,
+      JSON.stringify(run.vars),
+      JSON.stringify(run.allowedOrigins),
+      JSON.stringify(run.testCases),
+      run.planId,
+      run.testRunId,
+      run.finishTestRun,
+      run.steps.length,
+      JSON.stringify(steps),
+    ]);
+  }
+
+  /**
+   * Claims queued runs for one session: those asked for it, or for no session in particular, oldest
+   * first. SKIP LOCKED lets several service processes claim from one queue without waiting on each other.
+   */
+  async claimRuns(session: { id: string; projectId: string }, instanceId: string, limit: number): Promise<ClaimedRun[]> {
+    if (limit <= 0) return [];
+    // One round trip: the claimed runs come back with their steps (one JSON array each).
+    const { rows } = await this.db.raw(
+      `WITH claimed AS (
+         UPDATE otp_runs r SET status = 'running', session_id = ?, instance_id = ?, started_at = now()
+          WHERE r.id IN (SELECT id FROM otp_runs
+                          WHERE status = 'queued' AND project_id = ?
+                            AND (requested_session_id IS NULL OR requested_session_id = ?)
+                          ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
+          RETURNING r.id, r.project_id, r.vars, r.allowed_origins, r.test_cases)
+       SELECT c.*, (SELECT json_agg(json_build_object('step_index', s.step_index, 'case_index', s.case_index, 'action', s.action,
+                                                      'timeout_ms', s.timeout_ms, 'continue_on_fail', s.continue_on_fail,
+                                                      'evidence_policy', s.evidence_policy, 'label', s.label) ORDER BY s.step_index)
+                      FROM otp_run_steps s WHERE s.run_id = c.id) AS steps
+         FROM claimed c`,
+      [session.id, instanceId, session.projectId, session.id, limit],
+    );
+    if (!rows.length) return [];
+    const byRun = new Map<string, PlannedStep[]>();
+    for (const r of rows as Array<{ id: string; steps: StepRow[] | null }>) {
+      byRun.set(
+        r.id,
+        (r.steps ?? []).map((s) => ({
+          stepIndex: s.step_index,
+          caseIndex: s.case_index,
+          action: s.action,
+          timeoutMs: s.timeout_ms,
+          continueOnFail: s.continue_on_fail,
+          ...(s.evidence_policy ? { evidence: s.evidence_policy } : {}),
+          ...(s.label ? { label: s.label } : {}),
+        })),
+      );
+    }
+    // Keep the queue order (oldest first) for the caller.
+    return rows
+      .sort((a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1))
+      .map((r: { id: string; project_id: string; vars: Record<string, string>; allowed_origins: string[]; test_cases: RunCaseRef[] }) => ({
+        id: r.id,
+        projectId: r.project_id,
+        vars: r.vars,
+        allowedOrigins: r.allowed_origins,
+        testCases: r.test_cases,
+        steps: byRun.get(r.id) ?? [],
+      }));
+  }
+
+  /** The outcomes, in one statement: inside `trx` when given, else on the group commit's own connection. */
+  async recordSteps(writes: StepWrite[], trx?: Db): Promise<void> {
+    if (!writes.length) return;
+    const values = [JSON.stringify(writes.map(stepRecord)), writes.length];
+    if (!trx && this.stepsPool) await this.stepsPool.query({ ...RECORD_STEPS, values });
+    else await (trx ?? this.db).raw(recordStepsSql('?', '?'), values);
+  }
+
+  /** The last outcomes and the verdict in one transaction; answers the run's duration. */
+  async finishRun(input: {
+    runId: string;
+    status: FinalRunStatus;
+    counts: RunCounts;
+    reason?: string;
+    outcomes: StepOutcome[];
+  }): Promise<number> {
+    return this.db.transaction(async (trx) => {
+      await this.recordSteps(input.outcomes.map((outcome) => ({ runId: input.runId, outcome })), trx);
+      const [row] = await trx('otp_runs')
+        .where('id', input.runId)
+        .update({
+          status: input.status,
+          passed: input.counts.passed,
+          failed: input.counts.failed,
+          skipped: input.counts.skipped,
+          reason: input.reason ?? null,
+          finished_at: trx.fn.now(),
+          duration_ms: trx.raw('coalesce((extract(epoch from now() - started_at) * 1000)::int, 0)'),
+        })
+        .returning('duration_ms');
+      return row?.duration_ms ?? 0;
+    });
+  }
+
+  /**
+   * Finishes runs that no live actor drives any more (queued and cancelled, pinned to a closed
+   * session, or held by a process that stopped): every step not yet reported is recorded with the
+   * given code, every reported one is kept, and the counts come from the step rows.
+   */
+  async finishOrphanedRuns(
+    runIds: string[],
+    verdict: { status: FinalRunStatus; code: string; reason: string },
+  ): Promise<void> {
+    if (!runIds.length) return;
+    await this.db.transaction(async (trx) => {
+      await trx('otp_run_steps')
+        .whereIn('run_id', runIds)
+        .where('status', 'pending')
+        .update({
+          status: 'skip',
+          source: 'service',
+          error: JSON.stringify({ code: verdict.code, message: verdict.reason }),
+          finished_at: trx.fn.now(),
+        });
+      await trx.raw(
+        `UPDATE otp_runs r SET status = ?, reason = ?, finished_at = now(),
+                duration_ms = coalesce((extract(epoch from now() - r.started_at) * 1000)::int, 0),
+                passed = c.passed, failed = c.failed, skipped = c.skipped
+           FROM (SELECT run_id,
+                        count(*) FILTER (WHERE status = 'pass') AS passed,
+                        count(*) FILTER (WHERE status IN ('fail', 'error')) AS failed,
+                        count(*) FILTER (WHERE status = 'skip') AS skipped
+                   FROM otp_run_steps WHERE run_id = ANY(?) GROUP BY run_id) c
+          WHERE r.id = c.run_id AND r.status IN ('queued', 'running')`,
+        [verdict.status, verdict.reason, runIds],
+      );
+      // Runs without steps have no row in the counting subquery.
+      await trx('otp_runs')
+        .whereIn('id', runIds)
+        .whereIn('status', ['queued', 'running'])
+        .update({ status: verdict.status, reason: verdict.reason, finished_at: trx.fn.now(), duration_ms: 0 });
+    });
+  }
+
+  /** Cancels a run that no session has claimed yet; false when it was claimed (or finished) first. */
+  async cancelQueuedRun(runId: string, reason: string): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const [claimed] = await trx('otp_runs')
+        .where({ id: runId, status: 'queued' })
+        .update({ status: 'cancelled', reason, finished_at: trx.fn.now(), duration_ms: 0, cancel_requested_at: trx.fn.now() })
+        .returning('total_steps');
+      if (!claimed) return false;
+      await trx('otp_run_steps')
+        .where({ run_id: runId, status: 'pending' })
+        .update({ status: 'skip', source: 'service', error: JSON.stringify({ code: 'E_CANCELLED', message: reason }), finished_at: trx.fn.now() });
+      await trx('otp_runs').where('id', runId).update({ skipped: claimed.total_steps });
+      return true;
+    });
+  }
+
+  async insertSession(session: {
+    id: string;
+    tenantId: string;
+    projectId: string;
+    keyId: string;
+    instanceId: string;
+    executor: string;
+    name?: string;
+    version?: string;
+    capabilities: Capabilities;
+    maxParallel: number;
+  }): Promise<void> {
+    await this.db('otp_sessions').insert({
+      id: session.id,
+      tenant_id: session.tenantId,
+      project_id: session.projectId,
+      key_id: session.keyId,
+      instance_id: session.instanceId,
+      executor: session.executor,
+      name: session.name ?? null,
+      version: session.version ?? null,
+      capabilities: JSON.stringify(session.capabilities),
+      max_parallel: session.maxParallel,
+    });
+  }
+
+  /** Marks a session closed and finishes the queued runs that were asked for it alone. */
+  async closeSession(id: string, code: number, reason: string): Promise<void> {
+    await this.db('otp_sessions')
+      .where({ id, status: 'open' })
+      .update({ status: 'closed', closed_at: this.db.fn.now(), close_code: code, close_reason: reason });
+    const stranded = await this.db('otp_runs').where({ requested_session_id: id, status: 'queued' }).pluck('id');
+    await this.finishOrphanedRuns(stranded, { status: 'error', code: 'E_INTERNAL', reason: `session ${id} closed before the run started` });
+  }
+}

@@ -1,0 +1,156 @@
+// What REST answers about runs and sessions, read from PostgreSQL (the truth for every process).
+import type { Db } from '../../db/connect.js';
+import { errors } from '../../errors.js';
+import { paginate, type Page } from '../../rest/pagination.js';
+import { evidenceByStep, type EvidenceFile } from '../../assets/evidence/evidence-service.js';
+import { downloadPath } from '../../assets/items/view.js';
+
+export interface StepView {
+  stepIndex: number;
+  caseIndex: number;
+  testCaseId: string;
+  label: string | null;
+  action: unknown;
+  status: 'pending' | 'pass' | 'fail' | 'skip' | 'error';
+  source: 'executor' | 'service' | null;
+  durationMs: number | null;
+  error: unknown;
+  evidence: unknown;
+  actual: string | null;
+  usedLocator: unknown;
+  finishedAt: string | null;
+}
+
+function iso(value: Date | null): string | null {
+  return value ? value.toISOString() : null;
+}
+
+function runSummary(row: any) {
+  return {
+    id: row.id,
+    runId: row.id,
+    projectId: row.project_id,
+    status: row.status,
+    sessionId: row.session_id,
+    requestedSessionId: row.requested_session_id,
+    planId: row.plan_id,
+    testRunId: row.test_run_id,
+    finishTestRun: row.finish_test_run,
+    testCases: row.test_cases,
+    allowedOrigins: row.allowed_origins,
+    varNames: Object.keys(row.vars ?? {}),
+    totalSteps: row.total_steps,
+    counts: { passed: row.passed, failed: row.failed, skipped: row.skipped, total: row.total_steps },
+    reason: row.reason,
+    cancelRequested: row.cancel_requested_at !== null,
+    createdAt: iso(row.created_at),
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
+    durationMs: row.duration_ms,
+  };
+}
+
+export type RunSummary = ReturnType<typeof runSummary>;
+export type RunView = RunSummary & { steps: StepView[] };
+
+function stepView(s: any): StepView {
+  return {
+    stepIndex: s.step_index,
+    caseIndex: s.case_index,
+    testCaseId: s.test_case_id,
+    label: s.label,
+    action: s.action,
+    status: s.status,
+    source: s.source,
+    durationMs: s.duration_ms,
+    error: s.error,
+    evidence: s.evidence,
+    actual: s.actual,
+    usedLocator: s.used_locator,
+    finishedAt: iso(s.finished_at),
+  };
+}
+
+/** Download links beside the evidence a step points at, and the files uploaded for it. */
+function withEvidenceLinks(step: StepView, files: EvidenceFile[] | undefined): StepView {
+  const evidence = step.evidence as { screenshotAssetId?: string } | null;
+  if (!evidence?.screenshotAssetId && !files) return step;
+  return {
+    ...step,
+    evidence: {
+      ...evidence,
+      ...(evidence?.screenshotAssetId ? { screenshotUrl: downloadPath(evidence.screenshotAssetId) } : {}),
+      ...(files ? { files } : {}),
+    },
+  };
+}
+
+// The run and its steps in one round trip: the steps come as one JSON array (json_agg), which also
+// spares the driver a row per step. Timestamps inside JSON are ISO strings, not Dates.
+const STEPS_JSON = `coalesce((SELECT json_agg(s ORDER BY s.step_index) FROM otp_run_steps s WHERE s.run_id = otp_runs.id), '[]') AS steps_json`;
+
+export async function readRun(db: Db, projectId: string, runId: string): Promise<RunView> {
+  const row = await db('otp_runs').where({ id: runId, project_id: projectId }).first('otp_runs.*', db.raw(STEPS_JSON));
+  if (!row) throw errors.notFound('Run', runId);
+  const files = await evidenceByStep(db, runId);
+  const steps = (row.steps_json as any[]).map((s) =>
+    withEvidenceLinks(stepView({ ...s, finished_at: s.finished_at === null ? null : new Date(s.finished_at) }), files.get(s.step_index)),
+  );
+  const view = { ...runSummary(row), steps };
+  if (row.status === 'running' || row.status === 'queued') {
+    // Counts of a run in progress come from the steps recorded so far.
+    for (const s of steps) {
+      if (s.status === 'pass') view.counts.passed++;
+      else if (s.status === 'fail' || s.status === 'error') view.counts.failed++;
+      else if (s.status === 'skip') view.counts.skipped++;
+    }
+  }
+  return view;
+}
+
+export function listRuns(db: Db, projectId: string, page: { limit?: number; cursor?: string; status?: string }): Promise<Page<RunSummary>> {
+  const query = db('otp_runs').where('project_id', projectId);
+  if (page.status) query.where('status', page.status);
+  return paginate(query, page, runSummary);
+}
+
+export function sessionView(row: any) {
+  return {
+    id: row.id,
+    sessionId: row.id,
+    projectId: row.project_id,
+    executor: row.executor,
+    name: row.name,
+    version: row.version,
+    capabilities: row.capabilities,
+    maxParallel: row.max_parallel,
+    status: row.status,
+    activeRuns: row.active_runs ?? 0,
+    connectedAt: iso(row.connected_at),
+    closedAt: iso(row.closed_at),
+    closeCode: row.close_code,
+    closeReason: row.close_reason,
+  };
+}
+
+function sessionsOf(db: Db, projectId: string) {
+  return db('otp_sessions as s')
+    .where('s.project_id', projectId)
+    .select('s.*', db.raw(`(SELECT count(*) FROM otp_runs r WHERE r.session_id = s.id AND r.status = 'running') AS active_runs`));
+}
+
+export async function readSession(db: Db, projectId: string, sessionId: string): Promise<ReturnType<typeof sessionView>> {
+  const row = await sessionsOf(db, projectId).where('s.id', sessionId).first();
+  if (!row) throw errors.notFound('Session', sessionId);
+  return sessionView(row);
+}
+
+export function listSessions(
+  db: Db,
+  projectId: string,
+  page: { limit?: number; cursor?: string; status?: string },
+): Promise<Page<ReturnType<typeof sessionView>>> {
+  const query = sessionsOf(db, projectId);
+  if (page.status !== 'all') query.where('s.status', page.status ?? 'open');
+  return paginate(query, page, sessionView, 's.id');
+}
