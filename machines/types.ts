@@ -34,9 +34,22 @@ export interface PlannedStep {
   label?: string;
 }
 
-export type StepStatus = 'pass' | 'fail' | 'skip' | 'error';
-export type FinalRunStatus = 'passed' | 'failed' | 'cancelled' | 'error';
-export type RunStatus = 'queued' | 'running' | FinalRunStatus;
+/** What a step ends as; a step not yet decided is stored as `pending`. */
+export const STEP_STATUSES = ['pass', 'fail', 'skip', 'error'] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+
+/** How a run ends. The one list of run statuses: schemas, queries and the cache take theirs from here. */
+export const FINAL_RUN_STATUSES = ['passed', 'failed', 'cancelled', 'error'] as const;
+export type FinalRunStatus = (typeof FINAL_RUN_STATUSES)[number];
+/** A run is `queued` until a session claims it, `running` until its verdict is durable. */
+export const ACTIVE_RUN_STATUSES = ['queued', 'running'] as const;
+export const RUN_STATUSES = [...ACTIVE_RUN_STATUSES, ...FINAL_RUN_STATUSES] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** True once a run has its verdict: it never changes again. */
+export function isFinalRunStatus(status: string): status is FinalRunStatus {
+  return (FINAL_RUN_STATUSES as readonly string[]).includes(status);
+}
 
 export interface StepError {
   code: string;

@@ -5,12 +5,10 @@
 import type { Db } from '../../db/connect.js';
 import type { Logger } from '../../log.js';
 import { newId } from '../../ids.js';
-import { OtpErrorCode } from '../../../machines/types.js';
+import { FINAL_RUN_STATUSES, isFinalRunStatus, OtpErrorCode } from '../../../machines/types.js';
 
 export const RESULT_STATUSES = ['passed', 'failed', 'skipped', 'blocked', 'error', 'cancelled'] as const;
 export type ResultStatus = (typeof RESULT_STATUSES)[number];
-
-const FINAL_RUN_STATUSES = ['passed', 'failed', 'cancelled', 'error'];
 
 export interface StepOutcomeRow {
   case_index: number;
@@ -61,7 +59,7 @@ export class RunResultRecorder {
   async record(runId: string): Promise<void> {
     const { db } = this;
     const run = await db('otp_runs').where('id', runId).first();
-    if (!run || !run.test_run_id || run.results_recorded_at || !FINAL_RUN_STATUSES.includes(run.status)) return;
+    if (!run || !run.test_run_id || run.results_recorded_at || !isFinalRunStatus(run.status)) return;
     const testRun = await db('artifacts').where({ id: run.test_run_id, project_id: run.project_id, kind: 'test_run' }).first('id');
     if (!testRun) {
       this.log.info('test run of an OTP run is gone; no results recorded', { runId, testRunId: run.test_run_id });

@@ -6,7 +6,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { errors } from '../../errors.js';
-import { CloseCode, type SessionOutput } from '../../../machines/types.js';
+import { ACTIVE_RUN_STATUSES, CloseCode, type SessionOutput } from '../../../machines/types.js';
 import { ExecutorSession, type Connection } from './session.js';
 import { RunDriver, type RunDriverDeps } from './run-driver.js';
 import { planRun, type RunRequest } from './run-planner.js';
@@ -91,7 +91,7 @@ export class OtpEngine {
     // Only while it runs: a finished run never changes (its view may be cached, see RunViewCache).
     await db('otp_runs')
       .where({ id: runId })
-      .whereIn('status', ['queued', 'running'])
+      .whereIn('status', ACTIVE_RUN_STATUSES)
       .whereNull('cancel_requested_at')
       .update({ cancel_requested_at: db.fn.now() });
     const driver = this.runs.get(runId);

@@ -2,6 +2,7 @@ import type { RouteDef } from '../../rest/route.js';
 import type { Db } from '../../db/connect.js';
 import type { Config } from '../../config.js';
 import type { OtpEngine } from '../engine/engine.js';
+import { RUN_STATUSES } from '../../../machines/types.js';
 import { OTP_VERSION } from '../protocol/frames.js';
 import { ProtocolSchema, RunPageSchema, RunRequestSchema, RunSchema, SessionPageSchema, SessionSchema } from './schemas.js';
 import { listRuns, listSessions, readRun, readSession } from '../store/run-views.js';
@@ -42,7 +43,7 @@ export function otpRoutes({ db, engine, config, runViews }: OtpRoutesDeps): Rout
     },
     {
       method: 'get', path: '/otp/runs', auth: 'read', tag,
-      query: { type: 'object', additionalProperties: false, properties: { ...pageQueryProperties, status: { enum: ['queued', 'running', 'passed', 'failed', 'cancelled', 'error'] } } },
+      query: { type: 'object', additionalProperties: false, properties: { ...pageQueryProperties, status: { enum: [...RUN_STATUSES] } } },
       operationId: 'listOtpRuns', response: RunPageSchema,
       summary: 'List runs, newest last',
       handler: ({ principal, query }) => listRuns(db, principal.projectId, query),

@@ -1,10 +1,10 @@
 // Schemas of what the OTP REST routes answer (the views in run-views.ts), for /openapi.json.
 import { pageSchema, registerSchema } from '../../rest/schemas.js';
 import { runRequestSchema } from '../engine/run-planner.js';
+import { RUN_STATUSES } from '../../../machines/types.js';
 import { EvidenceFileSchema } from '../../assets/evidence/schema.js';
 
 const nullableTime = { type: ['string', 'null'], format: 'date-time' };
-const RUN_STATUSES = ['queued', 'running', 'passed', 'failed', 'cancelled', 'error'];
 
 export const RunRequestSchema = registerSchema({
   ...runRequestSchema,
@@ -48,7 +48,7 @@ const runSummaryProperties = {
   id: { type: 'string', pattern: '^otr_' },
   runId: { type: 'string', pattern: '^otr_', description: 'Same as id' },
   projectId: { type: 'string' },
-  status: { enum: RUN_STATUSES, description: 'queued → running → passed, failed, cancelled or error' },
+  status: { enum: [...RUN_STATUSES], description: 'queued → running → passed, failed, cancelled or error' },
   sessionId: { type: ['string', 'null'], description: 'The executor session that holds the run' },
   requestedSessionId: { type: ['string', 'null'], description: 'The session asked for (null: any ready session)' },
   planId: { type: ['string', 'null'] },

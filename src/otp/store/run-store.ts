@@ -1,7 +1,7 @@
 // Durable state of OTP runs and sessions. Plain knex: these are the engine's hot paths.
 import type pg from 'pg';
 import type { Db } from '../../db/connect.js';
-import type { FinalRunStatus, PlannedStep, RunCounts, StepOutcome, Capabilities } from '../../../machines/types.js';
+import { ACTIVE_RUN_STATUSES, type FinalRunStatus, type PlannedStep, type RunCounts, type StepOutcome, type Capabilities } from '../../../machines/types.js';
 
 export interface RunCaseRef {
   id: string;
@@ -248,13 +248,13 @@ export class RunStore {
                         count(*) FILTER (WHERE status IN ('fail', 'error')) AS failed,
                         count(*) FILTER (WHERE status = 'skip') AS skipped
                    FROM otp_run_steps WHERE run_id = ANY(?) GROUP BY run_id) c
-          WHERE r.id = c.run_id AND r.status IN ('queued', 'running')`,
-        [verdict.status, verdict.reason, runIds],
+          WHERE r.id = c.run_id AND r.status = ANY(?)`,
+        [verdict.status, verdict.reason, runIds, [...ACTIVE_RUN_STATUSES]],
       );
       // Runs without steps have no row in the counting subquery.
       await trx('otp_runs')
         .whereIn('id', runIds)
-        .whereIn('status', ['queued', 'running'])
+        .whereIn('status', ACTIVE_RUN_STATUSES)
         .update({ status: verdict.status, reason: verdict.reason, finished_at: trx.fn.now(), duration_ms: 0 });
     });
   }

@@ -4,9 +4,8 @@
 // invalidate(). Bounded by the size of the JSON held, least recently read first out, and by age: a
 // notice lost with a dropped connection leaves a stale view for at most `maxAgeMs`.
 import { JsonText } from '../../rest/route.js';
+import { isFinalRunStatus } from '../../../machines/types.js';
 import type { RunView } from './run-views.js';
-
-const FINISHED = new Set(['passed', 'failed', 'error', 'cancelled']);
 
 interface Entry {
   projectId: string;
@@ -48,7 +47,7 @@ export class RunViewCache {
     const readAt = Date.now();
     const view = await load();
     const json = new JsonText(JSON.stringify(view));
-    if (FINISHED.has(view.status) && generation === this.generation) this.put(runId, { projectId, json, readAt });
+    if (isFinalRunStatus(view.status) && generation === this.generation) this.put(runId, { projectId, json, readAt });
     return json;
   }
 

@@ -5,7 +5,7 @@
 // on hello); runId on run-scoped frames; ref on replies (pong -> ping, ack -> the acknowledged frame,
 // step.result -> step.exec, welcome -> hello, error -> the offending frame when it had an id).
 import type { HelloPayload, StepReport, StepExecPayload, FinalRunStatus } from '../../../../machines/types.js';
-import { OtpErrorCode } from '../../../../machines/types.js';
+import { FINAL_RUN_STATUSES, OtpErrorCode, STEP_STATUSES } from '../../../../machines/types.js';
 import type { JsonSchema } from './locator.js';
 import type { TestCaseStep } from './actions.js';
 import { EVIDENCE_MODES } from './actions.js';
@@ -333,7 +333,7 @@ export const StepResultPayloadSchema: JsonSchema = {
   type: 'object',
   properties: {
     stepIndex: { description: 'Position of the step in the run (the stepIndex of the step.exec).', type: 'integer', minimum: 0 },
-    status: { description: 'Outcome of the step.', enum: ['pass', 'fail', 'skip', 'error'] },
+    status: { description: 'Outcome of the step.', enum: [...STEP_STATUSES] },
     durationMs: { description: 'Time the step took, in milliseconds.', type: 'integer', minimum: 0 },
     error: {
       description: 'Why the step did not pass.',
@@ -468,7 +468,7 @@ export const RunFinishedPayloadSchema: JsonSchema = {
   type: 'object',
   properties: {
     runId: { description: 'Run id, prefix otr_.', type: 'string', pattern: ID_PATTERNS.run },
-    status: { description: 'Final run status.', enum: ['passed', 'failed', 'cancelled', 'error'] },
+    status: { description: 'Final run status.', enum: [...FINAL_RUN_STATUSES] },
     passed: { description: 'Steps that passed.', type: 'integer', minimum: 0 },
     failed: { description: 'Steps that failed or errored (time-outs included).', type: 'integer', minimum: 0 },
     skipped: { description: 'Steps skipped.', type: 'integer', minimum: 0 },
