@@ -8,6 +8,7 @@ import { createDb, migrate, type Db } from './db/connect.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.js';
 import { Notifier } from './db/notifier.js';
 import { RunViewCache } from './otp/store/run-view-cache.js';
+import { RunFacts } from './otp/store/run-facts.js';
 import { KeyCache } from './auth/keys.js';
 import { RateCounter } from './rest/middleware/rate-limit.js';
 import { bootstrapAdminKey, type BootstrapResult } from './auth/bootstrap.js';
@@ -74,7 +75,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const writer = new StepWriter(store);
   const notifier = new Notifier(db, databaseUrl, instanceId, log);
   const runViews = new RunViewCache(config.runViewCacheBytes);
-  const assets = await createAssets({ config, db, log, evidenceChanged: (runId) => runViews.invalidate(runId) });
+  const assets = await createAssets({ config, db, log, evidenceChanged: (runId) => runViews.invalidate(runId), runs: new RunFacts(db) });
   const artifacts = await createArtifacts({ config, db, log });
   const engine = new OtpEngine({
     db,

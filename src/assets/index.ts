@@ -11,7 +11,7 @@ import { BucketService } from './buckets/bucket-service.js';
 import { bucketRoutes } from './buckets/routes.js';
 import { AssetService } from './items/asset-service.js';
 import { assetRoutes } from './items/routes.js';
-import { EvidenceService } from './evidence/evidence-service.js';
+import { EvidenceService, type EvidenceRuns } from './evidence/evidence-service.js';
 import { evidenceRoutes } from './evidence/routes.js';
 
 export interface Assets {
@@ -29,13 +29,15 @@ export interface AssetsDeps {
   log: Logger;
   /** Told in this process when a run's evidence files change; other processes hear it from the database. */
   evidenceChanged?: (runId: string) => void;
+  /** The OTP runs evidence is uploaded for. */
+  runs: EvidenceRuns;
 }
 
-export async function createAssets({ config, db, log, evidenceChanged }: AssetsDeps): Promise<Assets> {
+export async function createAssets({ config, db, log, evidenceChanged, runs }: AssetsDeps): Promise<Assets> {
   const drivers = await StorageDrivers.create(config, db);
   const buckets = new BucketService(db, drivers);
   const assets = new AssetService(db, config, buckets, drivers, new StorageQuota(db), log, evidenceChanged);
-  const evidence = new EvidenceService(db, buckets, assets);
+  const evidence = new EvidenceService(db, buckets, assets, runs);
   log.info('asset storage ready', { defaultDriver: drivers.defaultDriver, s3: Boolean(config.storage.s3) });
   return {
     routes: [...bucketRoutes(buckets), ...assetRoutes(assets, buckets), ...evidenceRoutes(evidence)],

@@ -20,6 +20,14 @@ export interface EvidenceFile {
   downloadUrl: string;
 }
 
+/** What evidence needs to know of OTP runs. The OTP store answers it (wired in src/service.ts). */
+export interface EvidenceRuns {
+  /** The number of steps of a run of the project; undefined when the project has no such run. */
+  totalSteps(projectId: string, runId: string): Promise<number | undefined>;
+  /** The project a run belongs to; undefined for an unknown run. */
+  projectOf(runId: string): Promise<string | undefined>;
+}
+
 export class EvidenceService {
   private readonly form = formSpec(evidenceFormSchema);
 
@@ -27,6 +35,7 @@ export class EvidenceService {
     private readonly db: Db,
     private readonly buckets: BucketService,
     private readonly assets: AssetService,
+    private readonly runs: EvidenceRuns,
   ) {}
 
   async upload(principal: Principal, request: UploadRequest) {
@@ -34,14 +43,15 @@ export class EvidenceService {
     const asset = await this.assets.upload(principal, request, {
       bucket,
       form: this.form,
-      complete: async (fields, trx) => {
+      // A run's steps never change once it is created, so the check needs no part in the upload's transaction.
+      complete: async (fields) => {
         const runId = fields.runId as string;
         const stepIndex = fields.stepIndex as number;
-        const run = await trx('otp_runs').where({ id: runId, project_id: principal.projectId }).first('total_steps');
-        if (!run) throw errors.notFound('Run', runId);
-        if (stepIndex >= run.total_steps) {
-          throw errors.validation(`Run ${runId} has ${run.total_steps} steps`, [
-            { field: 'body.stepIndex', message: `must be below ${run.total_steps}` },
+        const totalSteps = await this.runs.totalSteps(principal.projectId, runId);
+        if (totalSteps === undefined) throw errors.notFound('Run', runId);
+        if (stepIndex >= totalSteps) {
+          throw errors.validation(`Run ${runId} has ${totalSteps} steps`, [
+            { field: 'body.stepIndex', message: `must be below ${totalSteps}` },
           ]);
         }
         return { run_id: runId, step_index: stepIndex, evidence_kind: fields.kind as string };
@@ -57,17 +67,17 @@ export class EvidenceService {
   async verify(runId: string, outcomes: StepOutcome[]): Promise<StepOutcome[]> {
     const ids = [...new Set(outcomes.flatMap((o) => (o.evidence?.screenshotAssetId ? [o.evidence.screenshotAssetId] : [])))];
     if (!ids.length) return outcomes;
+    const projectId = await this.runs.projectOf(runId);
     const known = new Set(
-      (
-        await this.db('assets as a')
-          .join('otp_runs as r', 'r.id', 'a.run_id')
-          .join('asset_buckets as b', 'b.id', 'a.bucket_id')
-          .where('a.run_id', runId)
-          .whereRaw('a.project_id = r.project_id')
-          .where('b.name', EVIDENCE_BUCKET)
-          .whereIn('a.id', ids)
-          .select('a.id')
-      ).map((r: { id: string }) => r.id),
+      projectId === undefined
+        ? []
+        : (
+            await this.db('assets as a')
+              .join('asset_buckets as b', 'b.id', 'a.bucket_id')
+              .where({ 'a.run_id': runId, 'a.project_id': projectId, 'b.name': EVIDENCE_BUCKET })
+              .whereIn('a.id', ids)
+              .select('a.id')
+          ).map((r: { id: string }) => r.id),
     );
     return outcomes.map((outcome) => {
       const id = outcome.evidence?.screenshotAssetId;
