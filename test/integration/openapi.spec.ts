@@ -57,7 +57,7 @@ describe('/openapi.json', () => {
       if (def.multipart) expect(operation.requestBody.content).to.have.property('multipart/form-data');
       if (def.response) expect(operation.responses[String(def.status ?? 200)].content['application/json'].schema).to.be.an('object');
     }
-    // Every resource group of the spec has its place.
+    // Every resource group of the API has its place in the document.
     for (const group of ['bugs', 'tickets', 'requirements', 'specifications', 'tests/cases', 'tests/plans', 'tests/runs', 'tests/results', 'releases', 'release-plans', 'milestones', 'kb', 'memories', 'notes', 'webhooks', 'api-keys', 'platform/projects', 'platform/groups']) {
       expect(doc.paths, group).to.have.property(`/api/v1/${group}`);
       expect(doc.paths, group).to.have.property(`/api/v1/${group}/{id}`);
