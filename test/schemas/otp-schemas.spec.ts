@@ -19,9 +19,9 @@ import {
   toOpenApiComponents,
 } from '../../src/otp/protocol/schemas/index.js';
 import type { JsonSchema, Locator, TestCaseStep } from '../../src/otp/protocol/schemas/index.js';
+import { ajv as otpAjv } from '../../src/validation/ajv.js';
+import { formatErrors } from '../../src/validation/field-errors.js';
 import {
-  formatErrors,
-  otpAjv,
   validateInbound,
   validateOutbound,
   validateStepAction,
