@@ -403,7 +403,7 @@ describe('OTP schemas: assert steps', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('OTP schemas: test case steps', () => {
-  const click = { action: 'click', locator: css('#go') };
+  const click = { action: 'click', locator: css('#go') } as const;
 
   it('accepts a full step and a bare one', () => {
     const steps: TestCaseStep[] = [
