@@ -5,7 +5,7 @@
 // String parameters may hold {{name}} variables (filled from run.start vars, or {{secret_N}} in
 // recordings), so url, text, value, key, expected and script carry no pattern or format.
 //
-// The TypeScript types (NavigateStep, ..., ProtocolStepAction, TestCaseStep) are derived from these
+// The TypeScript types (ActionStepOf, ProtocolStepAction, TestCaseStep) are derived from these
 // schemas with json-schema-to-ts; conditional rules (if/then, dependentRequired) stay in the schemas.
 import type { FromSchema } from 'json-schema-to-ts';
 import type { JsonSchema, LocatorRefs } from './locator.js';
