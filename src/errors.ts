@@ -1,5 +1,9 @@
 // One error taxonomy for the service: a code, its HTTP status, a factory, and one normaliser.
 // REST renders these in one place (src/rest/middleware/errors.ts).
+import type { FieldError } from './validation/field-errors.js';
+
+/** One failing field of a VALIDATION_ERROR (defined with formatErrors, which makes most of them). */
+export type { FieldError };
 
 export const ErrorCode = {
   validation: 'VALIDATION_ERROR',
@@ -33,11 +37,6 @@ const statusOf: Record<ErrorCode, number> = {
   RATE_LIMITED: 429,
   INTERNAL: 500,
 };
-
-export interface FieldError {
-  field: string;
-  message: string;
-}
 
 export class AppError extends Error {
   readonly status: number;

@@ -2,7 +2,8 @@
 // named schemas they use. Nothing here is written by hand per route: a route added to the Api appears
 // with its parameters, body, answer, security and error answers.
 import type { RouteDef, JsonSchema } from './route.js';
-import { openApiComponentSchemas, toOpenApiSchema } from './schemas.js';
+import { openApiComponentSchemas, toOpenApiSchema } from '../validation/schema-registry.js';
+import { ErrorBodySchema, QuotaExceededBodySchema } from './schemas.js';
 import { IDEMPOTENCY_HEADER } from './idempotency.js';
 import { WINDOW_SEC } from './middleware/rate-limit.js';
 
@@ -13,7 +14,7 @@ const SECURITY = 'apiKey';
 const errorResponses: Record<number, { name: string; description: string; schema?: string; headers?: string[] }> = {
   400: { name: 'BadRequest', description: 'VALIDATION_ERROR: the request is malformed; details.fields names every failing field' },
   401: { name: 'Unauthorized', description: 'UNAUTHORIZED: no API key, or one that is unknown, revoked or of a deleted project' },
-  402: { name: 'QuotaExceeded', description: "QUOTA_EXCEEDED: the tier's artifact or storage quota is used up; nothing was written", schema: 'QuotaExceededBody' },
+  402: { name: 'QuotaExceeded', description: "QUOTA_EXCEEDED: the tier's artifact or storage quota is used up; nothing was written", schema: QuotaExceededBodySchema.$ref },
   403: { name: 'Forbidden', description: "FORBIDDEN: the key's scope does not allow this" },
   404: { name: 'NotFound', description: "NOT_FOUND: no such record in the key's project (another project's id is not found either)" },
   409: {
@@ -169,7 +170,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], info: OpenApiI
     responses[name] = {
       description,
       ...(names ? { headers: Object.fromEntries(names.map((h) => [h, { $ref: `#/components/headers/${h}` }])) } : {}),
-      content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema ?? 'ErrorBody'}` } } },
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema ?? ErrorBodySchema.$ref}` } } },
     };
   }
   return {

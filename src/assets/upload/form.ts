@@ -2,7 +2,7 @@
 // the route). Values arrive as text and are coerced to the declared types.
 import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
-import { formatErrors } from '../../otp/protocol/validators.js';
+import { formatErrors } from '../../validation/field-errors.js';
 import { errors } from '../../errors.js';
 import { FILE_FIELD } from './receive.js';
 

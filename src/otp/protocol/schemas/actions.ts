@@ -1,11 +1,14 @@
-// OTP step actions (spec 2.6, 2.7) and the REST form of a test-case step. StepAction is a oneOf
+// OTP step actions and the REST form of a test-case step (docs/protocol.md). StepAction is a oneOf
 // discriminated on `action`: a validator that knows the discriminator checks only the branch the
 // action names, so an error in a click step is reported as a click error, not as 16 branch errors.
 //
 // String parameters may hold {{name}} variables (filled from run.start vars, or {{secret_N}} in
 // recordings), so url, text, value, key, expected and script carry no pattern or format.
-import type { StepAction } from '../../../../machines/types.js';
-import type { JsonSchema } from './locator.js';
+//
+// The TypeScript types (ActionStepOf, ProtocolStepAction, TestCaseStep) are derived from these
+// schemas with json-schema-to-ts; conditional rules (if/then, dependentRequired) stay in the schemas.
+import type { FromSchema } from 'json-schema-to-ts';
+import type { JsonSchema, LocatorRefs } from './locator.js';
 
 export const ACTION_NAMES = [
   'navigate',
@@ -61,27 +64,16 @@ export const WAIT_STATES = ['visible', 'hidden', 'attached', 'detached'] as cons
 export const EVIDENCE_MODES = ['always', 'onFail', 'never'] as const;
 export type EvidenceMode = (typeof EVIDENCE_MODES)[number];
 
-/** The REST form of a test-case step (DESIGN: { otp, label?, timeoutMs?, continueOnFail?, evidence? }). */
-export interface TestCaseStep {
-  otp: StepAction;
-  label?: string;
-  timeoutMs?: number;
-  continueOnFail?: boolean;
-  evidence?: EvidenceMode;
-}
-
-const locatorRef = (description: string): JsonSchema => ({ $ref: 'LocatorOrCandidates', description });
+const locatorRef = (description: string) => ({ $ref: 'LocatorOrCandidates', description }) as const;
 const TARGET = 'Element to act on.';
 
 /** One StepAction branch: `action` is the constant tag, every other member is a parameter. */
-function actionSchema(
-  name: ActionName,
-  id: string,
-  description: string,
-  properties: Record<string, JsonSchema>,
-  required: string[],
-  extra: JsonSchema = {},
-): JsonSchema {
+function actionSchema<
+  const N extends ActionName,
+  const P extends Record<string, JsonSchema>,
+  const R extends readonly string[],
+  const X extends JsonSchema = {},
+>(name: N, id: string, description: string, properties: P, required: R, extra: X = {} as X) {
   return {
     $id: id,
     title: id,
@@ -94,7 +86,7 @@ function actionSchema(
     required: ['action', ...required],
     additionalProperties: false,
     ...extra,
-  };
+  } as const;
 }
 
 export const NavigateStepSchema = actionSchema(
@@ -233,7 +225,7 @@ export const ScreenshotStepSchema = actionSchema(
 );
 
 /**
- * assert (spec 2.7). Rules beyond the member types:
+ * assert. Rules beyond the member types:
  * - locator is required, except for kinds url and title, which are about the page and take none;
  * - expected is required for the value kinds (text, value, count, url, title, attribute), and the
  *   state kinds (visible, hidden, enabled, disabled, checked) take neither op nor expected;
@@ -301,7 +293,7 @@ export const EvalStepSchema = actionSchema(
 );
 
 /** Branches of StepAction, in ACTION_NAMES order. */
-export const actionSchemas: readonly JsonSchema[] = [
+export const actionSchemas = [
   NavigateStepSchema,
   ClickStepSchema,
   DblclickStepSchema,
@@ -318,9 +310,31 @@ export const actionSchemas: readonly JsonSchema[] = [
   ScreenshotStepSchema,
   AssertStepSchema,
   EvalStepSchema,
-];
+] as const satisfies readonly JsonSchema[];
 
-export const StepActionSchema: JsonSchema = {
+type ActionBranches = typeof actionSchemas;
+
+/**
+ * FromSchema options for schemas that `$ref` a step action: a locator reference becomes the
+ * hand-written Locator types (see locator.ts), a StepAction reference the union of the branches
+ * (StepActionSchema lists its branches as `$ref`s built at load, which FromSchema cannot read).
+ */
+export type ActionRefs = {
+  references: [...LocatorRefs['references'], { $id: 'StepAction' }];
+  deserialize: [...LocatorRefs['deserialize'], { pattern: { $ref: 'StepAction' }; output: ProtocolStepAction }];
+};
+
+/** One step action as the schema accepts it, per action name. */
+export type ActionStepOf = { [K in keyof ActionBranches & `${number}` as ActionBranches[K]['properties']['action']['const']]: FromSchema<ActionBranches[K], LocatorRefs> };
+
+/**
+ * A step action as the protocol defines it (a union discriminated on `action`). The machines use
+ * their own looser StepAction (machines/types.ts: they pass parameters through without reading them);
+ * agreement.ts checks that every ProtocolStepAction is one.
+ */
+export type ProtocolStepAction = ActionStepOf[ActionName];
+
+export const StepActionSchema = {
   $id: 'StepAction',
   title: 'StepAction',
   description: `One step action (step.exec step, test-case steps[].otp). The member action names it: ${ACTION_NAMES.join(', ')}.`,
@@ -328,9 +342,9 @@ export const StepActionSchema: JsonSchema = {
   discriminator: { propertyName: 'action' },
   required: ['action'],
   oneOf: actionSchemas.map((s) => ({ $ref: s.$id as string })),
-};
+} as const satisfies JsonSchema;
 
-export const TestCaseStepSchema: JsonSchema = {
+export const TestCaseStepSchema = {
   $id: 'TestCaseStep',
   title: 'TestCaseStep',
   description: 'One step of a test case: the action (otp) and the fields that become its step.exec.',
@@ -344,18 +358,21 @@ export const TestCaseStepSchema: JsonSchema = {
   },
   required: ['otp'],
   additionalProperties: false,
-};
+} as const satisfies JsonSchema;
 
-/** Most steps one test case may hold: a run of more than 500 steps is refused (spec 8). */
+/** The REST form of a test-case step: { otp, label?, timeoutMs?, continueOnFail?, evidence? }. */
+export type TestCaseStep = FromSchema<typeof TestCaseStepSchema, ActionRefs>;
+
+/** Most steps one test case may hold: a run of more than 500 steps is refused (docs/protocol.md, limits). */
 export const MAX_TEST_CASE_STEPS = 500;
 
-export const TestCaseStepsSchema: JsonSchema = {
+export const TestCaseStepsSchema = {
   $id: 'TestCaseSteps',
   title: 'TestCaseSteps',
   description: `The steps of a test case, in order (at most ${MAX_TEST_CASE_STEPS}).`,
   type: 'array',
   maxItems: MAX_TEST_CASE_STEPS,
   items: { $ref: 'TestCaseStep' },
-};
+} as const satisfies JsonSchema;
 
 export const stepSchemas: readonly JsonSchema[] = [...actionSchemas, StepActionSchema, TestCaseStepSchema, TestCaseStepsSchema];

@@ -1,8 +1,10 @@
-// All OTP schemas in one list. validators.ts adds them to its Ajv instance; the OpenAPI document
-// takes them through toOpenApiComponents(), which rewrites { $ref: 'Name' } to
-// '#/components/schemas/Name' on a copy (the objects here are shared and never mutated).
+// All OTP schemas in one list, registered once in the shared schema registry (src/validation/) when
+// this module loads: the frame validators (../validators.ts) compile them from there, REST bodies
+// `$ref` them by name (a test case's steps), and /openapi.json lists them as components.
+import { registerSchemaSet, toOpenApiSchema, type JsonSchema } from '../../../validation/schema-registry.js';
+import { addErrorWording } from '../../../validation/field-errors.js';
+import { otpErrorWording } from '../error-wording.js';
 import { locatorSchemas } from './locator.js';
-import type { JsonSchema } from './locator.js';
 import { stepSchemas } from './actions.js';
 import { messageSchemas } from './messages.js';
 
@@ -16,24 +18,15 @@ export const otpSchemas: readonly JsonSchema[] = [...locatorSchemas, ...stepSche
 /** Schema id -> schema object. */
 export const otpSchemasById: ReadonlyMap<string, JsonSchema> = new Map(otpSchemas.map((s) => [s.$id as string, s]));
 
-function rewrite(value: unknown, refPrefix: string, top: boolean): unknown {
-  if (Array.isArray(value)) return value.map((v) => rewrite(v, refPrefix, false));
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) {
-    if (key === '$id' && top) continue;
-    if (key === '$ref' && typeof v === 'string' && otpSchemasById.has(v)) out[key] = refPrefix + v;
-    else out[key] = rewrite(v, refPrefix, false);
-  }
-  return out;
-}
+registerSchemaSet(otpSchemas);
+addErrorWording(otpErrorWording);
 
 /**
  * Deep copies of the OTP schemas for an OpenAPI 3.1 document: keyed by id, without $id, and with
- * { $ref: 'Name' } rewritten to `${refPrefix}Name`.
+ * { $ref: 'Name' } rewritten to `${refPrefix}Name` (the one rewrite of the schema registry).
  */
 export function toOpenApiComponents(refPrefix = '#/components/schemas/'): Record<string, JsonSchema> {
   const components: Record<string, JsonSchema> = {};
-  for (const schema of otpSchemas) components[schema.$id as string] = rewrite(schema, refPrefix, true) as JsonSchema;
+  for (const schema of otpSchemas) components[schema.$id as string] = toOpenApiSchema(schema, refPrefix);
   return components;
 }

@@ -1,9 +1,11 @@
-// OTP locators (spec 2.4): how an executor finds an element. Plain JSON Schema objects, each with a
-// short PascalCase $id; cross-references are written { $ref: 'Name' } so the same objects can be put
-// under components/schemas of an OpenAPI 3.1 document by rewriting the $ref (see index.ts).
+// OTP locators: how an executor finds an element (docs/protocol.md). Plain JSON Schema objects, each
+// with a short PascalCase $id; cross-references are written { $ref: 'Name' } so the same objects are
+// registered by that name (src/validation/schema-registry.ts) and become /openapi.json components.
+import type { FromSchema } from 'json-schema-to-ts';
+import type { JsonSchema } from '../../../validation/schema-registry.js';
+import type { Assert, Equivalent } from '../../../validation/type-checks.js';
 
-/** A JSON Schema object as this project writes them: plain data, no functions. */
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema };
 
 export const LOCATOR_STRATEGIES = [
   'testid',
@@ -18,7 +20,11 @@ export const LOCATOR_STRATEGIES = [
 ] as const;
 export type LocatorStrategy = (typeof LOCATOR_STRATEGIES)[number];
 
-/** One way of finding an element. */
+/**
+ * One way of finding an element. Written by hand because a locator nests through `within` and
+ * FromSchema cannot follow a schema that refers to itself; LocatorAgreesWithSchema below checks it
+ * against the schema one level deep (with `within` as this type).
+ */
 export interface Locator {
   by: LocatorStrategy;
   value: string;
@@ -29,15 +35,16 @@ export interface Locator {
   frame?: string;
 }
 
-/** Several locators tried in order; the executor reports the one that matched in usedLocator. */
-export interface LocatorCandidates {
-  candidates: Locator[];
-}
+/**
+ * FromSchema options for schemas that `$ref` a locator: the reference becomes the hand-written type
+ * (the referenced schemas are given as bare ids, so FromSchema does not descend into them).
+ */
+export type LocatorRefs = {
+  references: [{ $id: 'Locator' }, { $id: 'LocatorOrCandidates' }];
+  deserialize: [{ pattern: { $ref: 'Locator' }; output: Locator }, { pattern: { $ref: 'LocatorOrCandidates' }; output: LocatorOrCandidates }];
+};
 
-/** What a step's `locator` member accepts. */
-export type LocatorOrCandidates = Locator | LocatorCandidates;
-
-export const LocatorSchema: JsonSchema = {
+export const LocatorSchema = {
   $id: 'Locator',
   title: 'Locator',
   description: 'One way of finding an element: a strategy (by) and its selector text (value), with optional filters.',
@@ -75,9 +82,12 @@ export const LocatorSchema: JsonSchema = {
   },
   required: ['by', 'value'],
   additionalProperties: false,
-};
+} as const satisfies JsonSchema;
 
-export const LocatorCandidatesSchema: JsonSchema = {
+/** Fails tsc when the Locator interface and its schema drift apart. */
+export type LocatorAgreesWithSchema = Assert<Equivalent<Locator, FromSchema<typeof LocatorSchema, LocatorRefs>>>;
+
+export const LocatorCandidatesSchema = {
   $id: 'LocatorCandidates',
   title: 'LocatorCandidates',
   description: 'Several locators for the same element; the executor tries them in order and reports the one that worked in step.result usedLocator.',
@@ -92,13 +102,16 @@ export const LocatorCandidatesSchema: JsonSchema = {
   },
   required: ['candidates'],
   additionalProperties: false,
-};
+} as const satisfies JsonSchema;
+
+/** Several locators tried in order; the executor reports the one that matched in usedLocator. */
+export type LocatorCandidates = FromSchema<typeof LocatorCandidatesSchema, LocatorRefs>;
 
 /**
  * A locator or a list of candidate locators. Written as if/then/else rather than oneOf so that a bad
  * locator gets the errors of the form it was meant to be, not those of both forms.
  */
-export const LocatorOrCandidatesSchema: JsonSchema = {
+export const LocatorOrCandidatesSchema = {
   $id: 'LocatorOrCandidates',
   title: 'LocatorOrCandidates',
   description: 'A locator ({ by, value, ... }) or, when the object has candidates, a list of locators tried in order.',
@@ -106,6 +119,9 @@ export const LocatorOrCandidatesSchema: JsonSchema = {
   if: { required: ['candidates'] },
   then: { $ref: 'LocatorCandidates' },
   else: { $ref: 'Locator' },
-};
+} as const satisfies JsonSchema;
+
+/** What a step's `locator` member accepts (by hand: FromSchema reads neither if/then/else nor recursion). */
+export type LocatorOrCandidates = Locator | LocatorCandidates;
 
 export const locatorSchemas: readonly JsonSchema[] = [LocatorSchema, LocatorCandidatesSchema, LocatorOrCandidatesSchema];

@@ -1,13 +1,15 @@
-// OTP v1 frames (spec 2.1-2.3, 2.5, 2.8-2.10, 6; DESIGN "Protocol decisions"). One schema per
-// message type and direction: the envelope members that type requires, and its payload.
+// OTP v1 frames (docs/protocol.md). One schema per message type and direction: the envelope members
+// that type requires, and its payload. The TypeScript types of frames and payloads are derived from
+// these schemas (json-schema-to-ts, at the end of this file); agreement.ts checks them against the
+// payload types the machines use (machines/types.ts).
 //
 // Envelope rules: otp, id, ts, type on every frame; sessionId on every frame after welcome (so not
 // on hello); runId on run-scoped frames; ref on replies (pong -> ping, ack -> the acknowledged frame,
 // step.result -> step.exec, welcome -> hello, error -> the offending frame when it had an id).
-import type { HelloPayload, StepReport, StepExecPayload, FinalRunStatus } from '../../../../machines/types.js';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { FINAL_RUN_STATUSES, OtpErrorCode, STEP_STATUSES } from '../../../../machines/types.js';
 import type { JsonSchema } from './locator.js';
-import type { TestCaseStep } from './actions.js';
+import type { ActionRefs, TestCaseStepSchema } from './actions.js';
 import { EVIDENCE_MODES } from './actions.js';
 
 export const MESSAGE_TYPES = [
@@ -57,152 +59,6 @@ export const ID_PATTERNS = {
 
 export const OTP_VERSION_PATTERN = '^\\d+\\.\\d+$';
 
-// ---- TypeScript shapes of the frames (kept next to their schemas; payloads come from machines/types.ts) ----
-
-export interface EnvelopeFields {
-  otp: string;
-  id: string;
-  ts: string;
-  sessionId?: string;
-  runId?: string;
-  ref?: string;
-}
-type Empty = Record<string, never>;
-
-export interface ErrorPayload {
-  code: string;
-  message: string;
-  details?: Record<string, unknown>;
-}
-export interface EventRecordedPayload {
-  recordingId?: string;
-  step: TestCaseStep;
-  at?: string;
-}
-
-export interface HelloMessage extends EnvelopeFields {
-  type: 'hello';
-  payload: HelloPayload;
-}
-export interface PongMessage extends EnvelopeFields {
-  type: 'pong';
-  sessionId: string;
-  ref: string;
-  payload?: Empty;
-}
-export interface AckMessage extends EnvelopeFields {
-  type: 'ack';
-  sessionId: string;
-  ref: string;
-  payload?: Empty;
-}
-export interface ErrorMessage extends EnvelopeFields {
-  type: 'error';
-  payload: ErrorPayload;
-}
-export interface StepResultMessage extends EnvelopeFields {
-  type: 'step.result';
-  sessionId: string;
-  runId: string;
-  ref: string;
-  payload: StepReport;
-}
-export interface EventRecordedMessage extends EnvelopeFields {
-  type: 'event.recorded';
-  sessionId: string;
-  payload: EventRecordedPayload;
-}
-/** A frame from the executor that passed its schema. */
-export type InboundMessage = HelloMessage | PongMessage | AckMessage | ErrorMessage | StepResultMessage | EventRecordedMessage;
-
-export interface WelcomeLimits {
-  maxFrameBytes: number;
-  maxSteps: number;
-  stepTimeoutMs: number;
-  maxParallel: number;
-  keepaliveSec: number;
-}
-export interface WelcomePayload {
-  sessionId: string;
-  serverTime: string;
-  keepaliveSec: number;
-  limits: WelcomeLimits;
-}
-export interface RunStartPayload {
-  runId: string;
-  vars: Record<string, string>;
-  allowedOrigins: string[];
-  testCases: Array<{ id: string; title: string; steps: number }>;
-  totalSteps: number;
-  defaults: { stepTimeoutMs: number };
-}
-export interface RunFinishedPayload {
-  runId: string;
-  status: FinalRunStatus;
-  passed: number;
-  failed: number;
-  skipped: number;
-  total: number;
-  durationMs: number;
-  reason?: string;
-}
-export interface WelcomeMessage extends EnvelopeFields {
-  type: 'welcome';
-  ref: string;
-  payload: WelcomePayload;
-}
-export interface PingMessage extends EnvelopeFields {
-  type: 'ping';
-  sessionId: string;
-  payload?: Empty;
-}
-export interface RunStartMessage extends EnvelopeFields {
-  type: 'run.start';
-  sessionId: string;
-  runId: string;
-  payload: RunStartPayload;
-}
-export interface StepExecMessage extends EnvelopeFields {
-  type: 'step.exec';
-  sessionId: string;
-  runId: string;
-  payload: StepExecPayload;
-}
-export interface RunCancelMessage extends EnvelopeFields {
-  type: 'run.cancel';
-  sessionId: string;
-  runId: string;
-  payload: { runId: string; reason?: string };
-}
-export interface RunFinishedMessage extends EnvelopeFields {
-  type: 'run.finished';
-  sessionId: string;
-  runId: string;
-  payload: RunFinishedPayload;
-}
-export interface RecordStartMessage extends EnvelopeFields {
-  type: 'record.start';
-  sessionId: string;
-  payload: { recordingId: string };
-}
-export interface RecordStopMessage extends EnvelopeFields {
-  type: 'record.stop';
-  sessionId: string;
-  payload: { recordingId: string };
-}
-/** A frame the service sends. */
-export type OutboundMessage =
-  | WelcomeMessage
-  | PingMessage
-  | RunStartMessage
-  | StepExecMessage
-  | RunCancelMessage
-  | RunFinishedMessage
-  | RecordStartMessage
-  | RecordStopMessage
-  | AckMessage
-  | ErrorMessage;
-
 // ---- Schemas ----
 
 const ENVELOPE_PROPERTIES = {
@@ -218,7 +74,7 @@ const ENVELOPE_PROPERTIES = {
 
 type EnvelopeField = keyof typeof ENVELOPE_PROPERTIES;
 
-export const EnvelopeSchema: JsonSchema = {
+export const EnvelopeSchema = {
   $id: 'Envelope',
   title: 'Envelope',
   description: 'Members every OTP frame may carry; each message type fixes which of them it requires (see the <Type>Message schemas).',
@@ -226,26 +82,39 @@ export const EnvelopeSchema: JsonSchema = {
   properties: ENVELOPE_PROPERTIES,
   required: ['otp', 'id', 'ts', 'type'],
   additionalProperties: false,
-};
+} as const satisfies JsonSchema;
 
-const EMPTY_PAYLOAD: JsonSchema = {
+const EMPTY_PAYLOAD = {
   description: 'No content (may be omitted).',
   type: 'object',
   additionalProperties: false,
+} as const satisfies JsonSchema;
+
+/** The shape messageSchema() builds, spelled out for FromSchema (the properties are built in a loop). */
+type MessageSchema<T extends MessageType, F extends EnvelopeField, R extends readonly EnvelopeField[], P> = {
+  readonly $id: string;
+  readonly title: string;
+  readonly description: string;
+  readonly type: 'object';
+  readonly properties: Pick<typeof ENVELOPE_PROPERTIES, 'otp' | 'id' | 'ts' | F> & {
+    readonly type: { readonly description: 'Message type.'; readonly const: T };
+    readonly payload: P;
+  };
+  readonly required: readonly ['otp', 'id', 'ts', 'type', ...R];
+  readonly additionalProperties: false;
 };
 
 /**
- * A full frame of one type: the envelope members listed in `fields` (the others are not allowed),
- * `required` of them mandatory (payload is required unless listed in optionalPayload), and its payload.
+ * A full frame of one type: otp, id, ts and type, the envelope members listed in `fields` (the others
+ * are not allowed), the `required` ones mandatory (payload only when listed there), and its payload.
+ * The result is cast to MessageSchema, which states the same members in the same order for FromSchema.
  */
-function messageSchema(
-  type: MessageType,
-  id: string,
-  description: string,
-  fields: readonly EnvelopeField[],
-  required: readonly EnvelopeField[],
-  payload: JsonSchema,
-): JsonSchema {
+function messageSchema<
+  const T extends MessageType,
+  const F extends readonly EnvelopeField[],
+  const R extends readonly EnvelopeField[],
+  const P extends JsonSchema,
+>(type: T, id: string, description: string, fields: F, required: R, payload: P): MessageSchema<T, F[number], R, P> {
   const properties: Record<string, JsonSchema> = {};
   for (const f of ['otp', 'id', 'ts', 'type', ...fields] as EnvelopeField[]) properties[f] = ENVELOPE_PROPERTIES[f];
   properties.type = { description: 'Message type.', const: type };
@@ -258,12 +127,12 @@ function messageSchema(
     properties,
     required: ['otp', 'id', 'ts', 'type', ...required],
     additionalProperties: false,
-  };
+  } as unknown as MessageSchema<T, F[number], R, P>;
 }
 
 // -- payloads --
 
-export const CapabilitiesSchema: JsonSchema = {
+export const CapabilitiesSchema = {
   $id: 'Capabilities',
   title: 'Capabilities',
   description: 'What the executor can do. A step that needs a capability declared false is skipped with E_CAPABILITY.',
@@ -278,9 +147,9 @@ export const CapabilitiesSchema: JsonSchema = {
     maxParallel: { description: 'Most runs the executor takes at once.', type: 'integer', minimum: 1, maximum: 64 },
   },
   additionalProperties: false,
-};
+} as const satisfies JsonSchema;
 
-export const HelloPayloadSchema: JsonSchema = {
+export const HelloPayloadSchema = {
   $id: 'HelloPayload',
   title: 'HelloPayload',
   description: 'What the executor says about itself when it opens the handshake.',
@@ -294,9 +163,9 @@ export const HelloPayloadSchema: JsonSchema = {
   },
   required: ['executor', 'capabilities'],
   additionalProperties: false,
-};
+} as const satisfies JsonSchema;
 
-export const ErrorPayloadSchema: JsonSchema = {
+export const ErrorPayloadSchema = {
   $id: 'ErrorPayload',
   title: 'ErrorPayload',
   description: 'An error reported by the executor.',
@@ -308,11 +177,11 @@ export const ErrorPayloadSchema: JsonSchema = {
   },
   required: ['code', 'message'],
   additionalProperties: false,
-};
+} as const satisfies JsonSchema;
 
 const OTP_ERROR_CODES = Object.values(OtpErrorCode);
 
-export const ServiceErrorPayloadSchema: JsonSchema = {
+export const ServiceErrorPayloadSchema = {
   $id: 'ServiceErrorPayload',
   title: 'ServiceErrorPayload',
   description: 'An error reported by the service.',
@@ -324,9 +193,9 @@ export const ServiceErrorPayloadSchema: JsonSchema = {
   },
   required: ['code', 'message'],
   additionalProperties: false,
-};
+} as const satisfies JsonSchema;
 
-export const StepResultPayloadSchema: JsonSchema = {
+export const StepResultPayloadSchema = {
   $id: 'StepResultPayload',
   title: 'StepResultPayload',
   description: 'Result of one step, answering its step.exec.',
@@ -360,9 +229,9 @@ export const StepResultPayloadSchema: JsonSchema = {
   },
   required: ['stepIndex', 'status'],
   additionalProperties: false,
-};
+} as const satisfies JsonSchema;
 
-export const EventRecordedPayloadSchema: JsonSchema = {
+export const EventRecordedPayloadSchema = {
   $id: 'EventRecordedPayload',
   title: 'EventRecordedPayload',
   description: 'One step recorded by the executor, in test-case step shape.',
@@ -374,9 +243,9 @@ export const EventRecordedPayloadSchema: JsonSchema = {
   },
   required: ['step'],
   additionalProperties: false,
-};
+} as const satisfies JsonSchema;
 
-export const WelcomePayloadSchema: JsonSchema = {
+export const WelcomePayloadSchema = {
   $id: 'WelcomePayload',
   title: 'WelcomePayload',
   description: 'The service accepts the executor: its session and the limits that apply.',
@@ -401,9 +270,9 @@ export const WelcomePayloadSchema: JsonSchema = {
   },
   required: ['sessionId', 'serverTime', 'keepaliveSec', 'limits'],
   additionalProperties: false,
-};
+} as const satisfies JsonSchema;
 
-export const RunStartPayloadSchema: JsonSchema = {
+export const RunStartPayloadSchema = {
   $id: 'RunStartPayload',
   title: 'RunStartPayload',
   description: 'A run begins; its steps follow one step.exec at a time.',
@@ -442,9 +311,9 @@ export const RunStartPayloadSchema: JsonSchema = {
   },
   required: ['runId', 'vars', 'allowedOrigins', 'testCases', 'totalSteps', 'defaults'],
   additionalProperties: false,
-};
+} as const satisfies JsonSchema;
 
-export const StepExecPayloadSchema: JsonSchema = {
+export const StepExecPayloadSchema = {
   $id: 'StepExecPayload',
   title: 'StepExecPayload',
   description: 'One step to perform; answered by step.result.',
@@ -459,9 +328,9 @@ export const StepExecPayloadSchema: JsonSchema = {
   },
   required: ['stepIndex', 'timeoutMs', 'continueOnFail', 'step'],
   additionalProperties: false,
-};
+} as const satisfies JsonSchema;
 
-export const RunFinishedPayloadSchema: JsonSchema = {
+export const RunFinishedPayloadSchema = {
   $id: 'RunFinishedPayload',
   title: 'RunFinishedPayload',
   description: 'The run is over: its verdict and step counts.',
@@ -478,15 +347,16 @@ export const RunFinishedPayloadSchema: JsonSchema = {
   },
   required: ['runId', 'status', 'passed', 'failed', 'skipped', 'total', 'durationMs'],
   additionalProperties: false,
-};
+} as const satisfies JsonSchema;
 
-const recordingPayload = (description: string): JsonSchema => ({
-  description,
-  type: 'object',
-  properties: { recordingId: { description: 'Recording id.', type: 'string', minLength: 1, maxLength: 100 } },
-  required: ['recordingId'],
-  additionalProperties: false,
-});
+const recordingPayload = (description: string) =>
+  ({
+    description,
+    type: 'object',
+    properties: { recordingId: { description: 'Recording id.', type: 'string', minLength: 1, maxLength: 100 } },
+    required: ['recordingId'],
+    additionalProperties: false,
+  }) as const;
 
 // -- inbound frames (executor -> service) --
 
@@ -633,3 +503,68 @@ export const messageSchemas: readonly JsonSchema[] = [
   RecordStopMessageSchema,
   ServiceErrorMessageSchema,
 ];
+
+// ---- Types derived from the schemas ----
+
+/** FromSchema options for frames: every payload schema may be `$ref`d, locators and steps as in actions.ts. */
+type MessageRefs = {
+  references: [
+    ...ActionRefs['references'],
+    typeof TestCaseStepSchema,
+    typeof CapabilitiesSchema,
+    typeof HelloPayloadSchema,
+    typeof ErrorPayloadSchema,
+    typeof ServiceErrorPayloadSchema,
+    typeof StepResultPayloadSchema,
+    typeof EventRecordedPayloadSchema,
+    typeof WelcomePayloadSchema,
+    typeof RunStartPayloadSchema,
+    typeof StepExecPayloadSchema,
+    typeof RunFinishedPayloadSchema,
+  ];
+  deserialize: ActionRefs['deserialize'];
+};
+type Derived<S extends JSONSchema> = FromSchema<S, MessageRefs>;
+
+export type Capabilities = Derived<typeof CapabilitiesSchema>;
+export type HelloPayload = Derived<typeof HelloPayloadSchema>;
+export type ErrorPayload = Derived<typeof ErrorPayloadSchema>;
+export type ServiceErrorPayload = Derived<typeof ServiceErrorPayloadSchema>;
+export type StepResultPayload = Derived<typeof StepResultPayloadSchema>;
+export type EventRecordedPayload = Derived<typeof EventRecordedPayloadSchema>;
+export type WelcomePayload = Derived<typeof WelcomePayloadSchema>;
+export type RunStartPayload = Derived<typeof RunStartPayloadSchema>;
+export type StepExecPayload = Derived<typeof StepExecPayloadSchema>;
+export type RunFinishedPayload = Derived<typeof RunFinishedPayloadSchema>;
+
+export type HelloMessage = Derived<typeof HelloMessageSchema>;
+export type PongMessage = Derived<typeof PongMessageSchema>;
+export type AckMessage = Derived<typeof AckMessageSchema>;
+export type ErrorMessage = Derived<typeof ErrorMessageSchema>;
+export type StepResultMessage = Derived<typeof StepResultMessageSchema>;
+export type EventRecordedMessage = Derived<typeof EventRecordedMessageSchema>;
+export type WelcomeMessage = Derived<typeof WelcomeMessageSchema>;
+export type PingMessage = Derived<typeof PingMessageSchema>;
+export type RunStartMessage = Derived<typeof RunStartMessageSchema>;
+export type StepExecMessage = Derived<typeof StepExecMessageSchema>;
+export type RunCancelMessage = Derived<typeof RunCancelMessageSchema>;
+export type RunFinishedMessage = Derived<typeof RunFinishedMessageSchema>;
+export type RecordStartMessage = Derived<typeof RecordStartMessageSchema>;
+export type RecordStopMessage = Derived<typeof RecordStopMessageSchema>;
+export type ServiceErrorMessage = Derived<typeof ServiceErrorMessageSchema>;
+
+/** A frame from the executor that passed its schema. */
+export type InboundMessage = HelloMessage | PongMessage | AckMessage | ErrorMessage | StepResultMessage | EventRecordedMessage;
+
+/** A frame the service sends. */
+export type OutboundMessage =
+  | WelcomeMessage
+  | PingMessage
+  | RunStartMessage
+  | StepExecMessage
+  | RunCancelMessage
+  | RunFinishedMessage
+  | RecordStartMessage
+  | RecordStopMessage
+  | AckMessage
+  | ServiceErrorMessage;

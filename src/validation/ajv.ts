@@ -1,0 +1,28 @@
+// The one Ajv instance of the service. REST request bodies and OTP frames are checked by the same
+// instance because REST bodies `$ref` protocol schemas by name (a test case's steps are OTP step
+// actions): one instance means one place where every named schema lives (schema-registry.ts adds
+// them) and one set of options, so a body and a frame with the same mistake get the same message.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formatsModule from 'ajv-formats';
+
+// ajv-formats is CommonJS: under NodeNext its default import is the module object, whose `default`
+// is the plugin (at run time the module object is the plugin too).
+type FormatsPlugin = typeof formatsModule.default;
+const addFormats: FormatsPlugin =
+  (formatsModule as unknown as { default?: FormatsPlugin }).default ?? (formatsModule as unknown as FormatsPlugin);
+
+/**
+ * strictRequired is off because conditional `required` (if/then, oneOf branches) names properties
+ * declared by the enclosing schema, which that check cannot see. verbose keeps the failing schema on
+ * each error, which formatErrors (field-errors.ts) reads to explain discriminator, oneOf and if/then
+ * failures; it costs nothing on valid data.
+ */
+export const ajv = new Ajv2020({
+  allErrors: true,
+  strict: true,
+  strictRequired: false,
+  allowUnionTypes: true,
+  discriminator: true,
+  verbose: true,
+});
+addFormats(ajv);
