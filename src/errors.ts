@@ -1,9 +1,10 @@
 // One error taxonomy for the service: a code, its HTTP status, a factory, and one normaliser.
 // REST renders these in one place (src/rest/middleware/errors.ts).
-import type { FieldError } from './validation/field-errors.js';
-
-/** One failing field of a VALIDATION_ERROR (defined with formatErrors, which makes most of them). */
-export type { FieldError };
+/** One failing field of a VALIDATION_ERROR: a path such as `body.steps[2].otp.locator.by`, and what is wrong. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
 
 export const ErrorCode = {
   validation: 'VALIDATION_ERROR',

@@ -5,13 +5,10 @@
 // read from the registered schemas, and a schema family may add its own wording for its patterns
 // and members (addErrorWording; the OTP protocol does, see src/otp/protocol/error-wording.ts).
 import type { ErrorObject } from 'ajv/dist/2020.js';
+import type { FieldError } from '../errors.js';
 import { findSchema, type JsonSchema } from './schema-registry.js';
 
-/** One failing field: a path such as `payload.capabilities.maxParallel` or `steps[2].otp.locator.by`. */
-export interface FieldError {
-  field: string;
-  message: string;
-}
+export type { FieldError };
 
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
 
