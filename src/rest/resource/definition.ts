@@ -5,6 +5,10 @@
 import type { Scope } from '../../auth/principal.js';
 import type { JsonSchema } from '../route.js';
 
+/**
+ * The fields of a record, as a generic CRUD body carries them and a store keeps them. Their shape is
+ * known only at run time, from the definition: the schemas built from it check every body first.
+ */
 export type Data = Record<string, unknown>;
 
 /** A record as answered: its id, its revision and its fields. */
