@@ -5,7 +5,15 @@ import { route, type RouteDef } from '../rest/route.js';
 import { pageQuerySchema, type PageQuery } from '../rest/pagination.js';
 import { API_PREFIX } from '../rest/openapi.js';
 import type { Db } from '../db/connect.js';
-import { ApiKeyCreateSchema, ApiKeyPageSchema, ApiKeySchema, ApiKeyUpdateSchema, ApiKeyWithSecretSchema, type ApiKeyCreate, type ApiKeyUpdate } from './schema.js';
+import {
+  ApiKeyCreateSchema,
+  ApiKeyPageSchema,
+  ApiKeySchema,
+  ApiKeyUpdateSchema,
+  ApiKeyWithSecretSchema,
+  type ApiKeyCreate,
+  type ApiKeyUpdate,
+} from './schema.js';
 import { ApiKeyStore } from './store.js';
 
 export interface ApiKeyDeps {
