@@ -63,6 +63,13 @@ const CoverageSchema = registerSchema({
   },
 });
 
+/** The latest test result row of a case, as the query below reads it. */
+interface LatestResultRow {
+  id: string;
+  created_at: Date;
+  data: { status: string; testRunId: string; testCaseId: string; otpRunId?: string; executedAt?: string };
+}
+
 export async function coverageOf(db: Db, principal: Principal, def: ArtifactDefinition, id: string) {
   const target = await db('artifacts').where({ id, project_id: principal.projectId, kind: def.kind }).first('id', 'kind');
   if (!target) throw errors.notFound(capitalise(def.label), id);
@@ -89,7 +96,7 @@ export async function coverageOf(db: Db, principal: Principal, def: ArtifactDefi
     cases.set(row.id, entry);
   }
   const caseIds = [...cases.keys()];
-  const latest = new Map<string, any>();
+  const latest = new Map<string, LatestResultRow>();
   if (caseIds.length) {
     const { rows } = await db.raw(
       `SELECT DISTINCT ON (data->>'testCaseId') id, data, created_at
@@ -115,7 +122,7 @@ export async function coverageOf(db: Db, principal: Principal, def: ArtifactDefi
             testRunId: row.data.testRunId,
             otpRunId: row.data.otpRunId ?? null,
             executedAt: row.data.executedAt ?? null,
-            recordedAt: (row.created_at as Date).toISOString(),
+            recordedAt: row.created_at.toISOString(),
           }
         : null,
     };

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/connect.js';
 import type { Logger } from '../log.js';
 import type { RouteDef } from '../rest/route.js';
-import { buildSchemas, type ResourceSchemas } from '../rest/resource/definition.js';
+import { buildSchemas, type ResourceSchemas } from '../rest/resource/schemas.js';
 import { resourceRoutes } from '../rest/resource/routes.js';
 import type { ArtifactDefinition } from './kind.js';
 import { artifactDefinitions } from './registry.js';

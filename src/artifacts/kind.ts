@@ -1,8 +1,21 @@
-// What an artifact resource adds to a resource definition: the kind it is stored under, the fields
-// that name other artifacts, and hooks for the few rules a schema cannot say.
+// What an artifact resource adds to a resource definition (src/rest/resource/definition.ts): the
+// fields every artifact record carries, the kind it is stored under, the fields that name other
+// artifacts, links, coverage, unique fields and hooks for the few rules a schema cannot say.
+// A group's definition file (bugs/bugs.ts, tests/cases.ts, ...) is one defineArtifact() call: it is
+// the resource's schema; the generic ArtifactStore (store.ts) keeps it and resourceRoutes serves it.
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
+import type { JsonSchema } from '../rest/route.js';
+import { revision, timestamps } from '../rest/schemas.js';
 import type { Data, Rec, ResourceDefinition } from '../rest/resource/definition.js';
+
+/** Fields every artifact record has beyond its own (the common columns of the artifacts table). */
+export const artifactSystemFields: Record<string, JsonSchema> = {
+  projectId: { type: 'string', description: 'Project the record belongs to' },
+  version: revision,
+  createdBy: { type: ['string', 'null'], description: 'Id of the API key that created the record (null when the service did)' },
+  ...timestamps,
+};
 
 export interface StoredArtifact {
   id: string;
@@ -47,4 +60,9 @@ export interface ArtifactDefinition extends ResourceDefinition {
   /** Fields unique in the project (an index in the migration enforces each): a duplicate is 409. */
   unique?: string[];
   hooks?: ArtifactHooks;
+}
+
+/** An artifact resource: its definition with the system fields every artifact has. */
+export function defineArtifact(def: Omit<ArtifactDefinition, 'system'>): ArtifactDefinition {
+  return { ...def, system: artifactSystemFields };
 }

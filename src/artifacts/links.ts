@@ -5,7 +5,7 @@ import type { Db } from '../db/connect.js';
 import type { Principal } from '../auth/principal.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
-import type { RouteDef } from '../rest/route.js';
+import { route, type BodyOf, type QueryOf, type RouteDef } from '../rest/route.js';
 import { paginate, pageQueryProperties, type Page } from '../rest/pagination.js';
 import { pageSchema, registerSchema } from '../rest/schemas.js';
 import type { ArtifactDefinition } from './kind.js';
@@ -65,7 +65,7 @@ const LinkSchema = registerSchema({
   },
 });
 
-const LinkCreateSchema = registerSchema({
+const linkCreate = {
   $id: 'ArtifactLinkCreate',
   title: 'ArtifactLinkCreate',
   description: `A new link. Relations: ${Object.entries(RELATIONS)
@@ -83,13 +83,39 @@ const LinkCreateSchema = registerSchema({
       description: 'outgoing (default): this artifact is the source of the relation; incoming: the target is (e.g. from a requirement, `covers` incoming from a test case)',
     },
   },
-});
+} as const;
+const LinkCreateSchema = registerSchema(linkCreate);
+type LinkCreate = BodyOf<typeof linkCreate>;
 
 const LinkPageSchema = pageSchema('ArtifactLinkPage', LinkSchema, 'Links of an artifact, both directions');
 
+const linkQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...pageQueryProperties,
+    relation: { enum: relationNames, description: 'Only this relation' },
+    direction: { enum: ['outgoing', 'incoming'], description: 'Only links from (outgoing) or to (incoming) this artifact' },
+  },
+} as const;
+type LinkQuery = QueryOf<typeof linkQuery>;
+
 const TITLE_SQL = `coalesce(o.data->>'title', o.data->>'name', left(o.data->>'content', 80), o.data->>'url')`;
 
-function linkView(anchorId: string, row: any) {
+/** A row of artifact_links with the artifact at the other end (LinkService.query). */
+interface LinkRow {
+  id: string;
+  from_id: string;
+  to_id: string;
+  relation: string;
+  created_at: Date;
+  created_by: string | null;
+  other_id: string;
+  other_kind: string;
+  other_title: string | null;
+}
+
+function linkView(anchorId: string, row: LinkRow) {
   const outgoing = row.from_id === anchorId;
   return {
     id: row.id,
@@ -97,7 +123,7 @@ function linkView(anchorId: string, row: any) {
     direction: outgoing ? 'outgoing' : 'incoming',
     reads: outgoing ? row.relation : RELATIONS[row.relation]?.inverse ?? row.relation,
     artifact: { id: row.other_id, kind: row.other_kind, title: row.other_title ?? null },
-    createdAt: (row.created_at as Date).toISOString(),
+    createdAt: row.created_at.toISOString(),
     createdBy: row.created_by,
   };
 }
@@ -126,16 +152,16 @@ export class LinkService {
       .select('l.*', 'o.id as other_id', 'o.kind as other_kind', this.db.raw(`${TITLE_SQL} AS other_title`));
   }
 
-  async list(principal: Principal, def: ArtifactDefinition, id: string, page: { limit?: number; cursor?: string; relation?: string; direction?: string }): Promise<Page<ReturnType<typeof linkView>>> {
+  async list(principal: Principal, def: ArtifactDefinition, id: string, page: LinkQuery): Promise<Page<ReturnType<typeof linkView>>> {
     await this.anchor(principal, def, id);
     const q = this.query(principal, id);
     if (page.relation) q.where('l.relation', page.relation);
     if (page.direction === 'outgoing') q.where('l.from_id', id);
     if (page.direction === 'incoming') q.where('l.to_id', id);
-    return paginate(q, page, (row: any) => linkView(id, row), 'l.id');
+    return paginate(q, page, (row: LinkRow) => linkView(id, row), 'l.id');
   }
 
-  async create(principal: Principal, def: ArtifactDefinition, id: string, input: { targetId: string; relation?: string; direction?: string }) {
+  async create(principal: Principal, def: ArtifactDefinition, id: string, input: LinkCreate) {
     const self = await this.anchor(principal, def, id);
     const relationName = input.relation ?? 'relates_to';
     const relation = RELATIONS[relationName];
@@ -187,27 +213,19 @@ export function linkRoutes(def: ArtifactDefinition, links: LinkService): RouteDe
   const tag = def.path;
   const { read, write } = def.scopes ?? { read: 'read', write: 'write' };
   return [
-    {
+    route<unknown, LinkQuery>({
       method: 'get', path: base, auth: read, tag, operationId: `list${def.schemaName}Links`,
       summary: `Links of a ${def.label}, both directions (outgoing and incoming)`,
-      query: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          ...pageQueryProperties,
-          relation: { enum: relationNames, description: 'Only this relation' },
-          direction: { enum: ['outgoing', 'incoming'], description: 'Only links from (outgoing) or to (incoming) this artifact' },
-        },
-      },
+      query: linkQuery,
       response: LinkPageSchema,
       handler: ({ principal, params, query }) => links.list(principal, def, params.id, query),
-    },
-    {
+    }),
+    route<LinkCreate>({
       method: 'post', path: base, auth: write, tag, status: 201, operationId: `create${def.schemaName}Link`,
       summary: `Link a ${def.label} to another artifact of the project`,
       body: LinkCreateSchema, response: LinkSchema,
       handler: ({ principal, params, body }) => links.create(principal, def, params.id, body),
-    },
+    }),
     {
       method: 'delete', path: `${base}/:linkId`, auth: write, tag, status: 204, operationId: `delete${def.schemaName}Link`,
       summary: `Remove a link of a ${def.label} (from either end)`,

@@ -1,5 +1,6 @@
-// Every artifact resource, in the order they appear in the API description. Adding a resource is
-// adding its definition here (and, when it needs an index or a constraint, a migration).
+// Every artifact resource, in the order they appear in the API description (and in which their
+// schemas are registered). Adding a resource is adding its defineArtifact() file to a group folder and
+// listing it here (and, when it needs an index or a constraint, a migration).
 import type { ArtifactDefinition } from './kind.js';
 import { bugs } from './bugs/bugs.js';
 import { tickets } from './tickets/tickets.js';

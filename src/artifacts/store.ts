@@ -9,7 +9,7 @@ import { newId, type IdPrefix } from '../ids.js';
 import { checkIfMatch, type IfMatch } from '../rest/conditional.js';
 import { paginateSorted, type Page } from '../rest/pagination.js';
 import { applyPatch, visibleFields, withDefaults, type Data, type Rec } from '../rest/resource/definition.js';
-import type { ResourceStore } from '../rest/resource/routes.js';
+import type { ListQuery, ResourceStore } from '../rest/resource/store.js';
 import { effectiveLimits, UPGRADE_URL } from '../tiers.js';
 import type { ArtifactDefinition, StoredArtifact } from './kind.js';
 
@@ -53,6 +53,7 @@ export class ArtifactStore implements ResourceStore {
     return this.deps.db;
   }
 
+  /** The record as answered: its visible fields, then the system fields (artifactSystemFields, kind.ts). */
   toRecord(row: StoredArtifact): Rec {
     return {
       id: row.id,
@@ -87,7 +88,7 @@ export class ArtifactStore implements ResourceStore {
     return (await this.answer([row as StoredArtifact]))[0];
   }
 
-  async list(principal: Principal, query: Record<string, any>): Promise<Page<Rec>> {
+  async list(principal: Principal, query: ListQuery): Promise<Page<Rec>> {
     const q = this.scoped(this.db, principal);
     for (const field of this.def.filters) {
       const value = query[field];

@@ -1,5 +1,7 @@
+// Paging of lists: the query parameters every list takes, and keyset pagination over them.
 import type { Knex } from 'knex';
 import { errors } from '../errors.js';
+import type { QueryOf } from './route.js';
 
 export const pageQueryProperties = {
   limit: { type: 'integer', minimum: 1, maximum: 200, default: 50, description: 'Items per page (1-200)' },
@@ -18,21 +20,28 @@ export const sortQueryProperties = {
   updatedSince: { type: 'string', format: 'date-time', description: 'Only items changed at or after this instant' },
 } as const;
 
+/** The query of a plain paged list (limit, cursor) and nothing else. */
+export const pageQuerySchema = { type: 'object', additionalProperties: false, properties: pageQueryProperties } as const;
+export type PageQuery = QueryOf<typeof pageQuerySchema>;
+
+/** What every resource list takes before its filters (src/rest/resource/schemas.ts adds those). */
+export const listQueryProperties = { ...pageQueryProperties, ...sortQueryProperties } as const;
+
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
 }
 
-/**
- * Keyset pagination on the id column. Ids are ULID-based and so sort by creation time, which makes the
- * order stable while rows are added; the cursor is simply the last id of the page.
- */
 /** What paginate needs of a query: knex's and Objection's query builders both fit. */
 export interface PageableQuery {
   where(column: string, operator: string, value: string): unknown;
   orderBy(column: string, direction: 'asc'): { limit(count: number): PromiseLike<unknown> };
 }
 
+/**
+ * Keyset pagination on the id column. Ids are ULID-based and so sort by creation time, which makes the
+ * order stable while rows are added; the cursor is simply the last id of the page.
+ */
 export async function paginate<Row extends { id: string }, T>(
   query: PageableQuery,
   page: { limit?: number; cursor?: string },

@@ -1,10 +1,13 @@
 // One declarative definition per route: its scope, its schemas and its handler. The same definitions
 // register the Koa routes, validate requests and describe the API (/openapi.json, src/rest/openapi.ts).
+// Every endpoint of /api/v1 is a RouteDef: resourceRoutes (src/rest/resource/) writes the five CRUD
+// ones from a resource definition, route() wraps the ones written by hand.
 import type Koa from 'koa';
 import Router from '@koa/router';
 import compose from 'koa-compose';
 import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { ajv } from '../validation/ajv.js';
 import { formatErrors } from '../validation/field-errors.js';
 import { errors } from '../errors.js';
@@ -20,17 +23,39 @@ export class JsonText {
 }
 export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
-export interface RouteContext<Body = any> {
+/** The query of a route that declares no query type (RouteDef<Body, Q>): plain values, read with care. */
+export type Query = Record<string, unknown>;
+
+/**
+ * The type of a body a schema accepts, as the handler receives it. The shared ajv instance checks
+ * bodies without filling in defaults, so a field with a default may still be absent.
+ */
+export type BodyOf<S extends JSONSchema> = FromSchema<S, { keepDefaultedPropertiesOptional: true }>;
+
+/**
+ * The type of a query a schema accepts, as the handler receives it: the query validator coerces the
+ * text of the query string to the declared types and fills in defaults (`limit` is always there).
+ */
+export type QueryOf<S extends JSONSchema> = FromSchema<S>;
+
+export interface RouteContext<Body = unknown, Q extends Query = Query> {
   principal: Principal;
   params: Record<string, string>;
-  query: Record<string, any>;
+  /** The query, once its schema passed it (see QueryOf). */
+  query: Q;
+  /** The body, once the `body` schema passed it (see BodyOf); `{}` when none was sent. */
   body: Body;
   /** The If-Match header, parsed (routes marked `conditional`). */
   ifMatch: IfMatch;
   koa: Koa.Context;
 }
 
-export interface RouteDef {
+/**
+ * A route. `Body` and `Q` are the types of what its `body` and `query` schemas accept (BodyOf,
+ * QueryOf); the route's own schemas are what make them true at run time, since the router validates
+ * before it calls the handler.
+ */
+export interface RouteDef<Body = unknown, Q extends Query = Query> {
   method: Method;
   /** Koa-style path relative to /api/v1, e.g. `/tests/cases/:id`. */
   path: string;
@@ -68,7 +93,16 @@ export interface RouteDef {
   secretAnswer?: boolean;
   /** Middleware run after the scope check and before validation (e.g. a multipart parser). */
   before?: Koa.Middleware[];
-  handler(ctx: RouteContext): Promise<unknown> | unknown;
+  handler(ctx: RouteContext<Body, Q>): Promise<unknown> | unknown;
+}
+
+/**
+ * Declares a route whose handler reads a typed body or query: `route<ApiKeyCreate>({ body:
+ * ApiKeyCreateSchema, handler: ({ body }) => ... })`. The answer is a plain RouteDef, as the Api and
+ * /openapi.json take every route alike (they never look inside the handler's types).
+ */
+export function route<Body = unknown, Q extends Query = Query>(def: RouteDef<Body, Q>): RouteDef {
+  return def;
 }
 
 // Query strings are text; this instance coerces them to the declared types (a repeated parameter,
@@ -244,7 +278,11 @@ function describeFiles(files: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(files as Record<string, unknown>)) {
     const list = Array.isArray(value) ? value : [value];
-    out[field] = list.map((f: any) => [f?.originalFilename ?? null, f?.size ?? null, f?.mimetype ?? null]);
+    out[field] = list.map((f: { originalFilename?: string; size?: number; mimetype?: string } | null) => [
+      f?.originalFilename ?? null,
+      f?.size ?? null,
+      f?.mimetype ?? null,
+    ]);
   }
   return out;
 }

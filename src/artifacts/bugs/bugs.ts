@@ -1,10 +1,10 @@
 import { IdPrefix } from '../../ids.js';
-import type { ArtifactDefinition } from '../kind.js';
+import { defineArtifact } from '../kind.js';
 import { assignee, dateTime, description, labels, person, priority, stampWhen, status, text, title } from '../fields.js';
 
 const DONE = ['resolved', 'closed', 'wont_fix', 'duplicate'];
 
-export const bugs: ArtifactDefinition = {
+export const bugs = defineArtifact({
   path: 'bugs',
   kind: 'bug',
   schemaName: 'Bug',
@@ -36,4 +36,4 @@ export const bugs: ArtifactDefinition = {
   computed: { resolvedAt: { ...dateTime('When it was last resolved, closed or dismissed'), readOnly: true } },
   filters: ['status', 'severity', 'priority', 'assignee', 'reporter', 'labels'],
   hooks: { prepare: stampWhen('status', DONE, 'resolvedAt') },
-};
+});

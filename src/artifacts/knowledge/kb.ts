@@ -1,8 +1,8 @@
 import { IdPrefix } from '../../ids.js';
-import type { ArtifactDefinition } from '../kind.js';
+import { defineArtifact } from '../kind.js';
 import { dateTime, labels, person, stampWhen, status, text, title } from '../fields.js';
 
-export const kb: ArtifactDefinition = {
+export const kb = defineArtifact({
   path: 'kb',
   kind: 'kb_article',
   schemaName: 'KbArticle',
@@ -23,4 +23,4 @@ export const kb: ArtifactDefinition = {
   computed: { publishedAt: { ...dateTime('When it was last published'), readOnly: true } },
   filters: ['status', 'category', 'author', 'labels'],
   hooks: { prepare: stampWhen('status', ['published'], 'publishedAt') },
-};
+});

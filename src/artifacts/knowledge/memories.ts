@@ -1,8 +1,8 @@
 import { IdPrefix } from '../../ids.js';
-import type { ArtifactDefinition } from '../kind.js';
+import { defineArtifact } from '../kind.js';
 import { dateTime, labels, text } from '../fields.js';
 
-export const memories: ArtifactDefinition = {
+export const memories = defineArtifact({
   path: 'memories',
   kind: 'memory',
   schemaName: 'Memory',
@@ -21,4 +21,4 @@ export const memories: ArtifactDefinition = {
   },
   required: ['content'],
   filters: ['type', 'importance', 'source', 'labels'],
-};
+});

@@ -1,8 +1,8 @@
 import { IdPrefix } from '../../ids.js';
-import type { ArtifactDefinition } from '../kind.js';
+import { defineArtifact } from '../kind.js';
 import { labels, text } from '../fields.js';
 
-export const notes: ArtifactDefinition = {
+export const notes = defineArtifact({
   path: 'notes',
   kind: 'note',
   schemaName: 'Note',
@@ -18,4 +18,4 @@ export const notes: ArtifactDefinition = {
   },
   required: ['content'],
   filters: ['pinned', 'labels'],
-};
+});

@@ -1,8 +1,8 @@
 import { IdPrefix } from '../../ids.js';
-import type { ArtifactDefinition } from '../kind.js';
+import { defineArtifact } from '../kind.js';
 import { date, dateTime, description, labels, stampWhen, status, title } from '../fields.js';
 
-export const milestones: ArtifactDefinition = {
+export const milestones = defineArtifact({
   path: 'milestones',
   kind: 'milestone',
   schemaName: 'Milestone',
@@ -21,4 +21,4 @@ export const milestones: ArtifactDefinition = {
   computed: { closedAt: { ...dateTime('When it was closed'), readOnly: true } },
   filters: ['status', 'labels'],
   hooks: { prepare: stampWhen('status', ['closed'], 'closedAt') },
-};
+});

@@ -1,8 +1,8 @@
 import { IdPrefix } from '../../ids.js';
-import type { ArtifactDefinition } from '../kind.js';
+import { defineArtifact } from '../kind.js';
 import { assignee, date, description, labels, ref, refs, status, title } from '../fields.js';
 
-export const releasePlans: ArtifactDefinition = {
+export const releasePlans = defineArtifact({
   path: 'release-plans',
   kind: 'release_plan',
   schemaName: 'ReleasePlan',
@@ -28,4 +28,4 @@ export const releasePlans: ArtifactDefinition = {
   required: ['title'],
   refs: { releaseId: ['release'], itemIds: ['requirement', 'ticket', 'bug', 'specification'] },
   filters: ['status', 'releaseId', 'assignee', 'labels'],
-};
+});

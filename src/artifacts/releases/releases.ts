@@ -1,8 +1,8 @@
 import { IdPrefix } from '../../ids.js';
-import type { ArtifactDefinition } from '../kind.js';
+import { defineArtifact } from '../kind.js';
 import { date, dateTime, description, labels, ref, stampWhen, status, text } from '../fields.js';
 
-export const releases: ArtifactDefinition = {
+export const releases = defineArtifact({
   path: 'releases',
   kind: 'release',
   schemaName: 'Release',
@@ -27,4 +27,4 @@ export const releases: ArtifactDefinition = {
   unique: ['name'],
   filters: ['status', 'name', 'milestoneId', 'labels'],
   hooks: { prepare: stampWhen('status', ['released'], 'releasedAt') },
-};
+});

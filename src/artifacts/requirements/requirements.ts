@@ -1,8 +1,8 @@
 import { IdPrefix } from '../../ids.js';
-import type { ArtifactDefinition } from '../kind.js';
+import { defineArtifact } from '../kind.js';
 import { assignee, description, labels, status, text, title } from '../fields.js';
 
-export const requirements: ArtifactDefinition = {
+export const requirements = defineArtifact({
   path: 'requirements',
   kind: 'requirement',
   schemaName: 'Requirement',
@@ -30,4 +30,4 @@ export const requirements: ArtifactDefinition = {
   required: ['title'],
   filters: ['status', 'type', 'priority', 'assignee', 'externalId', 'labels'],
   coverage: true,
-};
+});

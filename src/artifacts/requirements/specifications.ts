@@ -1,8 +1,8 @@
 import { IdPrefix } from '../../ids.js';
-import type { ArtifactDefinition } from '../kind.js';
+import { defineArtifact } from '../kind.js';
 import { assignee, labels, status, text, title } from '../fields.js';
 
-export const specifications: ArtifactDefinition = {
+export const specifications = defineArtifact({
   path: 'specifications',
   kind: 'specification',
   schemaName: 'Specification',
@@ -23,4 +23,4 @@ export const specifications: ArtifactDefinition = {
   required: ['title'],
   filters: ['status', 'format', 'assignee', 'labels'],
   coverage: true,
-};
+});

@@ -1,8 +1,8 @@
 import { IdPrefix } from '../../ids.js';
-import type { ArtifactDefinition } from '../kind.js';
+import { defineArtifact } from '../kind.js';
 import { assignee, labels, priority, status, text, title } from '../fields.js';
 
-export const testCases: ArtifactDefinition = {
+export const testCases = defineArtifact({
   path: 'tests/cases',
   kind: 'test_case',
   schemaName: 'TestCase',
@@ -28,4 +28,4 @@ export const testCases: ArtifactDefinition = {
   },
   required: ['title', 'steps'],
   filters: ['status', 'priority', 'assignee', 'labels'],
-};
+});

@@ -1,8 +1,8 @@
 import { IdPrefix } from '../../ids.js';
-import type { ArtifactDefinition } from '../kind.js';
+import { defineArtifact } from '../kind.js';
 import { assignee, labels, ref, refs, status, text, title } from '../fields.js';
 
-export const testPlans: ArtifactDefinition = {
+export const testPlans = defineArtifact({
   path: 'tests/plans',
   kind: 'test_plan',
   schemaName: 'TestPlan',
@@ -23,4 +23,4 @@ export const testPlans: ArtifactDefinition = {
   required: ['title', 'testCaseIds'],
   refs: { testCaseIds: ['test_case'], releaseId: ['release'], milestoneId: ['milestone'] },
   filters: ['status', 'releaseId', 'milestoneId', 'assignee', 'labels'],
-};
+});

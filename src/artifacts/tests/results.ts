@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { IdPrefix } from '../../ids.js';
 import { errors } from '../../errors.js';
-import type { ArtifactDefinition } from '../kind.js';
+import { defineArtifact } from '../kind.js';
 import { dateTime, labels, person, ref, text } from '../fields.js';
 import { RESULT_STATUSES } from './run-results.js';
 
@@ -13,7 +13,7 @@ async function requireOpenRun(db: Knex, projectId: string, testRunId: string): P
   }
 }
 
-export const testResults: ArtifactDefinition = {
+export const testResults = defineArtifact({
   path: 'tests/results',
   kind: 'test_result',
   schemaName: 'TestResult',
@@ -61,4 +61,4 @@ export const testResults: ArtifactDefinition = {
     },
     beforeDelete: ({ db, principal, prev }) => requireOpenRun(db, principal.projectId, String(prev.data.testRunId)),
   },
-};
+});

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { IdPrefix } from '../../ids.js';
 import type { Rec } from '../../rest/resource/definition.js';
-import type { ArtifactDefinition } from '../kind.js';
+import { defineArtifact } from '../kind.js';
 import { assignee, dateTime, labels, ref, refs, stampWhen, status, text, title } from '../fields.js';
 import { RESULT_STATUSES } from './run-results.js';
 
@@ -39,7 +39,7 @@ async function summarise(db: Knex, projectId: string, records: Rec[]): Promise<v
   }
 }
 
-export const testRuns: ArtifactDefinition = {
+export const testRuns = defineArtifact({
   path: 'tests/runs',
   kind: 'test_run',
   schemaName: 'TestRun',
@@ -93,4 +93,4 @@ export const testRuns: ArtifactDefinition = {
     },
     decorate: summarise,
   },
-};
+});

@@ -1,8 +1,8 @@
 import { IdPrefix } from '../../ids.js';
-import type { ArtifactDefinition } from '../kind.js';
+import { defineArtifact } from '../kind.js';
 import { assignee, date, dateTime, description, labels, person, priority, stampWhen, status, title } from '../fields.js';
 
-export const tickets: ArtifactDefinition = {
+export const tickets = defineArtifact({
   path: 'tickets',
   kind: 'ticket',
   schemaName: 'Ticket',
@@ -26,4 +26,4 @@ export const tickets: ArtifactDefinition = {
   computed: { completedAt: { ...dateTime('When it was last done or cancelled'), readOnly: true } },
   filters: ['status', 'type', 'priority', 'assignee', 'reporter', 'labels'],
   hooks: { prepare: stampWhen('status', ['done', 'cancelled'], 'completedAt') },
-};
+});

@@ -1,5 +1,5 @@
 import { IdPrefix } from '../../ids.js';
-import type { ArtifactDefinition } from '../kind.js';
+import { defineArtifact, type ArtifactDefinition } from '../kind.js';
 import { labels, text } from '../fields.js';
 
 /** Subscriptions to events; delivery (signed with the secret) is described where it is built. */
@@ -10,7 +10,7 @@ export function webhooksDefinition(artifactKinds: readonly string[]): ArtifactDe
     'otp_run.finished',
     'test_run.closed',
   ];
-  return {
+  return defineArtifact({
     path: 'webhooks',
     kind: 'webhook',
     schemaName: 'Webhook',
@@ -49,5 +49,5 @@ export function webhooksDefinition(artifactKinds: readonly string[]): ArtifactDe
         next.hasSecret = typeof next.secret === 'string';
       },
     },
-  };
+  });
 }

@@ -1,20 +1,20 @@
-import type { RouteDef } from '../../rest/route.js';
-import { pageQueryProperties } from '../../rest/pagination.js';
+import { route, type RouteDef } from '../../rest/route.js';
+import { pageQuerySchema, type PageQuery } from '../../rest/pagination.js';
 import { API_PREFIX } from '../../rest/openapi.js';
 import type { BucketService } from './bucket-service.js';
-import { BucketCreateSchema, BucketPageSchema, BucketSchema, BucketUpdateSchema } from './schema.js';
+import { BucketCreateSchema, BucketPageSchema, BucketSchema, BucketUpdateSchema, type BucketCreate, type BucketUpdate } from './schema.js';
 
 export function bucketRoutes(buckets: BucketService): RouteDef[] {
   const tag = 'assets';
   return [
-    {
+    route<unknown, PageQuery>({
       method: 'get', path: '/assets/buckets', auth: 'read', tag, operationId: 'listBuckets',
-      query: { type: 'object', additionalProperties: false, properties: pageQueryProperties },
+      query: pageQuerySchema,
       response: BucketPageSchema,
       summary: 'Buckets of the project (system buckets profil, otp-evidence and _deletion included), with their usage',
       handler: ({ principal, query }) => buckets.list(principal, query),
-    },
-    {
+    }),
+    route<BucketCreate>({
       method: 'post', path: '/assets/buckets', auth: 'write', tag, status: 201, etag: true, operationId: 'createBucket',
       body: BucketCreateSchema, response: BucketSchema,
       summary: 'Create a bucket, optionally with its driver, size limit and allowed content types',
@@ -24,19 +24,19 @@ export function bucketRoutes(buckets: BucketService): RouteDef[] {
         koa.set('Location', `${API_PREFIX}/assets/buckets/${created.id}`);
         return created;
       },
-    },
+    }),
     {
       method: 'get', path: '/assets/buckets/:id', auth: 'read', tag, etag: true, operationId: 'getBucket', response: BucketSchema,
       summary: 'A bucket, by id or by name',
       handler: ({ principal, params }) => buckets.read(principal, params.id),
     },
-    {
+    route<BucketUpdate>({
       method: 'patch', path: '/assets/buckets/:id', auth: 'write', tag, etag: true, conditional: true, operationId: 'updateBucket',
       body: BucketUpdateSchema, response: BucketSchema,
       summary: 'Change a bucket\'s driver (for new assets), size limit or allowed content types',
       description: 'Limits apply to uploads from now on; stored assets stay as they are. If-Match guards against lost updates.',
       handler: ({ principal, params, body, ifMatch }) => buckets.update(principal, params.id, body, ifMatch),
-    },
+    }),
     {
       method: 'delete', path: '/assets/buckets/:id', auth: 'write', tag, status: 204, conditional: true, operationId: 'deleteBucket',
       errors: [403, 409],

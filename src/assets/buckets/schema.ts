@@ -1,12 +1,14 @@
-// One schema per bucket resource: request validation, /openapi.json and tool input.
+// One schema per bucket resource: request validation, /openapi.json and tool input. The bodies are
+// declared `as const` so that their routes' handlers get their types (BodyOf).
+import type { BodyOf } from '../../rest/route.js';
 import { pageSchema, registerSchema, revision, timestamps } from '../../rest/schemas.js';
 
-const driver = { enum: ['fs', 's3'], description: 'Storage driver for assets uploaded from now on (existing assets keep theirs)' };
+const driver = { enum: ['fs', 's3'], description: 'Storage driver for assets uploaded from now on (existing assets keep theirs)' } as const;
 const maxFileBytes = {
   type: ['integer', 'null'],
   minimum: 1,
   description: 'Largest file the bucket takes, in bytes (null: only the service-wide MAX_UPLOAD_BYTES applies)',
-};
+} as const;
 const allowedContentTypes = {
   type: ['array', 'null'],
   maxItems: 50,
@@ -17,9 +19,9 @@ const allowedContentTypes = {
     description: 'A content type ("image/png") or a family ("image/*")',
   },
   description: 'Content types the bucket takes (null: any)',
-};
+} as const;
 
-export const BucketCreateSchema = registerSchema({
+const bucketCreate = {
   $id: 'BucketCreate',
   title: 'BucketCreate',
   description: 'A new bucket of the project',
@@ -36,9 +38,11 @@ export const BucketCreateSchema = registerSchema({
     maxFileBytes,
     allowedContentTypes,
   },
-});
+} as const;
+export const BucketCreateSchema = registerSchema(bucketCreate);
+export type BucketCreate = BodyOf<typeof bucketCreate>;
 
-export const BucketUpdateSchema = registerSchema({
+const bucketUpdate = {
   $id: 'BucketUpdate',
   title: 'BucketUpdate',
   description: 'Changes to a bucket (its name is fixed); null removes a limit',
@@ -46,7 +50,9 @@ export const BucketUpdateSchema = registerSchema({
   additionalProperties: false,
   minProperties: 1,
   properties: { driver, maxFileBytes, allowedContentTypes },
-});
+} as const;
+export const BucketUpdateSchema = registerSchema(bucketUpdate);
+export type BucketUpdate = BodyOf<typeof bucketUpdate>;
 
 export const BucketSchema = registerSchema({
   $id: 'Bucket',

@@ -1,5 +1,5 @@
-import type { RouteDef } from '../../rest/route.js';
-import { pageQueryProperties } from '../../rest/pagination.js';
+import { route, type RouteDef } from '../../rest/route.js';
+import { pageQuerySchema, type PageQuery } from '../../rest/pagination.js';
 import { API_PREFIX } from '../../rest/openapi.js';
 import type { BucketService } from '../buckets/bucket-service.js';
 import { systemBucket } from '../buckets/system.js';
@@ -7,7 +7,17 @@ import { assetErrors } from '../errors.js';
 import { formSpec } from '../upload/form.js';
 import { refusingEarly, uploadRequest } from '../upload/request.js';
 import type { AssetService } from './asset-service.js';
-import { AssetDeletionSchema, AssetPageSchema, AssetSchema, AssetUpdateSchema, AssetUsageSchema, assetUploadFormSchema } from './schema.js';
+import {
+  AssetDeletionSchema,
+  AssetPageSchema,
+  AssetSchema,
+  AssetUpdateSchema,
+  AssetUsageSchema,
+  assetUploadFormSchema,
+  signedLinkQuery,
+  type AssetUpdate,
+  type SignedLinkQuery,
+} from './schema.js';
 import { serveAsset } from './serve.js';
 
 export function assetRoutes(assets: AssetService, buckets: BucketService): RouteDef[] {
@@ -39,12 +49,12 @@ export function assetRoutes(assets: AssetService, buckets: BucketService): Route
           return asset;
         }),
     },
-    {
+    route<unknown, PageQuery>({
       method: 'get', path: '/assets/buckets/:id/assets', auth: 'read', tag, operationId: 'listBucketAssets',
-      query: { type: 'object', additionalProperties: false, properties: pageQueryProperties }, response: AssetPageSchema,
+      query: pageQuerySchema, response: AssetPageSchema,
       summary: 'Assets of a bucket, oldest first',
       handler: ({ principal, params, query }) => assets.list(principal, params.id, query),
-    },
+    }),
     {
       method: 'get', path: '/assets/usage', auth: 'read', tag, operationId: 'getAssetUsage', response: AssetUsageSchema,
       summary: 'Storage used by the project, its tier\'s quota and the upload size limit',
@@ -55,13 +65,13 @@ export function assetRoutes(assets: AssetService, buckets: BucketService): Route
       summary: 'Metadata of an asset: bucket, name, size, content type, sha256, visibility, storage provider, creation',
       handler: ({ principal, params }) => assets.read(principal, params.id),
     },
-    {
+    route<AssetUpdate>({
       method: 'patch', path: '/assets/items/:id', auth: 'write', tag, etag: true, conditional: true, operationId: 'updateAsset',
       body: AssetUpdateSchema, response: AssetSchema, errors: [403],
       summary: 'Make an asset public or private',
       description: 'Copies in _deletion stay private: making one public is a 403. If-Match guards against lost updates.',
       handler: ({ principal, params, body, ifMatch }) => assets.setVisibility(principal, params.id, body.visibility, ifMatch),
-    },
+    }),
     {
       method: 'delete', path: '/assets/items/:id', auth: 'write', tag, conditional: true, operationId: 'deleteAsset',
       response: AssetDeletionSchema,
@@ -80,22 +90,16 @@ export function assetRoutes(assets: AssetService, buckets: BucketService): Route
         koa.redirect(url);
       },
     },
-    {
+    route<unknown, SignedLinkQuery>({
       method: 'get', path: '/assets/signed/:id', auth: 'none', tag, operationId: 'readSignedAsset', responseType: '*/*', errors: [403],
-      query: {
-        type: 'object',
-        properties: {
-          exp: { type: 'string', description: 'Expiry (Unix seconds), as signed' },
-          sig: { type: 'string', description: 'Signature of the link' },
-        },
-      },
+      query: signedLinkQuery,
       summary: 'The bytes behind a signed link (made by /download for fs assets); 403 when the link is altered or expired',
       description: 'Answers the file with its own Content-Type, Content-Disposition and its SHA-256 as ETag (If-None-Match: 304).',
       handler: async ({ params, query, koa }) => {
         const row = await assets.bySignature(params.id, query.exp, query.sig);
         await serveAsset(koa, row, () => assets.open(row), 'private, no-store');
       },
-    },
+    }),
     {
       method: 'get', path: '/assets/public/:id', auth: 'none', tag, operationId: 'readPublicAsset', responseType: '*/*',
       summary: 'The bytes of a public asset, without a key; any other id is a 404',

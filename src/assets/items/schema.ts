@@ -1,6 +1,7 @@
 // Schemas of the asset resource: request validation, /openapi.json and tool input. Upload forms are
 // multipart: their text fields are described (and checked) by the form schemas; the file travels in
 // the part named "file".
+import type { BodyOf, QueryOf } from '../../rest/route.js';
 import { pageSchema, registerSchema, revision } from '../../rest/schemas.js';
 import { EVIDENCE_KINDS } from '../evidence/schema.js';
 import { filePart } from '../upload/form.js';
@@ -8,7 +9,7 @@ import { filePart } from '../upload/form.js';
 export const visibility = {
   enum: ['private', 'public'],
   description: 'public: anyone may read it at /api/v1/assets/public/:id without a key; private (default): only through signed links',
-};
+} as const;
 
 export const assetUploadFormSchema = {
   type: 'object',
@@ -20,7 +21,7 @@ export const assetUploadFormSchema = {
   required: ['file'],
 };
 
-export const AssetUpdateSchema = registerSchema({
+const assetUpdate = {
   $id: 'AssetUpdate',
   title: 'AssetUpdate',
   description: 'Changes to an asset: only its visibility changes',
@@ -28,7 +29,19 @@ export const AssetUpdateSchema = registerSchema({
   additionalProperties: false,
   required: ['visibility'],
   properties: { visibility },
-});
+} as const;
+export const AssetUpdateSchema = registerSchema(assetUpdate);
+export type AssetUpdate = BodyOf<typeof assetUpdate>;
+
+/** Query of a signed link (GET /assets/signed/:id): checked by the asset service, not by the schema. */
+export const signedLinkQuery = {
+  type: 'object',
+  properties: {
+    exp: { type: 'string', description: 'Expiry (Unix seconds), as signed' },
+    sig: { type: 'string', description: 'Signature of the link' },
+  },
+} as const;
+export type SignedLinkQuery = QueryOf<typeof signedLinkQuery>;
 
 const assetId = { type: 'string', pattern: '^ast_' };
 const dateTime = { type: 'string', format: 'date-time' };

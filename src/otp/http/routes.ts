@@ -1,13 +1,28 @@
-import type { RouteDef } from '../../rest/route.js';
+import { route, type QueryOf, type RouteDef } from '../../rest/route.js';
 import type { Db } from '../../db/connect.js';
 import type { Config } from '../../config.js';
 import type { OtpEngine } from '../engine/engine.js';
+import type { RunRequest } from '../engine/run-planner.js';
 import { RUN_STATUSES } from '../../../machines/types.js';
 import { OTP_VERSION } from '../protocol/frames.js';
 import { ProtocolSchema, RunPageSchema, RunRequestSchema, RunSchema, SessionPageSchema, SessionSchema } from './schemas.js';
 import { listRuns, listSessions, readRun, readSession } from '../store/run-views.js';
 import { pageQueryProperties } from '../../rest/pagination.js';
 import type { RunViewCache } from '../store/run-view-cache.js';
+
+const runsQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { ...pageQueryProperties, status: { enum: [...RUN_STATUSES] } },
+} as const;
+type RunsQuery = QueryOf<typeof runsQuery>;
+
+const sessionsQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { ...pageQueryProperties, status: { enum: ['open', 'closed', 'all'], default: 'open' } },
+} as const;
+type SessionsQuery = QueryOf<typeof sessionsQuery>;
 
 export interface OtpRoutesDeps {
   db: Db;
@@ -34,20 +49,21 @@ export function otpRoutes({ db, engine, config, runViews }: OtpRoutesDeps): Rout
         helloTimeoutMs: otp.helloTimeoutMs,
       }),
     },
-    {
+    // The body's type is the planner's RunRequest, written beside runRequestSchema (its twin).
+    route<RunRequest>({
       method: 'post', path: '/otp/runs', auth: 'write', tag, status: 202, body: RunRequestSchema, response: RunSchema,
       operationId: 'startOtpRun', errors: [404],
       description: 'With testRunId (an open test run of the project: 404 when unknown, 409 when closed), one result per test case is recorded in it when the run finishes; finishTestRun then closes it.',
       summary: 'Start a run of test cases or a plan on an executor session; it waits `queued` until one has room',
       handler: ({ principal, body }) => engine.createRun(principal, body),
-    },
-    {
+    }),
+    route<unknown, RunsQuery>({
       method: 'get', path: '/otp/runs', auth: 'read', tag,
-      query: { type: 'object', additionalProperties: false, properties: { ...pageQueryProperties, status: { enum: [...RUN_STATUSES] } } },
+      query: runsQuery,
       operationId: 'listOtpRuns', response: RunPageSchema,
       summary: 'List runs, newest last',
       handler: ({ principal, query }) => listRuns(db, principal.projectId, query),
-    },
+    }),
     {
       method: 'get', path: '/otp/runs/:id', auth: 'read', tag, operationId: 'getOtpRun', response: RunSchema,
       summary: 'A run with its counts and every step (status, duration, error, evidence, usedLocator, actual)',
@@ -59,13 +75,13 @@ export function otpRoutes({ db, engine, config, runViews }: OtpRoutesDeps): Rout
       summary: 'Cancel a queued or running run; 409 when it has already finished',
       handler: ({ principal, params }) => engine.cancelRun(principal, params.id),
     },
-    {
+    route<unknown, SessionsQuery>({
       method: 'get', path: '/otp/sessions', auth: 'read', tag,
-      query: { type: 'object', additionalProperties: false, properties: { ...pageQueryProperties, status: { enum: ['open', 'closed', 'all'], default: 'open' } } },
+      query: sessionsQuery,
       operationId: 'listOtpSessions', response: SessionPageSchema,
       summary: 'Executor sessions of the project (connected ones unless status says otherwise)',
       handler: ({ principal, query }) => listSessions(db, principal.projectId, query),
-    },
+    }),
     {
       method: 'get', path: '/otp/sessions/:id', auth: 'read', tag, operationId: 'getOtpSession', response: SessionSchema,
       summary: 'One executor session, open or closed (with its close code and reason)',

@@ -1,19 +1,11 @@
-// The five REST routes of a resource, from its definition and a store: create, list, read, update
-// (JSON merge patch, If-Match) and delete (If-Match). Every resource gets the same conventions.
-import type { Principal } from '../../auth/principal.js';
-import type { IfMatch } from '../conditional.js';
-import type { Page } from '../pagination.js';
-import type { JsonSchema, RouteDef } from '../route.js';
+// The five REST routes of a resource, from its definition, its schemas and a store: create, list,
+// read, update (JSON merge patch, If-Match) and delete (If-Match). Every resource gets the same
+// conventions; routes that are not CRUD are written by hand with route() beside these.
+import { route, type JsonSchema, type RouteDef } from '../route.js';
 import { API_PREFIX } from '../openapi.js';
-import type { Data, Rec, ResourceDefinition, ResourceSchemas } from './definition.js';
-
-export interface ResourceStore {
-  create(principal: Principal, input: Data): Promise<Rec>;
-  get(principal: Principal, id: string): Promise<Rec>;
-  list(principal: Principal, query: Record<string, any>): Promise<Page<Rec>>;
-  update(principal: Principal, id: string, patch: Data, ifMatch: IfMatch): Promise<Rec>;
-  remove(principal: Principal, id: string, ifMatch: IfMatch): Promise<void>;
-}
+import type { Data, ResourceDefinition } from './definition.js';
+import type { ResourceSchemas } from './schemas.js';
+import type { ListQuery, ResourceStore } from './store.js';
 
 export interface ResourceRouteOptions {
   /** Error statuses of create beyond the usual (402 for quota-counted artifacts, 409 for duplicates). */
@@ -40,7 +32,7 @@ export function resourceRoutes(
   const { read, write } = def.scopes ?? { read: 'read', write: 'write' };
   const name = def.schemaName;
   return [
-    {
+    route<Data>({
       method: 'post', path: base, auth: write, tag, status: 201, etag: true,
       operationId: `create${name}`, summary: `Create a ${def.label}`, description: options.notes?.create,
       body: schemas.create, response: options.createResponse ?? schemas.record, errors: options.createErrors,
@@ -50,24 +42,24 @@ export function resourceRoutes(
         koa.set('Location', `${API_PREFIX}${base}/${created.id}`);
         return created;
       },
-    },
-    {
+    }),
+    route<unknown, ListQuery>({
       method: 'get', path: base, auth: read, tag, operationId: `list${def.pluralName}`,
       summary: `List ${def.label} records, filtered and paged by cursor`, description: options.notes?.list,
       query: schemas.query, response: schemas.page,
       handler: ({ principal, query }) => store.list(principal, query),
-    },
+    }),
     {
       method: 'get', path: item, auth: read, tag, etag: true, operationId: `get${name}`,
       summary: `Read a ${def.label}`, response: schemas.record,
       handler: ({ principal, params }) => store.get(principal, params.id),
     },
-    {
+    route<Data>({
       method: 'patch', path: item, auth: write, tag, etag: true, conditional: true, operationId: `update${name}`,
       summary: `Change a ${def.label} (merge patch; If-Match guards against lost updates)`, description: options.notes?.update,
       body: schemas.update, response: schemas.record, errors: options.updateErrors,
       handler: ({ principal, params, body, ifMatch }) => store.update(principal, params.id, body, ifMatch),
-    },
+    }),
     {
       method: 'delete', path: item, auth: write, tag, conditional: true, status: 204, operationId: `delete${name}`,
       summary: `Delete a ${def.label}`, description: options.notes?.delete, errors: options.deleteErrors,

@@ -2,33 +2,15 @@
 // executors are disconnected) → restored (active again) — and deleted from either state (its keys stop
 // working at once: a deleted project is not found by anyone). Deletion keeps the rows; nothing in the
 // API reaches them any more.
-import type { Db } from '../db/connect.js';
-import type { Principal } from '../auth/principal.js';
-import { errors } from '../errors.js';
-import { checkIfMatch, type IfMatch } from '../rest/conditional.js';
-import type { RouteDef } from '../rest/route.js';
-import { registerSchema, revision } from '../rest/schemas.js';
-import { tenantProjects } from './projects.js';
+import type { Db } from '../../db/connect.js';
+import type { Principal } from '../../auth/principal.js';
+import { errors } from '../../errors.js';
+import { checkIfMatch, type IfMatch } from '../../rest/conditional.js';
+import { tenantProjects, type ProjectRow } from '../projects/store.js';
 
 export type LifecycleAction = 'archive' | 'restore' | 'delete';
 
-const LifecycleSchema = registerSchema({
-  $id: 'ProjectLifecycle',
-  title: 'ProjectLifecycle',
-  description: 'Where a project is in its lifecycle',
-  type: 'object',
-  additionalProperties: false,
-  required: ['projectId', 'status', 'archivedAt', 'deletedAt', 'version'],
-  properties: {
-    projectId: { type: 'string' },
-    status: { enum: ['active', 'archived', 'deleted'], description: 'active; archived: read-only; deleted: gone, its keys no longer work' },
-    archivedAt: { type: ['string', 'null'], format: 'date-time' },
-    deletedAt: { type: ['string', 'null'], format: 'date-time' },
-    version: revision,
-  },
-});
-
-function view(row: any) {
+function view(row: ProjectRow) {
   return {
     projectId: row.id,
     status: row.status,
@@ -74,24 +56,4 @@ export class Lifecycle {
     await this.onChanged(projectId, row.status);
     return view(row);
   }
-}
-
-export function lifecycleRoutes(lifecycle: Lifecycle): RouteDef[] {
-  const tag = 'platform/lifecycle';
-  const path = '/platform/lifecycle/:projectId';
-  const action = (name: LifecycleAction, summary: string): RouteDef => ({
-    method: 'post', path: `${path}/${name}`, auth: 'admin', tag, etag: true, conditional: true, allowArchived: true,
-    operationId: { archive: 'archiveProject', restore: 'restoreProject', delete: 'lifecycleDeleteProject' }[name], summary, response: LifecycleSchema,
-    handler: ({ principal, params, ifMatch }) => lifecycle.change(principal, params.projectId, name, ifMatch),
-  });
-  return [
-    {
-      method: 'get', path, auth: 'read', tag, etag: true, operationId: 'getProjectLifecycle',
-      summary: 'Where a project of the tenant is in its lifecycle', response: LifecycleSchema,
-      handler: ({ principal, params }) => lifecycle.view(principal, params.projectId),
-    },
-    action('archive', 'Archive a project: it becomes read-only (writes answer 409) and its OTP executors are disconnected'),
-    action('restore', 'Restore an archived project: writes work again'),
-    action('delete', 'Delete a project: its keys stop working at once and it is not found any more; this cannot be undone'),
-  ];
 }

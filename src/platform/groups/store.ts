@@ -1,39 +1,28 @@
-// Groups of projects within a tenant (a team, a product line). A project is in at most one group
-// (its groupId); deleting a group leaves its projects ungrouped.
+// Groups of projects within a tenant, in the project_groups table. A project is in at most one group
+// (its groupId, a foreign key); deleting a group leaves its projects ungrouped. The name is unique in
+// the tenant (a unique index), so a duplicate is a 409 whichever process writes it.
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.js';
-import type { Principal } from '../auth/principal.js';
-import { errors } from '../errors.js';
-import { newId } from '../ids.js';
-import { checkIfMatch, type IfMatch } from '../rest/conditional.js';
-import { paginateSorted, type Page } from '../rest/pagination.js';
-import { revision, timestamps } from '../rest/schemas.js';
-import { buildSchemas, type Data, type Rec, type ResourceDefinition } from '../rest/resource/definition.js';
-import type { ResourceStore } from '../rest/resource/routes.js';
+import type { Db } from '../../db/connect.js';
+import type { Principal } from '../../auth/principal.js';
+import { errors } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { checkIfMatch, type IfMatch } from '../../rest/conditional.js';
+import { paginateSorted, type Page } from '../../rest/pagination.js';
+import type { Data, Rec } from '../../rest/resource/definition.js';
+import type { ListQuery, ResourceStore } from '../../rest/resource/store.js';
 
-export const groupDefinition: ResourceDefinition = {
-  path: 'platform/groups',
-  schemaName: 'ProjectGroup',
-  pluralName: 'ProjectGroups',
-  label: 'group',
-  idPrefix: 'grp',
-  description: 'A group of projects of the tenant; projects join it through their groupId',
-  fields: {
-    name: { type: 'string', minLength: 1, maxLength: 200, description: 'Name of the group, unique in the tenant' },
-    description: { type: 'string', maxLength: 5_000, description: 'What the group is' },
-  },
-  required: ['name'],
-  computed: {
-    projectIds: { type: 'array', items: { type: 'string' }, readOnly: true, description: 'Projects in the group' },
-  },
-  system: { tenantId: { type: 'string' }, version: revision, ...timestamps },
-  filters: [],
-  scopes: { read: 'read', write: 'admin' },
-};
+/** A row of the project_groups table. */
+interface GroupRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: string | null;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
 
-export const groupSchemas = buildSchemas(groupDefinition);
-
-function toGroup(row: any, projectIds: string[]): Rec {
+function toGroup(row: GroupRow, projectIds: string[]): Rec {
   return {
     id: row.id,
     name: row.name,
@@ -50,10 +39,10 @@ export class GroupStore implements ResourceStore {
   constructor(private readonly db: Db) {}
 
   private scoped(db: Knex, principal: Principal) {
-    return db('project_groups').where('tenant_id', principal.tenantId);
+    return db<GroupRow>('project_groups').where('tenant_id', principal.tenantId);
   }
 
-  private async answer(rows: any[]): Promise<Rec[]> {
+  private async answer(rows: GroupRow[]): Promise<Rec[]> {
     const members: Array<{ id: string; group_id: string }> = rows.length
       ? await this.db('projects').whereIn('group_id', rows.map((r) => r.id)).whereNot('status', 'deleted').orderBy('id').select('id', 'group_id')
       : [];
@@ -88,10 +77,10 @@ export class GroupStore implements ResourceStore {
     return (await this.answer([row]))[0];
   }
 
-  list(principal: Principal, query: Record<string, any>): Promise<Page<Rec>> {
+  list(principal: Principal, query: ListQuery): Promise<Page<Rec>> {
     const q = this.scoped(this.db, principal);
     if (query.updatedSince) q.where('updated_at', '>=', new Date(query.updatedSince));
-    return paginateSorted(q, query, (rows) => this.answer(rows), { id: 'id', updatedAt: 'updated_at' });
+    return paginateSorted(q, query, (rows: GroupRow[]) => this.answer(rows), { id: 'id', updatedAt: 'updated_at' });
   }
 
   async update(principal: Principal, id: string, patch: Data, ifMatch: IfMatch): Promise<Rec> {

@@ -1,59 +1,35 @@
-// Projects of the caller's tenant. A project holds artifacts, runs, assets and keys; keys of one project
-// never see another's data. Admin keys of a tenant manage its projects; a new project comes with its
-// first admin key, shown once in the create answer (a project without a key could not be used).
+// Projects of the caller's tenant, in the projects table. A project holds artifacts, runs, assets and
+// keys; keys of one project never see another's data. Admin keys of a tenant manage its projects; a
+// new project comes with its first admin key, made in the same transaction and shown once in the
+// create answer (a project without a key could not be used).
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.js';
-import type { Principal } from '../auth/principal.js';
-import { createKey } from '../auth/keys.js';
-import { errors } from '../errors.js';
-import { newId } from '../ids.js';
-import { checkIfMatch, type IfMatch } from '../rest/conditional.js';
-import { paginateSorted, type Page } from '../rest/pagination.js';
-import { registerSchema, revision, schemaById, timestamps } from '../rest/schemas.js';
-import { buildSchemas, type Data, type Rec, type ResourceDefinition } from '../rest/resource/definition.js';
-import type { ResourceStore } from '../rest/resource/routes.js';
-import { ApiKeyWithSecretSchema } from '../api-keys/routes.js';
-import type { Lifecycle } from './lifecycle.js';
+import type { Db } from '../../db/connect.js';
+import type { Principal } from '../../auth/principal.js';
+import { createKey } from '../../auth/keys.js';
+import { errors } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { checkIfMatch, type IfMatch } from '../../rest/conditional.js';
+import { paginateSorted, type Page } from '../../rest/pagination.js';
+import type { Data, Rec } from '../../rest/resource/definition.js';
+import type { ListQuery, ResourceStore } from '../../rest/resource/store.js';
+import type { Lifecycle } from '../lifecycle/store.js';
 
-export const projectDefinition: ResourceDefinition = {
-  path: 'platform/projects',
-  schemaName: 'Project',
-  pluralName: 'Projects',
-  label: 'project',
-  idPrefix: 'prj',
-  description: "A project of the tenant: it holds artifacts, OTP runs, assets and API keys. Keys of one project never see another project's data.",
-  fields: {
-    name: { type: 'string', minLength: 1, maxLength: 200, description: 'Name of the project' },
-    description: { type: 'string', maxLength: 5_000, description: 'What the project is' },
-    groupId: { type: 'string', pattern: '^grp_', maxLength: 100, description: 'The group of projects it belongs to (platform/groups)' },
-  },
-  required: ['name'],
-  computed: {
-    archivedAt: { type: 'string', format: 'date-time', readOnly: true, description: 'When it was archived (absent while active)' },
-  },
-  system: {
-    status: { enum: ['active', 'archived'], readOnly: true, description: 'archived: read-only until restored (platform/lifecycle)' },
-    tenantId: { type: 'string' },
-    version: revision,
-    ...timestamps,
-  },
-  filters: ['status', 'groupId'],
-  scopes: { read: 'read', write: 'admin' },
-};
+/** A row of the projects table. */
+export interface ProjectRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: string | null;
+  group_id: string | null;
+  status: 'active' | 'archived' | 'deleted';
+  archived_at: Date | null;
+  deleted_at: Date | null;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
 
-export const projectSchemas = buildSchemas(projectDefinition);
-
-const projectRecord = schemaById('Project') as { properties: Record<string, unknown>; required: string[] };
-export const ProjectCreatedSchema = registerSchema({
-  ...projectRecord,
-  $id: 'ProjectCreated',
-  title: 'ProjectCreated',
-  description: 'The new project, with its first admin key (the secret is shown this once)',
-  required: [...projectRecord.required, 'adminKey'],
-  properties: { ...projectRecord.properties, adminKey: ApiKeyWithSecretSchema },
-});
-
-export function toProject(row: any): Rec {
+export function toProject(row: ProjectRow): Rec {
   return {
     id: row.id,
     name: row.name,
@@ -70,7 +46,7 @@ export function toProject(row: any): Rec {
 
 /** Projects of a tenant that still exist (deleted ones are gone for every purpose). */
 export function tenantProjects(db: Knex, tenantId: string) {
-  return db('projects').where('tenant_id', tenantId).whereNot('status', 'deleted');
+  return db<ProjectRow>('projects').where('tenant_id', tenantId).whereNot('status', 'deleted');
 }
 
 async function checkGroup(db: Knex, tenantId: string, groupId: unknown): Promise<void> {
@@ -108,12 +84,14 @@ export class ProjectStore implements ResourceStore {
     return toProject(row);
   }
 
-  list(principal: Principal, query: Record<string, any>): Promise<Page<Rec>> {
+  list(principal: Principal, query: ListQuery): Promise<Page<Rec>> {
     const q = tenantProjects(this.db, principal.tenantId);
-    if (query.status) q.whereIn('status', query.status);
-    if (query.groupId) q.whereIn('group_id', query.groupId);
+    // Both filters are enum or string fields: the query schema makes each an array of values (any of).
+    const { status, groupId } = query as ListQuery & { status?: string[]; groupId?: string[] };
+    if (status) q.whereIn('status', status);
+    if (groupId) q.whereIn('group_id', groupId);
     if (query.updatedSince) q.where('updated_at', '>=', new Date(query.updatedSince));
-    return paginateSorted(q, query, (rows) => rows.map(toProject), { id: 'id', updatedAt: 'updated_at' });
+    return paginateSorted(q, query, (rows: ProjectRow[]) => rows.map(toProject), { id: 'id', updatedAt: 'updated_at' });
   }
 
   async update(principal: Principal, id: string, patch: Data, ifMatch: IfMatch): Promise<Rec> {
