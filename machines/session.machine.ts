@@ -1,13 +1,14 @@
 // The session machine: one executor connection, from its hello to its close.
 //
-// Pure: effects are named actions/actors with harmless defaults, supplied by src/ with
-// `sessionMachine.provide({ actions, actors })`. Answering a bad frame with an `error` frame is
-// src's job; this machine only counts invalid frames in a row.
+// Pure. Every effect is emitted (types.ts, SessionEffect) for the session, which listens with
+// `actor.on('*', ...)`; the durable write `registerSession` is answered with an event. Answering a
+// bad frame with an `error` frame is the session's job; this machine only counts invalid frames in
+// a row.
 //
 // States
 //   awaitingHello — waits for HELLO; `helloTimeout` without one closes with 4408 'no hello'.
-//   registering   — registerSession stores the session; only then is welcome sent.
-//                   A rejection closes with 1011 and the error's message.
+//   registering   — registerSession stores the session; welcome is sent on SESSION_REGISTERED.
+//                   SESSION_NOT_REGISTERED closes with 1011 and the write's message.
 //   ready         — the session works. Keepalive substates:
 //                     alive        —`keepalive`→ awaitingPong (entry: sendPing)
 //                     awaitingPong —PONG→ alive; —`pongTimeout`→ close 4408 'keepalive timeout'
@@ -17,11 +18,11 @@
 //   FRAME_VALID, HELLO and PONG are valid frames and reset the count.
 //   CLOSE (the service ends the session) closes with its code and reason.
 //   SOCKET_CLOSED (the peer is gone) ends in `closed` without closeSocket.
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, emit, setup } from 'xstate';
 import {
   CloseCode,
   type HelloPayload,
-  type RegisterSessionInput,
+  type SessionEffect,
   type SessionEvent,
   type SessionInput,
   type SessionOutput,
@@ -41,18 +42,9 @@ export interface SessionContext {
   close: SessionOutput | null;
 }
 
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'string') return error;
-  return String(error);
-}
-
 /** Actions that close the socket from this side: remember the output, then closeSocket. */
 function closeWith(code: number, reason: string) {
-  return [
-    { type: 'setClose', params: { code, reason } },
-    { type: 'closeSocket', params: { code, reason } },
-  ] as const;
+  return [{ type: 'setClose', params: { code, reason } }, 'closeSocket'] as const;
 }
 
 export const sessionMachine = setup({
@@ -61,12 +53,15 @@ export const sessionMachine = setup({
     input: {} as SessionInput,
     output: {} as SessionOutput,
     events: {} as SessionEvent,
+    emitted: {} as SessionEffect,
   },
   actions: {
-    // Effects: harmless defaults, replaced by src/.
-    sendWelcome: (_, _params: { ref: string }) => {},
-    sendPing: () => {},
-    closeSocket: (_, _params: SessionOutput) => {},
+    // Effects, emitted for the session.
+    registerSession: emit(({ context }) => ({ type: 'registerSession' as const, hello: context.hello! })),
+    sendWelcome: emit(({ context }) => ({ type: 'sendWelcome' as const, ref: context.helloRef! })),
+    sendPing: emit({ type: 'sendPing' as const }),
+    /** Closes with the output set just before (`setClose`). */
+    closeSocket: emit(({ context }) => ({ type: 'closeSocket' as const, ...context.close! })),
 
     // Context updates (internal).
     setClose: assign({ close: (_, params: SessionOutput) => ({ code: params.code, reason: params.reason }) }),
@@ -77,9 +72,6 @@ export const sessionMachine = setup({
       helloRef: params.ref,
       strikes: 0,
     })),
-  },
-  actors: {
-    registerSession: fromPromise<void, RegisterSessionInput>(async () => {}),
   },
   guards: {
     lastStrike: ({ context }) => context.strikes + 1 >= context.maxInvalidFrames,
@@ -117,10 +109,7 @@ export const sessionMachine = setup({
               reason: `${context.strikes} invalid frames in a row`,
             }),
           },
-          {
-            type: 'closeSocket',
-            params: ({ context }) => context.close!,
-          },
+          'closeSocket',
         ],
       },
       { actions: 'countStrike' },
@@ -132,10 +121,7 @@ export const sessionMachine = setup({
     PONG: { actions: 'resetStrikes' },
     CLOSE: {
       target: '.closed',
-      actions: [
-        { type: 'setClose', params: ({ event }) => ({ code: event.code, reason: event.reason }) },
-        { type: 'closeSocket', params: ({ event }) => ({ code: event.code, reason: event.reason }) },
-      ],
+      actions: [{ type: 'setClose', params: ({ event }) => ({ code: event.code, reason: event.reason }) }, 'closeSocket'],
     },
     SOCKET_CLOSED: {
       target: '.closed',
@@ -156,21 +142,17 @@ export const sessionMachine = setup({
     },
 
     registering: {
-      invoke: {
-        src: 'registerSession',
-        input: ({ context }) => ({ hello: context.hello! }),
-        onDone: {
-          target: 'ready',
-          actions: { type: 'sendWelcome', params: ({ context }) => ({ ref: context.helloRef! }) },
-        },
-        onError: {
+      entry: 'registerSession',
+      on: {
+        SESSION_REGISTERED: { target: 'ready', actions: 'sendWelcome' },
+        SESSION_NOT_REGISTERED: {
           target: 'closed',
           actions: [
             {
               type: 'setClose',
-              params: ({ event }) => ({ code: CloseCode.internalError, reason: errorMessage(event.error) }),
+              params: ({ event }) => ({ code: CloseCode.internalError, reason: event.message }),
             },
-            { type: 'closeSocket', params: ({ context }) => context.close! },
+            'closeSocket',
           ],
         },
       },

@@ -14,7 +14,7 @@ export interface Capabilities {
   maxParallel?: number;
 }
 
-/** A step.action (spec 2.6/2.7): `action` names it, the other members are its parameters. */
+/** A step action (docs/protocol.md, "Step actions"): `action` names it, the other members are its parameters. */
 export interface StepAction {
   action: string;
   [param: string]: unknown;
@@ -75,7 +75,7 @@ export interface StepOutcome extends StepReport {
   source: 'executor' | 'service';
 }
 
-/** step.exec payload (spec 2.5). */
+/** step.exec payload (docs/protocol.md, "step.exec and step.result"). */
 export interface StepExecPayload {
   stepIndex: number;
   timeoutMs: number;
@@ -113,43 +113,33 @@ export type RunEvent =
   | { type: 'STEP_RESULT'; report: StepReport; /** Id of the step.result frame, echoed when it is refused. */ ref?: string }
   | { type: 'CANCEL'; reason?: string }
   | { type: 'EXECUTOR_LOST'; reason: string }
-  // The answer to the recordSteps action, from whoever carries it out: the batch is durable, or it
-  // is not (nothing of it was written).
+  // Answers to the `recordSteps` effect: the batch is durable, or it is not (nothing of it was written).
   | { type: 'STEPS_RECORDED' }
-  | { type: 'STEPS_NOT_RECORDED'; message: string };
+  | { type: 'STEPS_NOT_RECORDED'; message: string }
+  // Answers to the `finishRun` effect: the last outcomes and the verdict are durable, or not.
+  | { type: 'RUN_FINISH_WRITTEN' }
+  | { type: 'RUN_FINISH_FAILED'; message: string };
 
-/** Params of the run machine's sendRunStart action. */
-export interface RunStartParams {
-  runId: string;
-}
-
-/** Params of the run machine's sendRunCancel action. */
-export interface RunCancelParams {
-  runId: string;
-  reason: string;
-}
-
-/** Params of the run machine's sendRunFinished action. */
-export type RunFinishedParams = RunOutput & { runId: string };
-
-/** Params of the run machine's rejectStepResult action: a step.result for a step not in flight. */
-export interface RejectStepResultParams {
-  stepIndex: number;
-  reason: string;
-  ref?: string;
-}
-
-/** Input of the recordSteps actor: outcomes to make durable before the run moves on. */
-export interface RecordStepsInput {
-  runId: string;
-  outcomes: StepOutcome[];
-}
-
-/** Input of the finishRun actor: the last outcomes and the run's verdict, written together. */
-export interface FinishRunInput extends RunOutput {
-  runId: string;
-  outcomes: StepOutcome[];
-}
+/**
+ * The effects the run machine requests, emitted (`actor.on('*', ...)`) in the order the machine
+ * decides them. The run's driver carries them out; `recordSteps` and `finishRun` are durable writes
+ * that must be answered with the events named beside them.
+ */
+export type RunEffect =
+  /** Send run.start; always the first effect of a run. */
+  | { type: 'sendRunStart'; runId: string }
+  /** Send step.exec with this payload. */
+  | { type: 'sendStepExec'; payload: StepExecPayload }
+  /** Write these outcomes, all or nothing. Answer: STEPS_RECORDED or STEPS_NOT_RECORDED. */
+  | { type: 'recordSteps'; runId: string; outcomes: StepOutcome[] }
+  /** Send run.cancel. */
+  | { type: 'sendRunCancel'; runId: string; reason: string }
+  /** Write the last outcomes and the verdict together. Answer: RUN_FINISH_WRITTEN or RUN_FINISH_FAILED. */
+  | ({ type: 'finishRun'; runId: string; outcomes: StepOutcome[] } & RunOutput)
+  /** Send run.finished; the run is durable by then. */
+  | ({ type: 'sendRunFinished'; runId: string } & RunOutput)
+  /** Refuse a step.result for a step not in flight (an E_UNEXPECTED error frame). */
+  | { type: 'rejectStepResult'; stepIndex: number; reason: string; ref?: string };
 
 export interface SessionInput {
   keepaliveMs: number;
@@ -173,12 +163,23 @@ export type SessionEvent =
   | { type: 'FRAME_VALID' }
   | { type: 'FRAME_INVALID'; message: string }
   | { type: 'CLOSE'; code: number; reason: string }
-  | { type: 'SOCKET_CLOSED'; code: number; reason: string };
+  | { type: 'SOCKET_CLOSED'; code: number; reason: string }
+  // Answers to the `registerSession` effect: the session is stored, or it could not be.
+  | { type: 'SESSION_REGISTERED' }
+  | { type: 'SESSION_NOT_REGISTERED'; message: string };
 
-/** Input of the session machine's registerSession actor. */
-export interface RegisterSessionInput {
-  hello: HelloPayload;
-}
+/**
+ * The effects the session machine requests, emitted (`actor.on('*', ...)`) in order. `registerSession`
+ * is a durable write that must be answered with the events named beside it.
+ */
+export type SessionEffect =
+  /** Store the session. Answer: SESSION_REGISTERED or SESSION_NOT_REGISTERED. */
+  | { type: 'registerSession'; hello: HelloPayload }
+  /** Send welcome, with the hello frame's id as ref. */
+  | { type: 'sendWelcome'; ref: string }
+  | { type: 'sendPing' }
+  /** Close the socket from this side. */
+  | { type: 'closeSocket'; code: number; reason: string };
 
 export interface SessionOutput {
   code: number;
@@ -199,7 +200,7 @@ export const CloseCode = {
   internalError: 1011,
 } as const;
 
-/** Error codes of OTP (spec 7.1) plus the protocol-level ones this service adds. */
+/** Error codes of OTP plus the protocol-level ones this service adds (docs/protocol.md, "Error codes"). */
 export const OtpErrorCode = {
   auth: 'E_AUTH',
   version: 'E_VERSION',

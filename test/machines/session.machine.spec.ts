@@ -1,20 +1,7 @@
+// The session machine: handshake, keepalive, invalid frames and closing.
 import { expect } from 'chai';
-import { SimulatedClock, createActor, fromPromise } from 'xstate';
-import { sessionMachine } from '../../machines/session.machine.js';
-import {
-  CloseCode,
-  type HelloPayload,
-  type RegisterSessionInput,
-  type SessionInput,
-} from '../../machines/types.js';
-
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-type Call =
-  | { type: 'registerSession'; params: RegisterSessionInput }
-  | { type: 'sendWelcome'; params: { ref: string } }
-  | { type: 'sendPing' }
-  | { type: 'closeSocket'; params: { code: number; reason: string } };
+import { CloseCode, type HelloPayload, type SessionInput } from '../../machines/types.js';
+import { flush, startSession, tracked, type SessionHarness, type SessionWrites } from './harness.js';
 
 const input: SessionInput = {
   keepaliveMs: 30_000,
@@ -31,32 +18,9 @@ const hello: HelloPayload = {
   projectId: 'prj_1',
 };
 
-function start(options: { register?: (input: RegisterSessionInput) => Promise<void> } = {}) {
-  const calls: Call[] = [];
-  const errors: unknown[] = [];
-  const clock = new SimulatedClock();
-  const machine = sessionMachine.provide({
-    actions: {
-      sendWelcome: (_, params) => void calls.push({ type: 'sendWelcome', params }),
-      sendPing: () => void calls.push({ type: 'sendPing' }),
-      closeSocket: (_, params) => void calls.push({ type: 'closeSocket', params }),
-    },
-    actors: {
-      registerSession: fromPromise<void, RegisterSessionInput>(async ({ input: registration }) => {
-        calls.push({ type: 'registerSession', params: registration });
-        await options.register?.(registration);
-      }),
-    },
-  });
-  const actor = createActor(machine, { input, clock });
-  actor.subscribe({ error: (error) => errors.push(error) });
-  actor.start();
-  return { actor, calls, errors, clock };
-}
+const start = (writes: SessionWrites = {}) => startSession(input, writes);
 
-type Harness = ReturnType<typeof start>;
-
-async function startReady(): Promise<Harness> {
+async function startReady(): Promise<SessionHarness> {
   const h = start();
   h.actor.send({ type: 'HELLO', hello, ref: 'msg_hello' });
   await flush();
@@ -65,7 +29,7 @@ async function startReady(): Promise<Harness> {
   return h;
 }
 
-function expectClosed(h: Harness, code: number, reason: string) {
+function expectClosed(h: SessionHarness, code: number, reason: string) {
   const snapshot = h.actor.getSnapshot();
   expect(snapshot.status).to.equal('done');
   expect(snapshot.value).to.equal('closed');
@@ -73,16 +37,7 @@ function expectClosed(h: Harness, code: number, reason: string) {
 }
 
 describe('session machine', () => {
-  let current: Harness | undefined;
-  const track = (h: Harness) => (current = h);
-
-  afterEach(() => {
-    if (current) {
-      expect(current.errors, 'no actor errors').to.deep.equal([]);
-      current.actor.stop();
-      current = undefined;
-    }
-  });
+  const track = tracked<SessionHarness>();
 
   describe('handshake', () => {
     it('stores the session, then welcomes with the hello frame id as ref', async () => {

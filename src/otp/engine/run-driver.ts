@@ -1,8 +1,9 @@
-// Drives one claimed run: the run machine with its effects supplied (frames to the executor,
-// durable writes to PostgreSQL).
-import { createActor, fromPromise, type ActorRefFrom } from 'xstate';
+// Drives one claimed run: the run machine, and the effects it requests carried out (frames to the
+// executor, durable writes to PostgreSQL).
+import { createActor, type Actor } from 'xstate';
 import { runMachine } from '../../../machines/run.machine.js';
-import type { FinishRunInput, RecordStepsInput, RunOutput, StepExecPayload, StepOutcome, StepReport } from '../../../machines/types.js';
+import { answer } from '../../../machines/effects.js';
+import type { RunEffect, RunEvent, RunOutput, StepExecPayload, StepOutcome, StepReport } from '../../../machines/types.js';
 import { buildFrame, errorFrame } from '../protocol/frames.js';
 import { stepDispatch, type StepDispatchMessage } from './diagnostics.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
@@ -27,33 +28,17 @@ export interface RunDriverDeps {
   stepTimeoutMs: number;
 }
 
-// One machine with its effects for every run, made once (`machine.provide()` builds a whole new
-// machine, a cost worth sparing per run). Each effect finds its driver through the actor system of
-// the run's actor.
-const driversBySystem = new WeakMap<object, RunDriver>();
-const driverOf = (system: object): RunDriver => driversBySystem.get(system)!;
-
-const runMachineWithEffects = runMachine.provide({
-  actions: {
-    sendRunStart: ({ system }) => driverOf(system).sendRunStart(),
-    sendStepExec: ({ system }, payload) => driverOf(system).sendStepExec(payload),
-    recordSteps: ({ system }, input) => driverOf(system).recordSteps(input),
-    sendRunCancel: ({ system }, { reason }) => driverOf(system).sendRunCancel(reason),
-    sendRunFinished: ({ system }, output) => driverOf(system).sendRunFinished(output),
-    rejectStepResult: ({ system }, { stepIndex, reason, ref }) => driverOf(system).rejectStepResult(stepIndex, reason, ref),
-  },
-  actors: {
-    finishRun: fromPromise<void, FinishRunInput>(({ input, system }) => driverOf(system).finishRun(input)),
-  },
-});
-
 const needsEvidenceCheck = (outcomes: StepOutcome[]) => outcomes.some((o) => o.evidence?.screenshotAssetId);
+
+type Effect<T extends RunEffect['type']> = Extract<RunEffect, { type: T }>;
 
 export class RunDriver {
   readonly id: string;
   readonly done: Promise<RunOutput>;
-  private readonly actor: ActorRefFrom<typeof runMachine>;
+  private readonly actor: Actor<typeof runMachine>;
   private readonly fields: { sessionId: string; runId: string };
+  private readonly send: (event: RunEvent) => void;
+  private rejectDone!: (err: unknown) => void;
   private durationMs = 0;
   // When the step.result now being acted on arrived; cleared by the step.exec it leads to, or its refusal.
   private resultAt: number | undefined;
@@ -66,11 +51,13 @@ export class RunDriver {
   ) {
     this.id = run.id;
     this.fields = { sessionId: channel.id, runId: run.id };
-    this.actor = createActor(runMachineWithEffects, {
+    // One machine for every run: each driver only listens to its own actor's effects.
+    this.actor = createActor(runMachine, {
       input: { runId: run.id, steps: run.steps, capabilities, vars: run.vars, graceMs: deps.graceMs },
     });
-    driversBySystem.set(this.actor.system, this);
+    this.send = this.actor.send;
     this.done = new Promise<RunOutput>((resolve, reject) => {
+      this.rejectDone = reject;
       this.actor.subscribe({
         complete: () => resolve(this.actor.getSnapshot().output as RunOutput),
         error: (err) => {
@@ -79,11 +66,37 @@ export class RunDriver {
         },
       });
     });
+    this.actor.on('*', (effect) => this.carryOut(effect));
   }
 
-  // ---- effects of the run machine (see runMachineWithEffects) ----
+  /** Every effect the run machine requests arrives here, in the order the machine decided them. */
+  private carryOut(effect: RunEffect): void {
+    try {
+      switch (effect.type) {
+        case 'sendRunStart':
+          return this.sendRunStart();
+        case 'sendStepExec':
+          return this.sendStepExec(effect.payload);
+        case 'recordSteps':
+          return this.recordSteps(effect);
+        case 'sendRunCancel':
+          return this.sendRunCancel(effect.reason);
+        case 'finishRun':
+          return this.finishRun(effect);
+        case 'sendRunFinished':
+          return this.sendRunFinished(effect);
+        case 'rejectStepResult':
+          return this.rejectStepResult(effect.stepIndex, effect.reason, effect.ref);
+      }
+    } catch (err) {
+      // An effect that throws stops the run, as a failed actor would.
+      this.deps.log.error('run effect failed', { runId: this.run.id, effect: effect.type, err });
+      this.rejectDone(err);
+      this.actor.stop();
+    }
+  }
 
-  sendRunStart(): void {
+  private sendRunStart(): void {
     const { run, deps } = this;
     this.channel.send(
       buildFrame('run.start', this.fields, {
@@ -97,7 +110,7 @@ export class RunDriver {
     );
   }
 
-  sendStepExec(payload: StepExecPayload): void {
+  private sendStepExec(payload: StepExecPayload): void {
     this.channel.send(buildFrame('step.exec', this.fields, payload));
     if (this.resultAt !== undefined && stepDispatch.hasSubscribers) {
       const message: StepDispatchMessage = { runId: this.run.id, stepIndex: payload.stepIndex, ms: performance.now() - this.resultAt };
@@ -106,11 +119,11 @@ export class RunDriver {
     this.resultAt = undefined;
   }
 
-  sendRunCancel(reason: string): void {
+  private sendRunCancel(reason: string): void {
     this.channel.send(buildFrame('run.cancel', this.fields, { runId: this.run.id, reason }));
   }
 
-  sendRunFinished(output: RunOutput): void {
+  private sendRunFinished(output: RunOutput): void {
     this.channel.send(
       buildFrame('run.finished', this.fields, {
         runId: this.run.id,
@@ -122,29 +135,31 @@ export class RunDriver {
     );
   }
 
-  rejectStepResult(stepIndex: number, reason: string, ref?: string): void {
+  private rejectStepResult(stepIndex: number, reason: string, ref?: string): void {
     this.resultAt = undefined;
     this.channel.send(errorFrame('E_UNEXPECTED', `step.result for step ${stepIndex} rejected: ${reason}`, { ...this.fields, ref }));
   }
 
   /** Writes the batch, then answers the machine: STEPS_RECORDED, or STEPS_NOT_RECORDED with the reason. */
-  recordSteps({ runId, outcomes }: RecordStepsInput): void {
+  private recordSteps({ runId, outcomes }: Effect<'recordSteps'>): void {
     const write = (checked: StepOutcome[]) => this.deps.writer.write(checked.map((outcome) => ({ runId, outcome })));
     // Without evidence to check (nearly every step), the write starts in this tick.
     const written = needsEvidenceCheck(outcomes) && this.deps.verifyEvidence
       ? this.deps.verifyEvidence(runId, outcomes).then(write)
       : write(outcomes);
-    written.then(
-      () => this.actor.send({ type: 'STEPS_RECORDED' }),
-      (err: unknown) => this.actor.send({ type: 'STEPS_NOT_RECORDED', message: err instanceof Error ? err.message : String(err) }),
-    );
+    answer<RunEvent>(written, this.send, { type: 'STEPS_RECORDED' }, (message) => ({ type: 'STEPS_NOT_RECORDED', message }));
   }
 
-  async finishRun(input: FinishRunInput): Promise<void> {
+  /** Writes the last outcomes and the verdict, then answers: RUN_FINISH_WRITTEN, or RUN_FINISH_FAILED with the reason. */
+  private finishRun(effect: Effect<'finishRun'>): void {
+    answer<RunEvent>(this.writeFinish(effect), this.send, { type: 'RUN_FINISH_WRITTEN' }, (message) => ({ type: 'RUN_FINISH_FAILED', message }));
+  }
+
+  private async writeFinish({ runId, outcomes, status, counts, reason }: Effect<'finishRun'>): Promise<void> {
     const { deps } = this;
-    const outcomes = await this.verified(input.runId, input.outcomes);
-    this.durationMs = await deps.store.finishRun({ ...input, outcomes });
-    await deps.onFinished?.(input.runId).catch((err) => deps.log.error('after-run hook failed', { runId: input.runId, err }));
+    const verified = await this.verified(runId, outcomes);
+    this.durationMs = await deps.store.finishRun({ runId, status, counts, reason, outcomes: verified });
+    await deps.onFinished?.(runId).catch((err) => deps.log.error('after-run hook failed', { runId, err }));
   }
 
   private async verified(runId: string, outcomes: StepOutcome[]): Promise<StepOutcome[]> {

@@ -1,8 +1,18 @@
-// One executor connection: the session machine with its effects, and the routing of inbound frames.
-// It knows nothing of uWebSockets.js; the adapter hands it text and a Connection.
-import { createActor, fromPromise, type ActorRefFrom } from 'xstate';
+// One executor connection: the session machine, the effects it requests carried out, and the
+// routing of inbound frames. It knows nothing of uWebSockets.js; the adapter hands it text and a
+// Connection.
+import { createActor, type Actor } from 'xstate';
 import { sessionMachine } from '../../../machines/session.machine.js';
-import { CloseCode, OtpErrorCode, type Capabilities, type HelloPayload, type SessionOutput } from '../../../machines/types.js';
+import { answer } from '../../../machines/effects.js';
+import {
+  CloseCode,
+  OtpErrorCode,
+  type Capabilities,
+  type HelloPayload,
+  type SessionEffect,
+  type SessionEvent,
+  type SessionOutput,
+} from '../../../machines/types.js';
 import { validateInbound } from '../protocol/validators.js';
 import { buildFrame, errorFrame, majorVersion, OTP_VERSION } from '../protocol/frames.js';
 import { newId } from '../../ids.js';
@@ -33,23 +43,6 @@ export interface SessionDeps {
   hooks: SessionHooks;
 }
 
-// One machine with its effects for every session, made once: `machine.provide()` builds a whole new
-// machine (about 14 KiB of heap and a good deal of CPU), too much to repeat per connection. Each
-// effect finds its session through the actor system of the session's actor.
-const sessionsBySystem = new WeakMap<object, ExecutorSession>();
-const sessionOf = (system: object): ExecutorSession => sessionsBySystem.get(system)!;
-
-const sessionMachineWithEffects = sessionMachine.provide({
-  actions: {
-    sendWelcome: ({ system }, { ref }) => sessionOf(system).sendWelcome(ref),
-    sendPing: ({ system }) => sessionOf(system).sendPing(),
-    closeSocket: ({ system }, { code, reason }) => sessionOf(system).closeSocket(code, reason),
-  },
-  actors: {
-    registerSession: fromPromise<void, { hello: HelloPayload }>(({ input, system }) => sessionOf(system).register(input.hello)),
-  },
-});
-
 export class ExecutorSession {
   readonly id = newId('ots');
   readonly runs = new Map<string, RunDriver>();
@@ -57,7 +50,7 @@ export class ExecutorSession {
   maxParallel = 1;
   ready = false;
   closed = false;
-  private readonly actor: ActorRefFrom<typeof sessionMachine>;
+  private readonly actor: Actor<typeof sessionMachine>;
 
   constructor(
     readonly principal: Principal,
@@ -65,7 +58,8 @@ export class ExecutorSession {
     private readonly deps: SessionDeps,
   ) {
     const { otp } = deps;
-    this.actor = createActor(sessionMachineWithEffects, {
+    // One machine for every session: each session only listens to its own actor's effects.
+    this.actor = createActor(sessionMachine, {
       input: {
         keepaliveMs: otp.keepaliveSec * 1000,
         pongTimeoutMs: otp.pongTimeoutMs,
@@ -73,21 +67,46 @@ export class ExecutorSession {
         maxInvalidFrames: otp.maxInvalidFrames,
       },
     });
-    sessionsBySystem.set(this.actor.system, this);
     this.actor.subscribe({
       complete: () => this.finish(this.actor.getSnapshot().output as SessionOutput),
-      error: (err) => {
-        deps.log.error('session actor failed', { sessionId: this.id, err });
-        this.conn.close(CloseCode.internalError, 'internal error');
-        this.finish({ code: CloseCode.internalError, reason: 'internal error' });
-      },
+      error: (err) => this.failed('session actor failed', err),
     });
+    this.actor.on('*', (effect) => this.carryOut(effect));
     this.actor.start();
   }
 
-  // ---- effects of the session machine (see sessionMachineWithEffects) ----
+  /** Every effect the session machine requests arrives here, in the order the machine decided them. */
+  private carryOut(effect: SessionEffect): void {
+    try {
+      switch (effect.type) {
+        case 'registerSession':
+          return answer<SessionEvent>(
+            this.register(effect.hello),
+            this.actor.send,
+            { type: 'SESSION_REGISTERED' },
+            (message) => ({ type: 'SESSION_NOT_REGISTERED', message }),
+          );
+        case 'sendWelcome':
+          return this.sendWelcome(effect.ref);
+        case 'sendPing':
+          return this.sendPing();
+        case 'closeSocket':
+          return this.conn.close(effect.code, effect.reason);
+      }
+    } catch (err) {
+      // An effect that throws ends the session, as a failed actor would.
+      this.failed('session effect failed', err);
+      this.actor.stop();
+    }
+  }
 
-  sendWelcome(ref: string): void {
+  private failed(message: string, err: unknown): void {
+    this.deps.log.error(message, { sessionId: this.id, err });
+    this.conn.close(CloseCode.internalError, 'internal error');
+    this.finish({ code: CloseCode.internalError, reason: 'internal error' });
+  }
+
+  private sendWelcome(ref: string): void {
     const { otp } = this.deps;
     this.send(
       buildFrame('welcome', { sessionId: this.id, ref }, {
@@ -107,15 +126,11 @@ export class ExecutorSession {
     this.deps.hooks.ready(this);
   }
 
-  sendPing(): void {
+  private sendPing(): void {
     this.send(buildFrame('ping', { sessionId: this.id }));
   }
 
-  closeSocket(code: number, reason: string): void {
-    this.conn.close(code, reason);
-  }
-
-  async register(hello: HelloPayload): Promise<void> {
+  private async register(hello: HelloPayload): Promise<void> {
     const { principal, deps } = this;
     this.capabilities = hello.capabilities ?? {};
     this.maxParallel = this.capabilities.maxParallel ?? deps.otp.defaultMaxParallel;
