@@ -15,7 +15,9 @@ import { hasScope, type Principal, type Scope } from '../auth/principal.js';
 import { etagOf, parseIfMatch, type IfMatch } from './conditional.js';
 import { checkIdempotencyKey, IDEMPOTENCY_HEADER, requestHash, type IdempotencyStore, type IdempotencyScope } from './idempotency.js';
 
-export type JsonSchema = Record<string, unknown>;
+import type { JsonSchema } from '../validation/schema-registry.js';
+
+export type { JsonSchema };
 
 /** A handler's answer already serialised (a cached read): sent as application/json as it is. */
 export class JsonText {
