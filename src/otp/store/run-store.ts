@@ -1,7 +1,19 @@
-// Durable state of OTP runs and sessions. Plain knex: these are the engine's hot paths.
+// Durable state of OTP runs, their steps and the executor sessions that drive them: every statement
+// the engine makes on otp_runs, otp_run_steps and otp_sessions is a method here, so the engine holds
+// no SQL. Plain knex and hand-written statements: insertRun, claimRuns and recordSteps are the
+// engine's hot paths, one round trip each.
 import type pg from 'pg';
 import type { Db } from '../../db/connect.js';
-import { ACTIVE_RUN_STATUSES, type FinalRunStatus, type PlannedStep, type RunCounts, type StepOutcome, type Capabilities } from '../../../machines/types.js';
+import {
+  ACTIVE_RUN_STATUSES,
+  type Capabilities,
+  type FinalRunStatus,
+  type PlannedStep,
+  type RunCounts,
+  type RunStatus,
+  type StepOutcome,
+} from '../../../machines/types.js';
+import { readRun, type RunView } from './run-views.js';
 
 export interface RunCaseRef {
   id: string;
@@ -259,6 +271,56 @@ export class RunStore {
     });
   }
 
+  /** The run's view as REST answers it (run-views.ts), read from PostgreSQL. */
+  readRun(projectId: string, runId: string): Promise<RunView> {
+    return readRun(this.db, projectId, runId);
+  }
+
+  /** The run's status, or null when the project has no such run. */
+  async runStatus(projectId: string, runId: string): Promise<RunStatus | null> {
+    const row = await this.db('otp_runs').where({ id: runId, project_id: projectId }).first('status');
+    return row?.status ?? null;
+  }
+
+  /**
+   * Marks a run in progress as asked to cancel, for the process that holds it (its reconcile finds
+   * the mark when the notice is missed). Only while it runs: a finished run never changes (its view
+   * may be cached, see RunViewCache).
+   */
+  async requestCancel(runId: string): Promise<void> {
+    await this.db('otp_runs')
+      .where({ id: runId })
+      .whereIn('status', ACTIVE_RUN_STATUSES)
+      .whereNull('cancel_requested_at')
+      .update({ cancel_requested_at: this.db.fn.now() });
+  }
+
+  /** Who queued runs wait for: each project with queued runs, by the session asked for (null: any). */
+  async queuedDemand(): Promise<Array<{ projectId: string; sessionId: string | null }>> {
+    const rows: Array<{ project_id: string; requested_session_id: string | null }> = await this.db('otp_runs')
+      .where('status', 'queued')
+      .distinct('project_id', 'requested_session_id');
+    return rows.map((r) => ({ projectId: r.project_id, sessionId: r.requested_session_id }));
+  }
+
+  /** Queued runs of a project (to cancel them when the project closes). */
+  queuedRunIds(projectId: string): Promise<string[]> {
+    return this.db('otp_runs').where({ project_id: projectId, status: 'queued' }).pluck('id');
+  }
+
+  /** Runs a process drives. */
+  runningRunIds(instanceId: string): Promise<string[]> {
+    return this.db('otp_runs').where({ instance_id: instanceId, status: 'running' }).pluck('id');
+  }
+
+  /** Runs a process drives that were asked to cancel (the cancel notice may not have reached it). */
+  cancelRequestedRunIds(instanceId: string): Promise<string[]> {
+    return this.db('otp_runs')
+      .where({ instance_id: instanceId, status: 'running' })
+      .whereNotNull('cancel_requested_at')
+      .pluck('id');
+  }
+
   /** Cancels a run that no session has claimed yet; false when it was claimed (or finished) first. */
   async cancelQueuedRun(runId: string, reason: string): Promise<boolean> {
     return this.db.transaction(async (trx) => {
@@ -299,6 +361,17 @@ export class RunStore {
       capabilities: JSON.stringify(session.capabilities),
       max_parallel: session.maxParallel,
     });
+  }
+
+  /** The session's status, or null when the project has no such session. */
+  async sessionStatus(projectId: string, sessionId: string): Promise<'open' | 'closed' | null> {
+    const row = await this.db('otp_sessions').where({ id: sessionId, project_id: projectId }).first('status');
+    return row?.status ?? null;
+  }
+
+  /** Sessions a process holds open. */
+  openSessionIds(instanceId: string): Promise<string[]> {
+    return this.db('otp_sessions').where({ instance_id: instanceId, status: 'open' }).pluck('id');
   }
 
   /** Marks a session closed and finishes the queued runs that were asked for it alone. */
