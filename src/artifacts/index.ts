@@ -31,18 +31,8 @@ export interface Artifacts {
   stop(): Promise<void>;
 }
 
-export async function createArtifacts({
-  config,
-  db,
-  log,
-  runResults,
-}: {
-  config: Config;
-  db: Db;
-  log: Logger;
-  /** OTP runs as test results need them (the OTP store). */
-  runResults: RunResultsSource;
-}): Promise<Artifacts> {
+/** `runResults`: the OTP runs whose test results this room records (the OTP store implements it). */
+export async function createArtifacts({ config, db, log, runResults }: { config: Config; db: Db; log: Logger; runResults: RunResultsSource }): Promise<Artifacts> {
   const links = new LinkService(db, artifactRegistry);
   const routes: RouteDef[] = [];
   for (const def of artifactDefinitions) {

@@ -1,4 +1,4 @@
-// Test results of OTP runs (record_test_result): when a run started with a testRunId has its verdict,
+// Test results of OTP runs: when a run started with a testRunId has its verdict,
 // one result per test case of the run goes into that test run, and finishTestRun closes it.
 // Recording is idempotent (a unique index on otpRunId + testCaseId) and marked on the run, so the
 // sweep can safely retry runs whose hook never ran (a process that died, a run finished as orphaned).
@@ -106,9 +106,10 @@ export class RunResultRecorder {
     for (const step of run.steps) byCase.get(step.testCaseId)?.push(step);
 
     const executedAt = run.finishedAt?.toISOString() ?? new Date().toISOString();
-    // The results, the closing of the test run and the mark on the OTP run commit together: the
-    // store writes its mark inside this transaction. A retry (the sweep) after a failure finds
-    // nothing recorded; a retry racing a success inserts nothing twice (the unique index).
+    // The results, the closing of the test run and the mark on the OTP run commit together (the
+    // store writes its mark inside this transaction): after a failure none of them stands and the
+    // sweep records the run again from the start; a hook and a sweep racing on one run insert each
+    // result once (the unique index) and mark it twice, harmlessly.
     await db.transaction(async (trx) => {
       for (const [testCaseId, caseSteps] of byCase) {
         const status = caseOutcome(caseSteps);
