@@ -107,7 +107,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       engine.reconcile().catch((err) => log.error('reconcile failed', { err }));
     },
   );
-  const instances = new InstanceRegistry(new InstanceStore(db), store, log, instanceId, {
+  const instances = new InstanceRegistry(new InstanceStore(db, store), log, instanceId, {
     heartbeatMs: config.heartbeatMs,
     timeoutMs: config.instanceTimeoutMs,
   });

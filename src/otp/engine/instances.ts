@@ -2,7 +2,6 @@
 // closes its sessions and finishes its runs as `error`, keeping every step that was already reported.
 import os from 'node:os';
 import type { InstanceStore } from '../store/instance-store.js';
-import type { RunStore } from '../store/run-store.js';
 import type { Logger } from '../../log.js';
 
 export class InstanceRegistry {
@@ -10,7 +9,6 @@ export class InstanceRegistry {
 
   constructor(
     private readonly instances: InstanceStore,
-    private readonly runs: RunStore,
     private readonly log: Logger,
     readonly id: string,
     private readonly options: { heartbeatMs: number; timeoutMs: number },
@@ -36,18 +34,11 @@ export class InstanceRegistry {
     for (const instanceId of dead) await this.finishInstance(instanceId, 'service process stopped responding');
   }
 
-  /**
-   * Closes what a process held: used for dead peers and, on shutdown, for this process itself. The
-   * row goes last, so a sweep cut short (this process dying too) is taken up by the next one.
-   */
+  /** Closes what a process held: used for dead peers and, on shutdown, for this process itself. */
   async finishInstance(instanceId: string, reason: string): Promise<void> {
-    const runIds = await this.runs.runningRunIds(instanceId);
-    await this.runs.finishOrphanedRuns(runIds, { status: 'error', code: 'E_INTERNAL', reason });
-    const sessionIds = await this.runs.openSessionIds(instanceId);
-    for (const id of sessionIds) await this.runs.closeSession(id, 1001, reason);
-    await this.instances.remove(instanceId);
-    if (runIds.length || sessionIds.length) {
-      this.log.info('finished the work of a stopped process', { instanceId, runs: runIds.length, sessions: sessionIds.length });
+    const finished = await this.instances.release(instanceId, reason);
+    if (finished.runs || finished.sessions) {
+      this.log.info('finished the work of a stopped process', { instanceId, ...finished });
     }
   }
 

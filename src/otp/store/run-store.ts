@@ -239,36 +239,45 @@ export class RunStore {
   async finishOrphanedRuns(
     runIds: string[],
     verdict: { status: FinalRunStatus; code: string; reason: string },
+    /** The caller's transaction (InstanceStore.release); else one of its own. */
+    trx?: Db,
   ): Promise<void> {
     if (!runIds.length) return;
-    await this.db.transaction(async (trx) => {
-      await trx('otp_run_steps')
-        .whereIn('run_id', runIds)
-        .where('status', 'pending')
-        .update({
-          status: 'skip',
-          source: 'service',
-          error: JSON.stringify({ code: verdict.code, message: verdict.reason }),
-          finished_at: trx.fn.now(),
-        });
-      await trx.raw(
-        `UPDATE otp_runs r SET status = ?, reason = ?, finished_at = now(),
-                duration_ms = coalesce((extract(epoch from now() - r.started_at) * 1000)::int, 0),
-                passed = c.passed, failed = c.failed, skipped = c.skipped
-           FROM (SELECT run_id,
-                        count(*) FILTER (WHERE status = 'pass') AS passed,
-                        count(*) FILTER (WHERE status IN ('fail', 'error')) AS failed,
-                        count(*) FILTER (WHERE status = 'skip') AS skipped
-                   FROM otp_run_steps WHERE run_id = ANY(?) GROUP BY run_id) c
-          WHERE r.id = c.run_id AND r.status = ANY(?)`,
-        [verdict.status, verdict.reason, runIds, [...ACTIVE_RUN_STATUSES]],
-      );
-      // Runs without steps have no row in the counting subquery.
-      await trx('otp_runs')
-        .whereIn('id', runIds)
-        .whereIn('status', ACTIVE_RUN_STATUSES)
-        .update({ status: verdict.status, reason: verdict.reason, finished_at: trx.fn.now(), duration_ms: 0 });
-    });
+    if (trx) await this.finishOrphanedIn(trx, runIds, verdict);
+    else await this.db.transaction((own) => this.finishOrphanedIn(own, runIds, verdict));
+  }
+
+  private async finishOrphanedIn(
+    trx: Db,
+    runIds: string[],
+    verdict: { status: FinalRunStatus; code: string; reason: string },
+  ): Promise<void> {
+    await trx('otp_run_steps')
+      .whereIn('run_id', runIds)
+      .where('status', 'pending')
+      .update({
+        status: 'skip',
+        source: 'service',
+        error: JSON.stringify({ code: verdict.code, message: verdict.reason }),
+        finished_at: trx.fn.now(),
+      });
+    await trx.raw(
+      `UPDATE otp_runs r SET status = ?, reason = ?, finished_at = now(),
+              duration_ms = coalesce((extract(epoch from now() - r.started_at) * 1000)::int, 0),
+              passed = c.passed, failed = c.failed, skipped = c.skipped
+         FROM (SELECT run_id,
+                      count(*) FILTER (WHERE status = 'pass') AS passed,
+                      count(*) FILTER (WHERE status IN ('fail', 'error')) AS failed,
+                      count(*) FILTER (WHERE status = 'skip') AS skipped
+                 FROM otp_run_steps WHERE run_id = ANY(?) GROUP BY run_id) c
+        WHERE r.id = c.run_id AND r.status = ANY(?)`,
+      [verdict.status, verdict.reason, runIds, [...ACTIVE_RUN_STATUSES]],
+    );
+    // Runs without steps have no row in the counting subquery.
+    await trx('otp_runs')
+      .whereIn('id', runIds)
+      .whereIn('status', ACTIVE_RUN_STATUSES)
+      .update({ status: verdict.status, reason: verdict.reason, finished_at: trx.fn.now(), duration_ms: 0 });
   }
 
   /** The run's view as REST answers it (run-views.ts), read from PostgreSQL. */
@@ -309,8 +318,8 @@ export class RunStore {
   }
 
   /** Runs a process drives. */
-  runningRunIds(instanceId: string): Promise<string[]> {
-    return this.db('otp_runs').where({ instance_id: instanceId, status: 'running' }).pluck('id');
+  runningRunIds(instanceId: string, trx: Db = this.db): Promise<string[]> {
+    return trx('otp_runs').where({ instance_id: instanceId, status: 'running' }).pluck('id');
   }
 
   /** Runs a process drives that were asked to cancel (the cancel notice may not have reached it). */
@@ -370,16 +379,17 @@ export class RunStore {
   }
 
   /** Sessions a process holds open. */
-  openSessionIds(instanceId: string): Promise<string[]> {
-    return this.db('otp_sessions').where({ instance_id: instanceId, status: 'open' }).pluck('id');
+  openSessionIds(instanceId: string, trx: Db = this.db): Promise<string[]> {
+    return trx('otp_sessions').where({ instance_id: instanceId, status: 'open' }).pluck('id');
   }
 
   /** Marks a session closed and finishes the queued runs that were asked for it alone. */
-  async closeSession(id: string, code: number, reason: string): Promise<void> {
-    await this.db('otp_sessions')
+  async closeSession(id: string, code: number, reason: string, trx?: Db): Promise<void> {
+    const db = trx ?? this.db;
+    await db('otp_sessions')
       .where({ id, status: 'open' })
-      .update({ status: 'closed', closed_at: this.db.fn.now(), close_code: code, close_reason: reason });
-    const stranded = await this.db('otp_runs').where({ requested_session_id: id, status: 'queued' }).pluck('id');
-    await this.finishOrphanedRuns(stranded, { status: 'error', code: 'E_INTERNAL', reason: `session ${id} closed before the run started` });
+      .update({ status: 'closed', closed_at: db.fn.now(), close_code: code, close_reason: reason });
+    const stranded = await db('otp_runs').where({ requested_session_id: id, status: 'queued' }).pluck('id');
+    await this.finishOrphanedRuns(stranded, { status: 'error', code: 'E_INTERNAL', reason: `session ${id} closed before the run started` }, trx);
   }
 }
