@@ -9,13 +9,15 @@ import { startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.js';
 import { Notifier } from './db/notifier.js';
 import { RunViewCache } from './otp/store/run-view-cache.js';
 import { RunFacts } from './otp/store/run-facts.js';
-import { KeyCache } from './auth/keys.js';
+import { KeyCache, keyIdsOfProject } from './auth/keys.js';
 import { RateCounter } from './rest/middleware/rate-limit.js';
 import { bootstrapAdminKey, type BootstrapResult } from './auth/bootstrap.js';
 import { newId } from './ids.js';
 import { Api } from './rest/route.js';
 import { createRestApp } from './rest/app.js';
 import { RunStore } from './otp/store/run-store.js';
+import { InstanceStore } from './otp/store/instance-store.js';
+import { RunResultsStore } from './otp/store/run-results-store.js';
 import { StepWriter } from './otp/engine/step-writer.js';
 import { OtpEngine } from './otp/engine/engine.js';
 import { InstanceRegistry } from './otp/engine/instances.js';
@@ -75,12 +77,15 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const writer = new StepWriter(store);
   const notifier = new Notifier(db, databaseUrl, instanceId, log);
   const runViews = new RunViewCache(config.runViewCacheBytes);
+  // The ports between rooms: assets and the artifacts room read OTP runs through the OTP store, the
+  // planner reads test cases through the artifacts room, the engine reads a project's keys through auth.
   const assets = await createAssets({ config, db, log, evidenceChanged: (runId) => runViews.invalidate(runId), runs: new RunFacts(db) });
-  const artifacts = await createArtifacts({ config, db, log });
+  const artifacts = await createArtifacts({ config, db, log, runResults: new RunResultsStore(db) });
   const engine = new OtpEngine({
-    db,
     store,
     writer,
+    testCases: artifacts.testCases,
+    projectKeyIds: (projectId) => keyIdsOfProject(db, projectId),
     notifier,
     config,
     instanceId,
@@ -103,7 +108,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       engine.reconcile().catch((err) => log.error('reconcile failed', { err }));
     },
   );
-  const instances = new InstanceRegistry(db, store, log, instanceId, {
+  const instances = new InstanceRegistry(new InstanceStore(db, store), log, instanceId, {
     heartbeatMs: config.heartbeatMs,
     timeoutMs: config.instanceTimeoutMs,
   });

@@ -12,7 +12,9 @@ import { artifactDefinitions } from './registry.js';
 import { ArtifactStore } from './store.js';
 import { LinkService, linkRoutes } from './links.js';
 import { coverageRoute } from './coverage.js';
-import { RunResultRecorder } from './tests/run-results.js';
+import { RunResultRecorder, type RunResultsSource } from './tests/run-results.js';
+import { ArtifactTestCaseSource } from './tests/test-case-source.js';
+import type { TestCaseSource } from '../otp/engine/test-case-source.js';
 
 export { artifactDefinitions };
 
@@ -24,10 +26,13 @@ export interface Artifacts {
   routes: RouteDef[];
   /** Called when an OTP run's verdict is durable: records test results for its testRunId. */
   onRunFinished(runId: string): Promise<void>;
+  /** Test cases, plans and test runs for the OTP run planner. */
+  testCases: TestCaseSource;
   stop(): Promise<void>;
 }
 
-export async function createArtifacts({ config, db, log }: { config: Config; db: Db; log: Logger }): Promise<Artifacts> {
+/** `runResults`: the OTP runs whose test results this room records (the OTP store implements it). */
+export async function createArtifacts({ config, db, log, runResults }: { config: Config; db: Db; log: Logger; runResults: RunResultsSource }): Promise<Artifacts> {
   const links = new LinkService(db, artifactRegistry);
   const routes: RouteDef[] = [];
   for (const def of artifactDefinitions) {
@@ -45,7 +50,7 @@ export async function createArtifacts({ config, db, log }: { config: Config; db:
     if (def.coverage) routes.push(coverageRoute(def, db));
   }
 
-  const recorder = new RunResultRecorder(db, log);
+  const recorder = new RunResultRecorder(db, runResults, log);
   // The safety net for results whose hook never ran (a process died, a run finished as orphaned).
   const sweepTimer = setInterval(() => {
     recorder.sweep().catch((err) => log.error('test result sweep failed', { err }));
@@ -55,6 +60,7 @@ export async function createArtifacts({ config, db, log }: { config: Config; db:
   return {
     routes,
     onRunFinished: (runId) => recorder.record(runId),
+    testCases: new ArtifactTestCaseSource(db),
     stop: async () => clearInterval(sweepTimer),
   };
 }

@@ -64,6 +64,14 @@ export async function createKey(
 }
 
 /**
+ * Ids of every key of a project, revoked ones too: when the project is archived or deleted, the OTP
+ * engine closes the executor sessions of each (a revoked key has none left; asking costs nothing).
+ */
+export function keyIdsOfProject(db: Db, projectId: string): Promise<string[]> {
+  return db('api_keys').where('project_id', projectId).pluck('id');
+}
+
+/**
  * The principal a secret stands for, or null when it is unknown, revoked or its project is deleted.
  * Keys of an archived project still authenticate (reads work; writes are refused by the REST layer)
  * unless `activeOnly` asks for an active project (OTP sessions).

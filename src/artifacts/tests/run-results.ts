@@ -1,23 +1,56 @@
-// Test results of OTP runs (record_test_result): when a run started with a testRunId has its verdict,
+// Test results of OTP runs: when a run started with a testRunId has its verdict,
 // one result per test case of the run goes into that test run, and finishTestRun closes it.
 // Recording is idempotent (a unique index on otpRunId + testCaseId) and marked on the run, so the
 // sweep can safely retry runs whose hook never ran (a process that died, a run finished as orphaned).
+// The runs themselves belong to the OTP room: this module reads and marks them only through the
+// RunResultsSource port below, which the OTP store implements.
 import type { Db } from '../../db/connect.js';
 import type { Logger } from '../../log.js';
 import { newId } from '../../ids.js';
-import { FINAL_RUN_STATUSES, isFinalRunStatus, OtpErrorCode } from '../../../machines/types.js';
+import { OtpErrorCode } from '../../../machines/types.js';
 
 export const RESULT_STATUSES = ['passed', 'failed', 'skipped', 'blocked', 'error', 'cancelled'] as const;
 export type ResultStatus = (typeof RESULT_STATUSES)[number];
 
-export interface StepOutcomeRow {
-  case_index: number;
-  test_case_id: string;
+/** One step of a finished OTP run, as far as its test case's result is concerned. */
+export interface RunStepOutcome {
+  testCaseId: string;
   status: 'pending' | 'pass' | 'fail' | 'skip' | 'error';
   source: 'executor' | 'service' | null;
   error: { code?: string } | null;
-  duration_ms: number | null;
+  durationMs: number | null;
   evidence: { screenshotAssetId?: string } | null;
+}
+
+/** A finished OTP run whose results are not recorded yet. */
+export interface RunOwingResults {
+  id: string;
+  tenantId: string;
+  projectId: string;
+  status: string;
+  reason: string | null;
+  sessionId: string | null;
+  testRunId: string;
+  finishTestRun: boolean;
+  /** The run's test cases in run order (a case may be listed twice). */
+  testCases: ReadonlyArray<{ id: string }>;
+  finishedAt: Date | null;
+  /** In step order. */
+  steps: RunStepOutcome[];
+}
+
+/**
+ * What recording needs of OTP runs. Declared here, implemented by the OTP store
+ * (src/otp/store/run-results-store.ts) and wired in src/service.ts, so this room never reads or
+ * writes the OTP tables itself.
+ */
+export interface RunResultsSource {
+  /** The run with its step outcomes, or null when it owes no results (none asked, not finished, already recorded). */
+  runOwingResults(runId: string): Promise<RunOwingResults | null>;
+  /** Ids of runs finished more than `olderThanMs` ago that still owe results, oldest first. */
+  runsOwingResults(olderThanMs: number, limit: number): Promise<string[]>;
+  /** Marks the run's results recorded; inside `trx` when given, so it commits with the results. */
+  markResultsRecorded(runId: string, trx?: Db): Promise<void>;
 }
 
 // Most telling first: a case that failed anywhere failed, whatever else happened to it.
@@ -31,7 +64,7 @@ const PRECEDENCE: ResultStatus[] = ['failed', 'error', 'cancelled', 'passed', 's
  * - passed: at least one step passed and the others passed or were skipped (capability skips);
  * - skipped: every step was skipped, or the case has no steps.
  */
-export function caseOutcome(steps: ReadonlyArray<Pick<StepOutcomeRow, 'status' | 'source' | 'error'>>): ResultStatus {
+export function caseOutcome(steps: ReadonlyArray<Pick<RunStepOutcome, 'status' | 'source' | 'error'>>): ResultStatus {
   const seen = new Set<ResultStatus>();
   for (const step of steps) {
     const code = step.error?.code;
@@ -52,43 +85,43 @@ export function caseOutcome(steps: ReadonlyArray<Pick<StepOutcomeRow, 'status' |
 export class RunResultRecorder {
   constructor(
     private readonly db: Db,
+    private readonly runs: RunResultsSource,
     private readonly log: Logger,
   ) {}
 
   /** Records the results of one finished run (no-op for runs without a test run, or already recorded). */
   async record(runId: string): Promise<void> {
-    const { db } = this;
-    const run = await db('otp_runs').where('id', runId).first();
-    if (!run || !run.test_run_id || run.results_recorded_at || !isFinalRunStatus(run.status)) return;
-    const testRun = await db('artifacts').where({ id: run.test_run_id, project_id: run.project_id, kind: 'test_run' }).first('id');
+    const { db, runs } = this;
+    const run = await runs.runOwingResults(runId);
+    if (!run) return;
+    const testRun = await db('artifacts').where({ id: run.testRunId, project_id: run.projectId, kind: 'test_run' }).first('id');
     if (!testRun) {
-      this.log.info('test run of an OTP run is gone; no results recorded', { runId, testRunId: run.test_run_id });
-      await db('otp_runs').where('id', runId).update({ results_recorded_at: db.fn.now() });
+      this.log.info('test run of an OTP run is gone; no results recorded', { runId, testRunId: run.testRunId });
+      await runs.markResultsRecorded(runId);
       return;
     }
-    const steps: StepOutcomeRow[] = await db('otp_run_steps')
-      .where('run_id', runId)
-      .orderBy('step_index')
-      .select('case_index', 'test_case_id', 'status', 'source', 'error', 'duration_ms', 'evidence');
-    const cases: Array<{ id: string }> = run.test_cases;
     // One result per test case: a case listed twice in the run is judged on all its steps together.
-    const byCase = new Map<string, StepOutcomeRow[]>();
-    for (const c of cases) byCase.set(c.id, byCase.get(c.id) ?? []);
-    for (const step of steps) byCase.get(step.test_case_id)?.push(step);
+    const byCase = new Map<string, RunStepOutcome[]>();
+    for (const c of run.testCases) byCase.set(c.id, byCase.get(c.id) ?? []);
+    for (const step of run.steps) byCase.get(step.testCaseId)?.push(step);
 
-    const executedAt = (run.finished_at as Date | null)?.toISOString() ?? new Date().toISOString();
+    const executedAt = run.finishedAt?.toISOString() ?? new Date().toISOString();
+    // The results, the closing of the test run and the mark on the OTP run commit together (the
+    // store writes its mark inside this transaction): after a failure none of them stands and the
+    // sweep records the run again from the start; a hook and a sweep racing on one run insert each
+    // result once (the unique index) and mark it twice, harmlessly.
     await db.transaction(async (trx) => {
       for (const [testCaseId, caseSteps] of byCase) {
         const status = caseOutcome(caseSteps);
         const evidence = caseSteps.map((s) => s.evidence?.screenshotAssetId).filter((id): id is string => Boolean(id));
         const data = {
-          testRunId: run.test_run_id,
+          testRunId: run.testRunId,
           testCaseId,
           status,
           otpRunId: runId,
-          durationMs: caseSteps.reduce((sum, s) => sum + (s.duration_ms ?? 0), 0),
+          durationMs: caseSteps.reduce((sum, s) => sum + (s.durationMs ?? 0), 0),
           executedAt,
-          executedBy: run.session_id ? `otp:${run.session_id}` : 'otp',
+          executedBy: run.sessionId ? `otp:${run.sessionId}` : 'otp',
           ...(status === 'cancelled' || status === 'error' ? { comment: run.reason ?? `run ${run.status}` } : {}),
           evidenceAssetIds: evidence,
           stepCounts: {
@@ -103,12 +136,12 @@ export class RunResultRecorder {
           `INSERT INTO artifacts (id, kind, tenant_id, project_id, data)
            VALUES (?, 'test_result', ?, ?, ?::jsonb)
            ON CONFLICT ((data->>'otpRunId'), (data->>'testCaseId')) WHERE kind = 'test_result' DO NOTHING`,
-          [newId('res'), run.tenant_id, run.project_id, JSON.stringify(data)],
+          [newId('res'), run.tenantId, run.projectId, JSON.stringify(data)],
         );
       }
-      if (run.finish_test_run) {
+      if (run.finishTestRun) {
         await trx('artifacts')
-          .where({ id: run.test_run_id, kind: 'test_run' })
+          .where({ id: run.testRunId, kind: 'test_run' })
           .whereRaw(`data->>'status' <> 'closed'`)
           .update({
             data: trx.raw(`data || jsonb_build_object('status', 'closed', 'closedAt', ?::text)`, [new Date().toISOString()]),
@@ -116,20 +149,13 @@ export class RunResultRecorder {
             updated_at: trx.fn.now(),
           });
       }
-      await trx('otp_runs').where('id', runId).update({ results_recorded_at: trx.fn.now() });
+      await runs.markResultsRecorded(runId, trx);
     });
   }
 
   /** Runs that finished without their results (hook missed or failed): recorded now. */
   async sweep(olderThanMs = 2_000): Promise<void> {
-    const owed: string[] = await this.db('otp_runs')
-      .whereNotNull('test_run_id')
-      .whereNull('results_recorded_at')
-      .whereIn('status', FINAL_RUN_STATUSES)
-      .where('finished_at', '<', this.db.raw('now() - make_interval(secs => ?)', [olderThanMs / 1000]))
-      .orderBy('finished_at')
-      .limit(100)
-      .pluck('id');
+    const owed = await this.runs.runsOwingResults(olderThanMs, 100);
     for (const id of owed) {
       await this.record(id).catch((err) => this.log.error('could not record test results', { runId: id, err }));
     }

@@ -1,25 +1,29 @@
 // The OTP engine of one service process: its executor sessions, the runs they drive, and dispatch of
-// queued runs. PostgreSQL is the coordination layer between processes (SKIP LOCKED claims, NOTIFY).
-import type { Db } from '../../db/connect.js';
+// queued runs. PostgreSQL is the coordination layer between processes (SKIP LOCKED claims, NOTIFY);
+// every statement goes through the store (src/otp/store), so the engine holds no SQL of its own.
 import type { Notice, Notifier } from '../../db/notifier.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { errors } from '../../errors.js';
-import { ACTIVE_RUN_STATUSES, CloseCode, type SessionOutput } from '../../../machines/types.js';
+import { CloseCode, type SessionOutput } from '../../../machines/types.js';
 import { ExecutorSession, type Connection } from './session.js';
 import { RunDriver, type RunDriverDeps } from './run-driver.js';
 import { planRun, type RunRequest } from './run-planner.js';
-import { readRun, type RunView } from '../store/run-views.js';
+import type { RunView } from '../store/run-views.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
 import type { StepWriter } from './step-writer.js';
+import type { TestCaseSource } from './test-case-source.js';
 
 export interface EngineDeps {
-  db: Db;
   /** Hooks other parts of the service give the run driver (evidence checks, test results). */
   runHooks?: Pick<RunDriverDeps, 'verifyEvidence' | 'onFinished'>;
   store: RunStore;
   writer: StepWriter;
+  /** What runs are made of: test cases, plans and test runs (the artifacts room implements it). */
+  testCases: TestCaseSource;
+  /** Ids of every API key of a project, revoked ones too (the auth room's keyIdsOfProject). */
+  projectKeyIds(projectId: string): Promise<string[]>;
   notifier?: Notifier;
   config: Config;
   instanceId: string;
@@ -65,7 +69,7 @@ export class OtpEngine {
 
   async createRun(principal: Principal, request: RunRequest): Promise<RunView> {
     if (request.sessionId) await this.checkSessionOpen(principal.projectId, request.sessionId);
-    const run = await planRun(this.deps.db, principal, request, this.deps.config.otp);
+    const run = await planRun(this.deps.testCases, principal, request, this.deps.config.otp);
     await this.deps.store.insertRun(run);
     const local = run.requestedSessionId ? this.sessions.get(run.requestedSessionId) : undefined;
     if (local) {
@@ -75,25 +79,22 @@ export class OtpEngine {
       if (!run.requestedSessionId) this.wakeProject(run.projectId);
       await this.notify({ kind: 'dispatch', projectId: run.projectId, ...(run.requestedSessionId ? { sessionId: run.requestedSessionId } : {}) });
     }
-    return readRun(this.deps.db, principal.projectId, run.id);
+    return this.deps.store.readRun(principal.projectId, run.id);
   }
 
   async cancelRun(principal: Principal, runId: string): Promise<RunView> {
-    const { db, store } = this.deps;
-    const row = await db('otp_runs').where({ id: runId, project_id: principal.projectId }).first('status');
-    if (!row) throw errors.notFound('Run', runId);
-    if (row.status !== 'queued' && row.status !== 'running') {
-      throw errors.conflict(`Run ${runId} has already finished (${row.status})`, { status: row.status });
+    const { store } = this.deps;
+    const { projectId } = principal;
+    const status = await store.runStatus(projectId, runId);
+    if (!status) throw errors.notFound('Run', runId);
+    if (status !== 'queued' && status !== 'running') {
+      throw errors.conflict(`Run ${runId} has already finished (${status})`, { status });
     }
-    if (row.status === 'queued' && (await store.cancelQueuedRun(runId, 'cancelled by request'))) {
-      return readRun(db, principal.projectId, runId);
+    if (status === 'queued' && (await store.cancelQueuedRun(runId, 'cancelled by request'))) {
+      return store.readRun(projectId, runId);
     }
-    // Only while it runs: a finished run never changes (its view may be cached, see RunViewCache).
-    await db('otp_runs')
-      .where({ id: runId })
-      .whereIn('status', ACTIVE_RUN_STATUSES)
-      .whereNull('cancel_requested_at')
-      .update({ cancel_requested_at: db.fn.now() });
+    // Claimed meanwhile, or running: the mark tells whichever process holds it, even past a lost notice.
+    await store.requestCancel(runId);
     const driver = this.runs.get(runId);
     if (driver) {
       driver.cancel();
@@ -103,12 +104,12 @@ export class OtpEngine {
       await this.notify({ kind: 'cancel', runId });
       const deadline = Date.now() + CANCEL_WAIT_MS;
       while (Date.now() < deadline) {
-        const { status } = await db('otp_runs').where({ id: runId }).first('status');
-        if (status !== 'running' && status !== 'queued') break;
+        const now = await store.runStatus(projectId, runId);
+        if (now !== 'running' && now !== 'queued') break;
         await new Promise((r) => setTimeout(r, 20));
       }
     }
-    return readRun(db, principal.projectId, runId);
+    return store.readRun(projectId, runId);
   }
 
   /** Closes at once every open session of a revoked key, here and (by notice) in other processes. */
@@ -124,11 +125,9 @@ export class OtpEngine {
    * elsewhere) and its queued runs are cancelled. Runs in flight end as `error` with their session.
    */
   async closeProject(projectId: string, reason: string): Promise<void> {
-    const { db, store } = this.deps;
-    const keyIds: string[] = await db('api_keys').where('project_id', projectId).pluck('id');
-    for (const keyId of keyIds) await this.revokeKey(keyId);
-    const queued: string[] = await db('otp_runs').where({ project_id: projectId, status: 'queued' }).pluck('id');
-    for (const runId of queued) await store.cancelQueuedRun(runId, reason);
+    const { store } = this.deps;
+    for (const keyId of await this.deps.projectKeyIds(projectId)) await this.revokeKey(keyId);
+    for (const runId of await store.queuedRunIds(projectId)) await store.cancelQueuedRun(runId, reason);
   }
 
   /** Notices from other processes. */
@@ -150,23 +149,16 @@ export class OtpEngine {
    */
   async reconcile(): Promise<void> {
     if (this.stopping) return;
-    const { db } = this.deps;
-    const waiting: Array<{ project_id: string; requested_session_id: string | null }> = await db('otp_runs')
-      .where('status', 'queued')
-      .distinct('project_id', 'requested_session_id');
-    for (const w of waiting) {
-      if (w.requested_session_id) {
-        const session = this.sessions.get(w.requested_session_id);
+    const { store } = this.deps;
+    for (const waiting of await store.queuedDemand()) {
+      if (waiting.sessionId) {
+        const session = this.sessions.get(waiting.sessionId);
         if (session) void this.claimFor(session);
-      } else if (this.readyByProject.has(w.project_id)) {
-        this.wakeProject(w.project_id);
+      } else if (this.readyByProject.has(waiting.projectId)) {
+        this.wakeProject(waiting.projectId);
       }
     }
-    const cancelled: string[] = await db('otp_runs')
-      .where({ instance_id: this.deps.instanceId, status: 'running' })
-      .whereNotNull('cancel_requested_at')
-      .pluck('id');
-    for (const id of cancelled) this.runs.get(id)?.cancel();
+    for (const id of await store.cancelRequestedRunIds(this.deps.instanceId)) this.runs.get(id)?.cancel();
   }
 
   /** SIGTERM: runs in flight end as `error`, sockets close with 1001. */
@@ -304,9 +296,9 @@ export class OtpEngine {
   }
 
   private async checkSessionOpen(projectId: string, sessionId: string): Promise<void> {
-    const row = await this.deps.db('otp_sessions').where({ id: sessionId, project_id: projectId }).first('status');
-    if (!row) throw errors.notFound('Session', sessionId);
-    if (row.status !== 'open') throw errors.conflict(`Session ${sessionId} is closed`, { sessionId });
+    const status = await this.deps.store.sessionStatus(projectId, sessionId);
+    if (!status) throw errors.notFound('Session', sessionId);
+    if (status !== 'open') throw errors.conflict(`Session ${sessionId} is closed`, { sessionId });
   }
 
   private async notify(notice: Notice): Promise<void> {

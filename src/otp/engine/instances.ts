@@ -1,23 +1,21 @@
 // Each service process heart-beats in PostgreSQL. When one stops heart-beating, any other process
 // closes its sessions and finishes its runs as `error`, keeping every step that was already reported.
 import os from 'node:os';
-import type { Db } from '../../db/connect.js';
-import type { RunStore } from '../store/run-store.js';
+import type { InstanceStore } from '../store/instance-store.js';
 import type { Logger } from '../../log.js';
 
 export class InstanceRegistry {
   private timer?: NodeJS.Timeout;
 
   constructor(
-    private readonly db: Db,
-    private readonly runs: RunStore,
+    private readonly instances: InstanceStore,
     private readonly log: Logger,
     readonly id: string,
     private readonly options: { heartbeatMs: number; timeoutMs: number },
   ) {}
 
   async start(): Promise<void> {
-    await this.db('service_instances').insert({ id: this.id, hostname: os.hostname(), pid: process.pid });
+    await this.instances.register({ id: this.id, hostname: os.hostname(), pid: process.pid });
     await this.sweep();
     this.timer = setInterval(() => {
       this.beat().catch((err) => this.log.error('heartbeat failed', { err }));
@@ -26,28 +24,21 @@ export class InstanceRegistry {
   }
 
   private async beat(): Promise<void> {
-    await this.db('service_instances').where('id', this.id).update({ heartbeat_at: this.db.fn.now() });
+    await this.instances.heartbeat(this.id);
     await this.sweep();
   }
 
   /** Finishes the work of processes whose heartbeat is older than the time-out. */
   async sweep(): Promise<void> {
-    const dead: string[] = await this.db('service_instances')
-      .whereNot('id', this.id)
-      .where('heartbeat_at', '<', this.db.raw(`now() - (? * interval '1 millisecond')`, [this.options.timeoutMs]))
-      .pluck('id');
+    const dead = await this.instances.silentPeers(this.id, this.options.timeoutMs);
     for (const instanceId of dead) await this.finishInstance(instanceId, 'service process stopped responding');
   }
 
   /** Closes what a process held: used for dead peers and, on shutdown, for this process itself. */
   async finishInstance(instanceId: string, reason: string): Promise<void> {
-    const runIds: string[] = await this.db('otp_runs').where({ instance_id: instanceId, status: 'running' }).pluck('id');
-    await this.runs.finishOrphanedRuns(runIds, { status: 'error', code: 'E_INTERNAL', reason });
-    const sessionIds: string[] = await this.db('otp_sessions').where({ instance_id: instanceId, status: 'open' }).pluck('id');
-    for (const id of sessionIds) await this.runs.closeSession(id, 1001, reason);
-    await this.db('service_instances').where('id', instanceId).delete();
-    if (runIds.length || sessionIds.length) {
-      this.log.info('finished the work of a stopped process', { instanceId, runs: runIds.length, sessions: sessionIds.length });
+    const finished = await this.instances.release(instanceId, reason);
+    if (finished.runs || finished.sessions) {
+      this.log.info('finished the work of a stopped process', { instanceId, ...finished });
     }
   }
 

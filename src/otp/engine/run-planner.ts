@@ -1,11 +1,12 @@
 // Turns a POST /otp/runs request into a planned run: every check happens here, before anything starts.
-import type { Db } from '../../db/connect.js';
+// Test cases, plans and test runs come through the TestCaseSource port (the artifacts room's records).
 import type { Principal } from '../../auth/principal.js';
 import { errors, type FieldError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { fillVars, referencedVars } from '../../../machines/vars.js';
 import type { StepAction } from '../../../machines/types.js';
 import type { NewRun } from '../store/run-store.js';
+import type { TestCaseSource } from './test-case-source.js';
 
 export interface RunRequest {
   testCaseIds?: string[];
@@ -46,24 +47,11 @@ export const runRequestSchema = {
   },
 };
 
-interface TestCaseStep {
-  otp: StepAction;
-  label?: string;
-  timeoutMs?: number;
-  continueOnFail?: boolean;
-  evidence?: string;
-}
-
-/** Artifacts of one kind in one project (test cases and plans live in the artifacts table). */
-function artifactsOf(db: Db, projectId: string, kind: string) {
-  return db('artifacts').where({ project_id: projectId, kind });
-}
-
 /** A run records its results in a test run of the caller's project that is still open. */
-async function checkTestRunOpen(db: Db, projectId: string, testRunId: string): Promise<void> {
-  const testRun = await artifactsOf(db, projectId, 'test_run').where('id', testRunId).first('data');
-  if (!testRun) throw errors.notFound('Test run', testRunId);
-  if (testRun.data.status === 'closed') {
+async function checkTestRunOpen(source: TestCaseSource, projectId: string, testRunId: string): Promise<void> {
+  const status = await source.testRunStatus(projectId, testRunId);
+  if (!status) throw errors.notFound('Test run', testRunId);
+  if (status === 'closed') {
     throw errors.conflict(`Test run ${testRunId} is closed; reopen it or start a new one`, { testRunId });
   }
 }
@@ -83,7 +71,7 @@ function navigateOrigins(actions: StepAction[], vars: Record<string, string>): s
 }
 
 export async function planRun(
-  db: Db,
+  source: TestCaseSource,
   principal: Principal,
   request: RunRequest,
   limits: { maxSteps: number; stepTimeoutMs: number },
@@ -97,22 +85,20 @@ export async function planRun(
   if (request.finishTestRun && !request.testRunId) {
     throw errors.validation('finishTestRun needs a testRunId', [{ field: 'body.finishTestRun', message: 'give the testRunId to close' }]);
   }
-  if (request.testRunId) await checkTestRunOpen(db, principal.projectId, request.testRunId);
+  if (request.testRunId) await checkTestRunOpen(source, principal.projectId, request.testRunId);
   let caseIds: string[];
   let idField: (i: number) => string;
   if (request.planId) {
-    const plan = await artifactsOf(db, principal.projectId, 'test_plan').where('id', request.planId).first('data');
-    if (!plan) throw errors.notFound('Test plan', request.planId);
-    caseIds = plan.data.testCaseIds;
+    const planned = await source.planCaseIds(principal.projectId, request.planId);
+    if (!planned) throw errors.notFound('Test plan', request.planId);
+    caseIds = planned;
     idField = (i) => `plan.testCaseIds[${i}]`;
   } else {
     caseIds = request.testCaseIds ?? [];
     idField = (i) => `body.testCaseIds[${i}]`;
   }
-  const rows: Array<{ id: string; data: { title: string; steps: TestCaseStep[] } }> = await artifactsOf(db, principal.projectId, 'test_case')
-    .whereIn('id', caseIds)
-    .select('id', 'data');
-  const byId = new Map(rows.map((row) => [row.id, { id: row.id, title: row.data.title, steps: row.data.steps }]));
+  const found = await source.testCases(principal.projectId, caseIds);
+  const byId = new Map(found.map((testCase) => [testCase.id, testCase]));
   const missing: FieldError[] = caseIds.flatMap((id, i) =>
     byId.has(id) ? [] : [{ field: idField(i), message: `test case ${id} not found in this project` }],
   );

@@ -1,7 +1,19 @@
-// Durable state of OTP runs and sessions. Plain knex: these are the engine's hot paths.
+// Durable state of OTP runs, their steps and the executor sessions that drive them: every statement
+// the engine makes on otp_runs, otp_run_steps and otp_sessions is a method here, so the engine holds
+// no SQL. Plain knex and hand-written statements: insertRun, claimRuns and recordSteps are the
+// engine's hot paths, one round trip each.
 import type pg from 'pg';
 import type { Db } from '../../db/connect.js';
-import { ACTIVE_RUN_STATUSES, type FinalRunStatus, type PlannedStep, type RunCounts, type StepOutcome, type Capabilities } from '../../../machines/types.js';
+import {
+  ACTIVE_RUN_STATUSES,
+  type Capabilities,
+  type FinalRunStatus,
+  type PlannedStep,
+  type RunCounts,
+  type RunStatus,
+  type StepOutcome,
+} from '../../../machines/types.js';
+import { readRun, type RunView } from './run-views.js';
 
 export interface RunCaseRef {
   id: string;
@@ -227,36 +239,95 @@ export class RunStore {
   async finishOrphanedRuns(
     runIds: string[],
     verdict: { status: FinalRunStatus; code: string; reason: string },
+    /** The caller's transaction (InstanceStore.release); else one of its own. */
+    trx?: Db,
   ): Promise<void> {
     if (!runIds.length) return;
-    await this.db.transaction(async (trx) => {
-      await trx('otp_run_steps')
-        .whereIn('run_id', runIds)
-        .where('status', 'pending')
-        .update({
-          status: 'skip',
-          source: 'service',
-          error: JSON.stringify({ code: verdict.code, message: verdict.reason }),
-          finished_at: trx.fn.now(),
-        });
-      await trx.raw(
-        `UPDATE otp_runs r SET status = ?, reason = ?, finished_at = now(),
-                duration_ms = coalesce((extract(epoch from now() - r.started_at) * 1000)::int, 0),
-                passed = c.passed, failed = c.failed, skipped = c.skipped
-           FROM (SELECT run_id,
-                        count(*) FILTER (WHERE status = 'pass') AS passed,
-                        count(*) FILTER (WHERE status IN ('fail', 'error')) AS failed,
-                        count(*) FILTER (WHERE status = 'skip') AS skipped
-                   FROM otp_run_steps WHERE run_id = ANY(?) GROUP BY run_id) c
-          WHERE r.id = c.run_id AND r.status = ANY(?)`,
-        [verdict.status, verdict.reason, runIds, [...ACTIVE_RUN_STATUSES]],
-      );
-      // Runs without steps have no row in the counting subquery.
-      await trx('otp_runs')
-        .whereIn('id', runIds)
-        .whereIn('status', ACTIVE_RUN_STATUSES)
-        .update({ status: verdict.status, reason: verdict.reason, finished_at: trx.fn.now(), duration_ms: 0 });
-    });
+    if (trx) await this.finishOrphanedIn(trx, runIds, verdict);
+    else await this.db.transaction((own) => this.finishOrphanedIn(own, runIds, verdict));
+  }
+
+  private async finishOrphanedIn(
+    trx: Db,
+    runIds: string[],
+    verdict: { status: FinalRunStatus; code: string; reason: string },
+  ): Promise<void> {
+    await trx('otp_run_steps')
+      .whereIn('run_id', runIds)
+      .where('status', 'pending')
+      .update({
+        status: 'skip',
+        source: 'service',
+        error: JSON.stringify({ code: verdict.code, message: verdict.reason }),
+        finished_at: trx.fn.now(),
+      });
+    await trx.raw(
+      `UPDATE otp_runs r SET status = ?, reason = ?, finished_at = now(),
+              duration_ms = coalesce((extract(epoch from now() - r.started_at) * 1000)::int, 0),
+              passed = c.passed, failed = c.failed, skipped = c.skipped
+         FROM (SELECT run_id,
+                      count(*) FILTER (WHERE status = 'pass') AS passed,
+                      count(*) FILTER (WHERE status IN ('fail', 'error')) AS failed,
+                      count(*) FILTER (WHERE status = 'skip') AS skipped
+                 FROM otp_run_steps WHERE run_id = ANY(?) GROUP BY run_id) c
+        WHERE r.id = c.run_id AND r.status = ANY(?)`,
+      [verdict.status, verdict.reason, runIds, [...ACTIVE_RUN_STATUSES]],
+    );
+    // Runs without steps have no row in the counting subquery.
+    await trx('otp_runs')
+      .whereIn('id', runIds)
+      .whereIn('status', ACTIVE_RUN_STATUSES)
+      .update({ status: verdict.status, reason: verdict.reason, finished_at: trx.fn.now(), duration_ms: 0 });
+  }
+
+  /** The run's view as REST answers it (run-views.ts), read from PostgreSQL. */
+  readRun(projectId: string, runId: string): Promise<RunView> {
+    return readRun(this.db, projectId, runId);
+  }
+
+  /** The run's status, or null when the project has no such run. */
+  async runStatus(projectId: string, runId: string): Promise<RunStatus | null> {
+    const row = await this.db('otp_runs').where({ id: runId, project_id: projectId }).first('status');
+    return row?.status ?? null;
+  }
+
+  /**
+   * Marks a run in progress as asked to cancel, for the process that holds it (its reconcile finds
+   * the mark when the notice is missed). Only while it runs: a finished run never changes (its view
+   * may be cached, see RunViewCache).
+   */
+  async requestCancel(runId: string): Promise<void> {
+    await this.db('otp_runs')
+      .where({ id: runId })
+      .whereIn('status', ACTIVE_RUN_STATUSES)
+      .whereNull('cancel_requested_at')
+      .update({ cancel_requested_at: this.db.fn.now() });
+  }
+
+  /** Who queued runs wait for: each project with queued runs, by the session asked for (null: any). */
+  async queuedDemand(): Promise<Array<{ projectId: string; sessionId: string | null }>> {
+    const rows: Array<{ project_id: string; requested_session_id: string | null }> = await this.db('otp_runs')
+      .where('status', 'queued')
+      .distinct('project_id', 'requested_session_id');
+    return rows.map((r) => ({ projectId: r.project_id, sessionId: r.requested_session_id }));
+  }
+
+  /** Queued runs of a project (to cancel them when the project closes). */
+  queuedRunIds(projectId: string): Promise<string[]> {
+    return this.db('otp_runs').where({ project_id: projectId, status: 'queued' }).pluck('id');
+  }
+
+  /** Runs a process drives. */
+  runningRunIds(instanceId: string, trx: Db = this.db): Promise<string[]> {
+    return trx('otp_runs').where({ instance_id: instanceId, status: 'running' }).pluck('id');
+  }
+
+  /** Runs a process drives that were asked to cancel (the cancel notice may not have reached it). */
+  cancelRequestedRunIds(instanceId: string): Promise<string[]> {
+    return this.db('otp_runs')
+      .where({ instance_id: instanceId, status: 'running' })
+      .whereNotNull('cancel_requested_at')
+      .pluck('id');
   }
 
   /** Cancels a run that no session has claimed yet; false when it was claimed (or finished) first. */
@@ -301,12 +372,24 @@ export class RunStore {
     });
   }
 
+  /** The session's status, or null when the project has no such session. */
+  async sessionStatus(projectId: string, sessionId: string): Promise<'open' | 'closed' | null> {
+    const row = await this.db('otp_sessions').where({ id: sessionId, project_id: projectId }).first('status');
+    return row?.status ?? null;
+  }
+
+  /** Sessions a process holds open. */
+  openSessionIds(instanceId: string, trx: Db = this.db): Promise<string[]> {
+    return trx('otp_sessions').where({ instance_id: instanceId, status: 'open' }).pluck('id');
+  }
+
   /** Marks a session closed and finishes the queued runs that were asked for it alone. */
-  async closeSession(id: string, code: number, reason: string): Promise<void> {
-    await this.db('otp_sessions')
+  async closeSession(id: string, code: number, reason: string, trx?: Db): Promise<void> {
+    const db = trx ?? this.db;
+    await db('otp_sessions')
       .where({ id, status: 'open' })
-      .update({ status: 'closed', closed_at: this.db.fn.now(), close_code: code, close_reason: reason });
-    const stranded = await this.db('otp_runs').where({ requested_session_id: id, status: 'queued' }).pluck('id');
-    await this.finishOrphanedRuns(stranded, { status: 'error', code: 'E_INTERNAL', reason: `session ${id} closed before the run started` });
+      .update({ status: 'closed', closed_at: db.fn.now(), close_code: code, close_reason: reason });
+    const stranded = await db('otp_runs').where({ requested_session_id: id, status: 'queued' }).pluck('id');
+    await this.finishOrphanedRuns(stranded, { status: 'error', code: 'E_INTERNAL', reason: `session ${id} closed before the run started` }, trx);
   }
 }

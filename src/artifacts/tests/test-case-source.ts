@@ -1,0 +1,33 @@
+// The artifacts room's side of the run planner's port (src/otp/engine/test-case-source.ts): test
+// cases, plans and test runs read from the artifacts table, so the engine knows neither the table
+// nor the JSON each kind keeps in `data`.
+import type { Db } from '../../db/connect.js';
+import type { TestCaseSource, TestCaseStep, TestCaseToRun } from '../../otp/engine/test-case-source.js';
+
+export class ArtifactTestCaseSource implements TestCaseSource {
+  constructor(private readonly db: Db) {}
+
+  /** Artifacts of one kind in one project. */
+  private of(projectId: string, kind: 'test_case' | 'test_plan' | 'test_run') {
+    return this.db('artifacts').where({ project_id: projectId, kind });
+  }
+
+  async testCases(projectId: string, ids: string[]): Promise<TestCaseToRun[]> {
+    const rows: Array<{ id: string; data: { title: string; steps: TestCaseStep[] } }> = await this.of(projectId, 'test_case')
+      .whereIn('id', ids)
+      .select('id', 'data');
+    return rows.map((row) => ({ id: row.id, title: row.data.title, steps: row.data.steps }));
+  }
+
+  async planCaseIds(projectId: string, planId: string): Promise<string[] | null> {
+    const plan = await this.of(projectId, 'test_plan').where('id', planId).first('data');
+    return plan ? plan.data.testCaseIds : null;
+  }
+
+  async testRunStatus(projectId: string, testRunId: string): Promise<'open' | 'closed' | null> {
+    const testRun = await this.of(projectId, 'test_run').where('id', testRunId).first('data');
+    if (!testRun) return null;
+    // Any status but closed takes results (open is the only other one the schema allows).
+    return testRun.data.status === 'closed' ? 'closed' : 'open';
+  }
+}

@@ -1,0 +1,30 @@
+// The port through which the run planner reads what a run is made of. Test cases, plans and test
+// runs are artifacts, kept by the artifacts room in its own table and JSON shape; the engine declares
+// here only what planning needs and the artifacts room implements it
+// (src/artifacts/tests/test-case-source.ts, wired in src/service.ts). Every read is scoped to the
+// caller's project: another project's record is absent, never visible.
+import type { StepAction } from '../../../machines/types.js';
+
+/** One step of a test case as stored: its OTP action and the fields of its step.exec. */
+export interface TestCaseStep {
+  otp: StepAction;
+  label?: string;
+  timeoutMs?: number;
+  continueOnFail?: boolean;
+  evidence?: string;
+}
+
+export interface TestCaseToRun {
+  id: string;
+  title: string;
+  steps: TestCaseStep[];
+}
+
+export interface TestCaseSource {
+  /** The project's test cases among `ids`, in any order; unknown ids are left out (one read for all). */
+  testCases(projectId: string, ids: string[]): Promise<TestCaseToRun[]>;
+  /** The plan's test case ids in run order, or null when the project has no such plan. */
+  planCaseIds(projectId: string, planId: string): Promise<string[] | null>;
+  /** Whether the project's test run still takes results, or null when it has no such test run. */
+  testRunStatus(projectId: string, testRunId: string): Promise<'open' | 'closed' | null>;
+}

@@ -1,0 +1,45 @@
+// service_instances: one row per live service process, its heartbeat the proof that it still drives
+// the runs and sessions it holds. PostgreSQL is the coordination layer between processes; this table
+// is the engine's, so its statements live here with the rest of the engine's SQL.
+import type { Db } from '../../db/connect.js';
+import type { RunStore } from './run-store.js';
+
+export class InstanceStore {
+  constructor(
+    private readonly db: Db,
+    private readonly runs: RunStore,
+  ) {}
+
+  async register(instance: { id: string; hostname: string; pid: number }): Promise<void> {
+    await this.db('service_instances').insert(instance);
+  }
+
+  async heartbeat(id: string): Promise<void> {
+    await this.db('service_instances').where('id', id).update({ heartbeat_at: this.db.fn.now() });
+  }
+
+  /** Other processes whose last heartbeat is older than `timeoutMs` (by the database's clock). */
+  silentPeers(selfId: string, timeoutMs: number): Promise<string[]> {
+    return this.db('service_instances')
+      .whereNot('id', selfId)
+      .where('heartbeat_at', '<', this.db.raw(`now() - (? * interval '1 millisecond')`, [timeoutMs]))
+      .pluck('id');
+  }
+
+  /**
+   * Finishes what a process held and forgets it, in one transaction: its running runs end with the
+   * reason (steps it had reported kept, the rest `skip` E_INTERNAL), its open sessions close (1001)
+   * with the queued runs pinned to them, and its row goes. Other processes see all of it or none;
+   * a sweep cut short leaves the row, so the next sweep does it all again.
+   */
+  release(instanceId: string, reason: string): Promise<{ runs: number; sessions: number }> {
+    return this.db.transaction(async (trx) => {
+      const runIds = await this.runs.runningRunIds(instanceId, trx);
+      await this.runs.finishOrphanedRuns(runIds, { status: 'error', code: 'E_INTERNAL', reason }, trx);
+      const sessionIds = await this.runs.openSessionIds(instanceId, trx);
+      for (const id of sessionIds) await this.runs.closeSession(id, 1001, reason, trx);
+      await trx('service_instances').where('id', instanceId).delete();
+      return { runs: runIds.length, sessions: sessionIds.length };
+    });
+  }
+}
