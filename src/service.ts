@@ -9,6 +9,7 @@ import { startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.js';
 import { Notifier } from './db/notifier.js';
 import { RunViewCache } from './otp/store/run-view-cache.js';
 import { RunFacts } from './otp/store/run-facts.js';
+import { RunViews } from './otp/store/run-views.js';
 import { KeyCache, keyIdsOfProject } from './auth/keys.js';
 import { RateCounter } from './rest/middleware/rate-limit.js';
 import { bootstrapAdminKey, type BootstrapResult } from './auth/bootstrap.js';
@@ -134,7 +135,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       storageBytes: assets.storageBytes,
     }),
     ...apiKeyRoutes({ db, onRevoked: revokeKey }),
-    ...otpRoutes({ db, engine, config, runViews }),
+    ...otpRoutes({ engine, config, views: new RunViews(db), runViews }),
     ...assets.routes,
     ...artifacts.routes,
   );

@@ -1,12 +1,11 @@
 import { route, type QueryOf, type RouteDef } from '../../rest/route.js';
-import type { Db } from '../../db/connect.js';
 import type { Config } from '../../config.js';
 import type { OtpEngine } from '../engine/engine.js';
 import type { RunRequest } from '../engine/run-planner.js';
 import { RUN_STATUSES } from '../../../machines/types.js';
 import { OTP_VERSION } from '../protocol/frames.js';
 import { ProtocolSchema, RunPageSchema, RunRequestSchema, RunSchema, SessionPageSchema, SessionSchema } from './schemas.js';
-import { listRuns, listSessions, readRun, readSession } from '../store/run-views.js';
+import type { RunViews } from '../store/run-views.js';
 import { pageQueryProperties } from '../../rest/pagination.js';
 import type { RunViewCache } from '../store/run-view-cache.js';
 
@@ -25,13 +24,14 @@ const sessionsQuery = {
 type SessionsQuery = QueryOf<typeof sessionsQuery>;
 
 export interface OtpRoutesDeps {
-  db: Db;
   engine: OtpEngine;
   config: Config;
+  views: RunViews;
+  /** Finished runs, served from memory. */
   runViews: RunViewCache;
 }
 
-export function otpRoutes({ db, engine, config, runViews }: OtpRoutesDeps): RouteDef[] {
+export function otpRoutes({ engine, config, views, runViews }: OtpRoutesDeps): RouteDef[] {
   const tag = 'otp';
   const { otp } = config;
   return [
@@ -62,13 +62,13 @@ export function otpRoutes({ db, engine, config, runViews }: OtpRoutesDeps): Rout
       query: runsQuery,
       operationId: 'listOtpRuns', response: RunPageSchema,
       summary: 'List runs, newest last',
-      handler: ({ principal, query }) => listRuns(db, principal.projectId, query),
+      handler: ({ principal, query }) => views.runs(principal.projectId, query),
     }),
     {
       method: 'get', path: '/otp/runs/:id', auth: 'read', tag, operationId: 'getOtpRun', response: RunSchema,
       summary: 'A run with its counts and every step (status, duration, error, evidence, usedLocator, actual)',
       handler: ({ principal, params }) =>
-        runViews.read(principal.projectId, params.id, () => readRun(db, principal.projectId, params.id)),
+        runViews.read(principal.projectId, params.id, () => views.run(principal.projectId, params.id)),
     },
     {
       method: 'post', path: '/otp/runs/:id/cancel', auth: 'write', tag, operationId: 'cancelOtpRun', response: RunSchema,
@@ -80,12 +80,12 @@ export function otpRoutes({ db, engine, config, runViews }: OtpRoutesDeps): Rout
       query: sessionsQuery,
       operationId: 'listOtpSessions', response: SessionPageSchema,
       summary: 'Executor sessions of the project (connected ones unless status says otherwise)',
-      handler: ({ principal, query }) => listSessions(db, principal.projectId, query),
+      handler: ({ principal, query }) => views.sessions(principal.projectId, query),
     }),
     {
       method: 'get', path: '/otp/sessions/:id', auth: 'read', tag, operationId: 'getOtpSession', response: SessionSchema,
       summary: 'One executor session, open or closed (with its close code and reason)',
-      handler: ({ principal, params }) => readSession(db, principal.projectId, params.id),
+      handler: ({ principal, params }) => views.session(principal.projectId, params.id),
     },
   ];
 }

@@ -154,3 +154,24 @@ export function listSessions(
   if (page.status !== 'all') query.where('s.status', page.status ?? 'open');
   return paginate(query, page, sessionView, 's.id');
 }
+
+/** The views REST answers, over the store's database handle (the http room holds none). */
+export class RunViews {
+  constructor(private readonly db: Db) {}
+
+  run(projectId: string, runId: string): Promise<RunView> {
+    return readRun(this.db, projectId, runId);
+  }
+
+  runs(projectId: string, page: { limit?: number; cursor?: string; status?: string }): Promise<Page<RunSummary>> {
+    return listRuns(this.db, projectId, page);
+  }
+
+  session(projectId: string, sessionId: string): Promise<ReturnType<typeof sessionView>> {
+    return readSession(this.db, projectId, sessionId);
+  }
+
+  sessions(projectId: string, page: { limit?: number; cursor?: string; status?: string }): Promise<Page<ReturnType<typeof sessionView>>> {
+    return listSessions(this.db, projectId, page);
+  }
+}
