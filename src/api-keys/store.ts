@@ -5,7 +5,7 @@ import { raw } from 'objection';
 import type { Db } from '../db/connect.js';
 import type { Principal } from '../auth/principal.js';
 import { createKey, toApiKey, type ApiKeyRecord } from '../auth/keys.js';
-import { ApiKeyModel } from '../db/models.js';
+import { ApiKeyModel } from '../auth/api-key-model.js';
 import { errors } from '../errors.js';
 import { checkIfMatch, type IfMatch } from '../rest/conditional.js';
 import { paginate, type Page, type PageQuery } from '../rest/pagination.js';

@@ -1,8 +1,8 @@
-// Thin Objection models for plain CRUD tables: camelCase in code and JSON, snake_case in the table.
-// Artifacts (test cases and plans among them) live in the `artifacts` table behind
-// src/artifacts/store.ts, and the engine's hot paths (authentication included) use knex directly.
+// The Objection model of api_keys, the one table plain enough for a model: camelCase in code and
+// JSON, snake_case in the table. Every other table is read and written with knex by the room that
+// owns it (docs/architecture.md); so are the keys on the authentication hot path.
 import { Model, snakeCaseMappers } from 'objection';
-import type { Scope } from '../auth/principal.js';
+import type { Scope } from './principal.js';
 
 export class BaseModel extends Model {
   static get columnNameMappers() {

@@ -2,7 +2,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/connect.js';
 import { newId } from '../ids.js';
-import { ApiKeyModel } from '../db/models.js';
+import { ApiKeyModel } from './api-key-model.js';
 import type { Principal, Scope } from './principal.js';
 
 export const KEY_PREFIX = 'svc_pk_';
