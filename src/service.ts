@@ -132,6 +132,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
         await notifier.notify({ kind: 'project', projectId });
         if (status !== 'active') await engine.closeProject(projectId, `project ${status}`);
       },
+      artifactCount: artifacts.artifactCount,
       storageBytes: assets.storageBytes,
     }),
     ...apiKeyRoutes({ db, onRevoked: revokeKey }),

@@ -17,7 +17,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   rest: ['validation', 'db', 'auth'],
   'otp/protocol': ['machines', 'validation'],
   'otp/store': ['machines', 'db', 'rest', 'assets'],
-  'otp/engine': ['machines', 'otp/protocol', 'otp/store', 'auth', 'db'],
+  'otp/engine': ['machines', 'validation', 'otp/protocol', 'otp/store', 'auth', 'db'],
   'otp/transport': ['otp/engine', 'otp/protocol', 'auth', 'machines'],
   'otp/http': ['otp/engine', 'otp/store', 'otp/protocol', 'rest', 'assets', 'machines'],
   assets: ['rest', 'validation', 'db', 'auth', 'machines'],
@@ -36,6 +36,7 @@ const TABLE_OWNERS: Record<string, string> = {
   service_instances: 'otp/store',
   artifacts: 'artifacts',
   artifact_links: 'artifacts',
+  project_usage: 'artifacts',
   api_keys: 'auth',
 };
 

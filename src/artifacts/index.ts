@@ -9,7 +9,7 @@ import { buildSchemas, type ResourceSchemas } from '../rest/resource/schemas.js'
 import { resourceRoutes } from '../rest/resource/routes.js';
 import type { ArtifactDefinition } from './kind.js';
 import { artifactDefinitions } from './registry.js';
-import { ArtifactStore } from './store.js';
+import { ArtifactStore, artifactCount } from './store.js';
 import { LinkService, linkRoutes } from './links.js';
 import { coverageRoute } from './coverage.js';
 import { RunResultRecorder, type RunResultsSource } from './tests/run-results.js';
@@ -28,6 +28,8 @@ export interface Artifacts {
   onRunFinished(runId: string): Promise<void>;
   /** Test cases, plans and test runs for the OTP run planner. */
   testCases: TestCaseSource;
+  /** Artifacts a project holds, as its quota counts them (for GET /platform/entitlement). */
+  artifactCount(projectId: string): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function createArtifacts({ config, db, log, runResults }: { config:
     routes,
     onRunFinished: (runId) => recorder.record(runId),
     testCases: new ArtifactTestCaseSource(db),
+    artifactCount: (projectId) => artifactCount(db, projectId),
     stop: async () => clearInterval(sweepTimer),
   };
 }

@@ -43,6 +43,12 @@ export async function checkArtifactQuota(trx: Knex.Transaction, principal: Princ
   }
 }
 
+/** Artifacts the project holds, as its quota counts them (the counter a trigger keeps on `artifacts`). */
+export async function artifactCount(db: Db, projectId: string): Promise<number> {
+  const row = await db('project_usage').where('project_id', projectId).first('artifacts');
+  return row?.artifacts ?? 0;
+}
+
 export class ArtifactStore implements ResourceStore {
   constructor(
     readonly def: ArtifactDefinition,

@@ -15,14 +15,16 @@ export interface PlatformDeps {
   config: Config;
   /** A project was archived, restored or deleted (see Lifecycle). */
   projectChanged(projectId: string, status: 'active' | 'archived' | 'deleted'): Promise<void>;
+  /** Artifacts a project holds (the artifacts room counts them). */
+  artifactCount(projectId: string): Promise<number>;
   /** Bytes of assets a project keeps, when asset storage can tell. */
   storageBytes?(projectId: string): Promise<number>;
 }
 
-export function platformRoutes({ db, config, projectChanged, storageBytes }: PlatformDeps): RouteDef[] {
+export function platformRoutes({ db, config, projectChanged, artifactCount, storageBytes }: PlatformDeps): RouteDef[] {
   const lifecycle = new Lifecycle(db, projectChanged);
   return [
-    ...contextRoutes({ db, limits: config.limits, storageBytes }),
+    ...contextRoutes({ db, limits: config.limits, artifactCount, storageBytes }),
     ...projectRoutes(db, lifecycle),
     ...groupRoutes(db),
     ...lifecycleRoutes(lifecycle),

@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import compose from 'koa-compose';
 import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
-import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { BodyOf, QueryOf } from '../validation/schema-types.js';
 import { ajv } from '../validation/ajv.js';
 import { formatErrors } from '../validation/field-errors.js';
 import { errors } from '../errors.js';
@@ -28,17 +28,7 @@ export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 /** The query of a route that declares no query type (RouteDef<Body, Q>): plain values, read with care. */
 export type Query = Record<string, unknown>;
 
-/**
- * The type of a body a schema accepts, as the handler receives it. The shared ajv instance checks
- * bodies without filling in defaults, so a field with a default may still be absent.
- */
-export type BodyOf<S extends JSONSchema> = FromSchema<S, { keepDefaultedPropertiesOptional: true }>;
-
-/**
- * The type of a query a schema accepts, as the handler receives it: the query validator coerces the
- * text of the query string to the declared types and fills in defaults (`limit` is always there).
- */
-export type QueryOf<S extends JSONSchema> = FromSchema<S>;
+export type { BodyOf, QueryOf };
 
 export interface RouteContext<Body = unknown, Q extends Query = Query> {
   principal: Principal;

@@ -7,18 +7,9 @@ import { fillVars, referencedVars } from '../../../machines/vars.js';
 import type { StepAction } from '../../../machines/types.js';
 import type { NewRun } from '../store/run-store.js';
 import type { TestCaseSource } from './test-case-source.js';
+import type { BodyOf } from '../../validation/schema-types.js';
 
-export interface RunRequest {
-  testCaseIds?: string[];
-  planId?: string;
-  projectId?: string;
-  sessionId?: string;
-  vars?: Record<string, string>;
-  allowedOrigins?: string[];
-  testRunId?: string;
-  finishTestRun?: boolean;
-}
-
+/** The body of POST /otp/runs (registered as OtpRunRequest by the http room). */
 export const runRequestSchema = {
   type: 'object',
   additionalProperties: false,
@@ -45,7 +36,9 @@ export const runRequestSchema = {
     },
     finishTestRun: { type: 'boolean', description: 'Close the test run when this OTP run finishes (needs testRunId)' },
   },
-};
+} as const;
+
+export type RunRequest = BodyOf<typeof runRequestSchema>;
 
 /** A run records its results in a test run of the caller's project that is still open. */
 async function checkTestRunOpen(source: TestCaseSource, projectId: string, testRunId: string): Promise<void> {

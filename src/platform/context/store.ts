@@ -10,6 +10,8 @@ export interface EntitlementDeps {
   db: Db;
   /** Limits set by configuration, over those of every tier. */
   limits: Config['limits'];
+  /** Artifacts the project holds, as the artifacts room counts them for the quota. */
+  artifactCount(projectId: string): Promise<number>;
   /** Bytes of assets a project keeps, when asset storage can tell. */
   storageBytes?(projectId: string): Promise<number>;
 }
@@ -18,8 +20,8 @@ export interface EntitlementDeps {
  * `rateLimitCount` is this request's own place in the window as the rate limiter counted it (other
  * processes' requests show within its sync interval); without it, PostgreSQL's count is read.
  */
-export async function entitlementOf({ db, limits, storageBytes }: EntitlementDeps, principal: Principal, rateLimitCount: number | undefined) {
-  const usage = await db('project_usage').where('project_id', principal.projectId).first('artifacts');
+export async function entitlementOf({ db, limits, artifactCount, storageBytes }: EntitlementDeps, principal: Principal, rateLimitCount: number | undefined) {
+  const artifacts = await artifactCount(principal.projectId);
   const bytes = storageBytes ? await storageBytes(principal.projectId) : undefined;
   const tenant = await db('tenants').where('id', principal.tenantId).first('tier');
   const tier = tenant?.tier ?? principal.tier ?? 'free';
@@ -29,7 +31,7 @@ export async function entitlementOf({ db, limits, storageBytes }: EntitlementDep
     tier,
     limits: effectiveLimits(tier, limits),
     usage: {
-      artifacts: usage?.artifacts ?? 0,
+      artifacts,
       requestsThisWindow: rateLimitCount ?? (await currentCount(db, principal.keyId)),
       ...(bytes !== undefined ? { storageBytes: bytes } : {}),
     },
