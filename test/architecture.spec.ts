@@ -21,7 +21,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   'otp/transport': ['otp/engine', 'otp/protocol', 'auth', 'machines'],
   'otp/http': ['otp/engine', 'otp/store', 'otp/protocol', 'rest', 'assets', 'machines'],
   assets: ['rest', 'validation', 'db', 'auth', 'machines'],
-  artifacts: ['rest', 'validation', 'db', 'auth', 'otp/protocol', 'otp/engine', 'machines'],
+  artifacts: ['rest', 'validation', 'db', 'auth', 'otp/protocol', 'otp/engine', 'otp/store', 'machines'],
   platform: ['rest', 'db', 'auth', 'api-keys'],
   'api-keys': ['rest', 'db', 'auth'],
 };

@@ -3,41 +3,15 @@
 // Recording is idempotent (a unique index on otpRunId + testCaseId) and marked on the run, so the
 // sweep can safely retry runs whose hook never ran (a process that died, a run finished as orphaned).
 // The runs themselves belong to the OTP room: this module reads and marks them only through the
-// RunResultsSource port below, which the OTP store implements.
+// RunResultsSource port below, which the OTP store implements (and whose run and step shapes it defines).
 import type { Db } from '../../db/connect.js';
 import type { Logger } from '../../log.js';
 import { newId } from '../../ids.js';
 import { OtpErrorCode } from '../../../machines/types.js';
+import type { RunOwingResults, RunStepOutcome } from '../../otp/store/run-results-store.js';
 
 export const RESULT_STATUSES = ['passed', 'failed', 'skipped', 'blocked', 'error', 'cancelled'] as const;
 export type ResultStatus = (typeof RESULT_STATUSES)[number];
-
-/** One step of a finished OTP run, as far as its test case's result is concerned. */
-export interface RunStepOutcome {
-  testCaseId: string;
-  status: 'pending' | 'pass' | 'fail' | 'skip' | 'error';
-  source: 'executor' | 'service' | null;
-  error: { code?: string } | null;
-  durationMs: number | null;
-  evidence: { screenshotAssetId?: string } | null;
-}
-
-/** A finished OTP run whose results are not recorded yet. */
-export interface RunOwingResults {
-  id: string;
-  tenantId: string;
-  projectId: string;
-  status: string;
-  reason: string | null;
-  sessionId: string | null;
-  testRunId: string;
-  finishTestRun: boolean;
-  /** The run's test cases in run order (a case may be listed twice). */
-  testCases: ReadonlyArray<{ id: string }>;
-  finishedAt: Date | null;
-  /** In step order. */
-  steps: RunStepOutcome[];
-}
 
 /**
  * What recording needs of OTP runs. Declared here, implemented by the OTP store

@@ -1,21 +1,22 @@
 // What the artifacts room needs of OTP runs to record their test results (its RunResultsSource port,
 // src/artifacts/tests/run-results.ts, wired in src/service.ts): a finished run that still owes its
 // results, with every step's outcome; the runs that owe them; and the mark that they are recorded.
-// The shape is matched, not imported, so the store depends on no other room.
 import type { Db } from '../../db/connect.js';
-import { FINAL_RUN_STATUSES, type FinalRunStatus } from '../../../machines/types.js';
+import { FINAL_RUN_STATUSES, type FinalRunStatus, type StepStatus } from '../../../machines/types.js';
 import type { RunCaseRef } from './run-store.js';
 
+/** One step of a finished run, as far as its test case's result is concerned. */
 export interface RunStepOutcome {
   caseIndex: number;
   testCaseId: string;
-  status: 'pending' | 'pass' | 'fail' | 'skip' | 'error';
+  status: 'pending' | StepStatus;
   source: 'executor' | 'service' | null;
   error: { code?: string; message?: string } | null;
   durationMs: number | null;
   evidence: { screenshotAssetId?: string } | null;
 }
 
+/** A finished run whose test results are not recorded yet. */
 export interface RunOwingResults {
   id: string;
   tenantId: string;

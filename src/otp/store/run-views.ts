@@ -4,6 +4,7 @@ import { errors } from '../../errors.js';
 import { paginate, type Page } from '../../rest/pagination.js';
 import { evidenceByStep, type EvidenceFile } from '../../assets/evidence/evidence-service.js';
 import { downloadPath } from '../../assets/items/view.js';
+import type { StepStatus } from '../../../machines/types.js';
 
 export interface StepView {
   stepIndex: number;
@@ -11,7 +12,7 @@ export interface StepView {
   testCaseId: string;
   label: string | null;
   action: unknown;
-  status: 'pending' | 'pass' | 'fail' | 'skip' | 'error';
+  status: 'pending' | StepStatus;
   source: 'executor' | 'service' | null;
   durationMs: number | null;
   error: unknown;
