@@ -14,7 +14,6 @@ import { errors } from '../errors.js';
 import { hasScope, type Principal, type Scope } from '../auth/principal.js';
 import { etagOf, parseIfMatch, type IfMatch } from './conditional.js';
 import { checkIdempotencyKey, IDEMPOTENCY_HEADER, requestHash, type IdempotencyStore, type IdempotencyScope } from './idempotency.js';
-
 import type { JsonSchema } from '../validation/schema-registry.js';
 
 export type { JsonSchema };

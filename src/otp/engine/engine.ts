@@ -6,7 +6,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { errors } from '../../errors.js';
-import { CloseCode, type SessionOutput } from '../../../machines/types.js';
+import { CloseCode, isFinalRunStatus, type SessionOutput } from '../../../machines/types.js';
 import { ExecutorSession, type Connection } from './session.js';
 import { RunDriver, type RunDriverDeps } from './run-driver.js';
 import { planRun, type RunRequest } from './run-planner.js';
@@ -87,7 +87,7 @@ export class OtpEngine {
     const { projectId } = principal;
     const status = await store.runStatus(projectId, runId);
     if (!status) throw errors.notFound('Run', runId);
-    if (status !== 'queued' && status !== 'running') {
+    if (isFinalRunStatus(status)) {
       throw errors.conflict(`Run ${runId} has already finished (${status})`, { status });
     }
     if (status === 'queued' && (await store.cancelQueuedRun(runId, 'cancelled by request'))) {
@@ -105,7 +105,7 @@ export class OtpEngine {
       const deadline = Date.now() + CANCEL_WAIT_MS;
       while (Date.now() < deadline) {
         const now = await store.runStatus(projectId, runId);
-        if (now !== 'running' && now !== 'queued') break;
+        if (!now || isFinalRunStatus(now)) break;
         await new Promise((r) => setTimeout(r, 20));
       }
     }
