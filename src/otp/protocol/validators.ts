@@ -24,12 +24,6 @@ function compiledFor(schemaId: string): ValidateFunction {
   return fn;
 }
 
-const inboundValidators = new Map<string, ValidateFunction>(
-  INBOUND_TYPES.map((t) => [t, compiledFor(inboundMessageSchemas[t])]),
-);
-const outboundValidators = new Map<string, ValidateFunction>(
-  OUTBOUND_TYPES.map((t) => [t, compiledFor(outboundMessageSchemas[t])]),
-);
 const messageTypeSet: ReadonlySet<string> = new Set(MESSAGE_TYPES);
 
 function run<T>(fn: ValidateFunction, data: unknown, prefix: string): ValidationResult<T> {
@@ -46,8 +40,9 @@ export function validatorFor<T = unknown>(schemaId: string): (data: unknown, pre
   return (data, prefix = '') => run<T>(fn, data, prefix);
 }
 
-export type InboundResult = { ok: true; message: InboundMessage } | { ok: false; errors: FieldError[] };
-export type OutboundResult = { ok: true; message: OutboundMessage } | { ok: false; errors: FieldError[] };
+export type FrameResult<M> = { ok: true; message: M } | { ok: false; errors: FieldError[] };
+export type InboundResult = FrameResult<InboundMessage>;
+export type OutboundResult = FrameResult<OutboundMessage>;
 
 /** Why a frame has no validator in this direction: not an object, or no/unknown/wrong-way type. */
 function typeProblem(frame: unknown, direction: readonly string[], sentBy: string, otherSide: string): FieldError[] {
@@ -65,31 +60,33 @@ function typeProblem(frame: unknown, direction: readonly string[], sentBy: strin
 }
 
 /**
- * Check a parsed frame from the executor: an object whose `type` is one the executor sends, valid
- * against that type's schema. On success `message` is the frame itself (not a copy).
+ * The checker of the frames one side sends: an object whose `type` is one of `types`, valid against
+ * that type's schema. On success `message` is the frame itself (not a copy).
  */
-export function validateInbound(frame: unknown): InboundResult {
-  if (frame !== null && typeof frame === 'object') {
-    const fn = inboundValidators.get((frame as { type?: unknown }).type as string);
-    if (fn) {
-      if (fn(frame)) return { ok: true, message: frame as InboundMessage };
-      return { ok: false, errors: formatErrors(fn.errors) };
+function frameChecker<M>(
+  types: readonly string[],
+  schemaOf: Readonly<Record<string, string>>,
+  sentBy: string,
+  otherSide: string,
+): (frame: unknown) => FrameResult<M> {
+  const validators = new Map<string, ValidateFunction>(types.map((t) => [t, compiledFor(schemaOf[t]!)]));
+  return (frame) => {
+    if (frame !== null && typeof frame === 'object') {
+      const fn = validators.get((frame as { type?: unknown }).type as string);
+      if (fn) {
+        if (fn(frame)) return { ok: true, message: frame as M };
+        return { ok: false, errors: formatErrors(fn.errors) };
+      }
     }
-  }
-  return { ok: false, errors: typeProblem(frame, INBOUND_TYPES, 'executor', 'service') };
+    return { ok: false, errors: typeProblem(frame, types, sentBy, otherSide) };
+  };
 }
 
+/** Check a parsed frame from the executor (the session's hot path). */
+export const validateInbound = frameChecker<InboundMessage>(INBOUND_TYPES, inboundMessageSchemas, 'executor', 'service');
+
 /** Check a frame the service is about to send (tests and docs; the hot path does not need it). */
-export function validateOutbound(frame: unknown): OutboundResult {
-  if (frame !== null && typeof frame === 'object') {
-    const fn = outboundValidators.get((frame as { type?: unknown }).type as string);
-    if (fn) {
-      if (fn(frame)) return { ok: true, message: frame as OutboundMessage };
-      return { ok: false, errors: formatErrors(fn.errors) };
-    }
-  }
-  return { ok: false, errors: typeProblem(frame, OUTBOUND_TYPES, 'service', 'executor') };
-}
+export const validateOutbound = frameChecker<OutboundMessage>(OUTBOUND_TYPES, outboundMessageSchemas, 'service', 'executor');
 
 const stepActionValidator = compiledFor('StepAction');
 const testCaseStepsValidator = compiledFor('TestCaseSteps');
