@@ -4,7 +4,8 @@
 // protocol's terms: a version, an id with its prefix, a frame type.
 import type { ErrorWording } from '../../validation/field-errors.js';
 import type { JsonSchema } from '../../validation/schema-registry.js';
-import { EnvelopeSchema, OTP_VERSION_PATTERN } from './schemas/messages.js';
+import { EnvelopeSchema } from './schemas/messages.js';
+import { OTP_VERSION_PATTERN } from './schemas/ids.js';
 
 const ENVELOPE_FIELDS: ReadonlySet<string> = new Set(Object.keys((EnvelopeSchema as { properties: object }).properties));
 

@@ -10,6 +10,8 @@ import { messageSchemas } from './messages.js';
 
 export * from './locator.js';
 export * from './actions.js';
+export * from './ids.js';
+export * from './payloads.js';
 export * from './messages.js';
 
 /** Every OTP schema, each with a unique PascalCase $id. */
