@@ -3,16 +3,10 @@
 // here only what planning needs and the artifacts room implements it
 // (src/artifacts/tests/test-case-source.ts, wired in src/service.ts). Every read is scoped to the
 // caller's project: another project's record is absent, never visible.
-import type { StepAction } from '../../../machines/types.js';
+import type { TestCaseStep } from '../protocol/schemas/index.js';
 
-/** One step of a test case as stored: its OTP action and the fields of its step.exec. */
-export interface TestCaseStep {
-  otp: StepAction;
-  label?: string;
-  timeoutMs?: number;
-  continueOnFail?: boolean;
-  evidence?: string;
-}
+/** One step of a test case as stored (validated by the TestCaseStep schema when it was written). */
+export type { TestCaseStep };
 
 export interface TestCaseToRun {
   id: string;
