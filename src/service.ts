@@ -82,8 +82,10 @@ export async function startService(config: Config, log: Logger = createLogger(co
   // planner reads test cases through the artifacts room, the engine reads a project's keys through auth.
   const assets = await createAssets({ config, db, log, evidenceChanged: (runId) => runViews.invalidate(runId), runs: new RunFacts(db) });
   const artifacts = await createArtifacts({ config, db, log, runResults: new RunResultsStore(db) });
+  const views = new RunViews(db);
   const engine = new OtpEngine({
     store,
+    views,
     writer,
     testCases: artifacts.testCases,
     projectKeyIds: (projectId) => keyIdsOfProject(db, projectId),
@@ -136,7 +138,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       storageBytes: assets.storageBytes,
     }),
     ...apiKeyRoutes({ db, onRevoked: revokeKey }),
-    ...otpRoutes({ engine, config, views: new RunViews(db), runViews }),
+    ...otpRoutes({ engine, config, views, runViews }),
     ...assets.routes,
     ...artifacts.routes,
   );

@@ -10,7 +10,7 @@ import { CloseCode, isFinalRunStatus, type SessionOutput } from '../../../machin
 import { ExecutorSession, type Connection } from './session.js';
 import { RunDriver, type RunDriverDeps } from './run-driver.js';
 import { planRun, type RunRequest } from './run-planner.js';
-import type { RunView } from '../store/run-views.js';
+import type { RunView, RunViews } from '../store/run-views.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
 import type { StepWriter } from './step-writer.js';
 import type { TestCaseSource } from './test-case-source.js';
@@ -19,6 +19,8 @@ export interface EngineDeps {
   /** Hooks other parts of the service give the run driver (evidence checks, test results). */
   runHooks?: Pick<RunDriverDeps, 'verifyEvidence' | 'onFinished'>;
   store: RunStore;
+  /** What a run looks like over REST: the answer of a create or a cancel. */
+  views: RunViews;
   writer: StepWriter;
   /** What runs are made of: test cases, plans and test runs (the artifacts room implements it). */
   testCases: TestCaseSource;
@@ -79,7 +81,7 @@ export class OtpEngine {
       if (!run.requestedSessionId) this.wakeProject(run.projectId);
       await this.notify({ kind: 'dispatch', projectId: run.projectId, ...(run.requestedSessionId ? { sessionId: run.requestedSessionId } : {}) });
     }
-    return this.deps.store.readRun(principal.projectId, run.id);
+    return this.deps.views.run(principal.projectId, run.id);
   }
 
   async cancelRun(principal: Principal, runId: string): Promise<RunView> {
@@ -91,7 +93,7 @@ export class OtpEngine {
       throw errors.conflict(`Run ${runId} has already finished (${status})`, { status });
     }
     if (status === 'queued' && (await store.cancelQueuedRun(runId, 'cancelled by request'))) {
-      return store.readRun(projectId, runId);
+      return this.deps.views.run(projectId, runId);
     }
     // Claimed meanwhile, or running: the mark tells whichever process holds it, even past a lost notice.
     await store.requestCancel(runId);
@@ -109,7 +111,7 @@ export class OtpEngine {
         await new Promise((r) => setTimeout(r, 20));
       }
     }
-    return store.readRun(projectId, runId);
+    return this.deps.views.run(projectId, runId);
   }
 
   /** Closes at once every open session of a revoked key, here and (by notice) in other processes. */

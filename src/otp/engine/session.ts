@@ -199,8 +199,8 @@ export class ExecutorSession {
       const summary = result.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
       return this.invalid(`invalid frame: ${summary}`, ref, { fields: result.errors });
     }
-    const message = result.message as { type: string; sessionId?: string; runId?: string; payload?: any };
-    if (message.type === 'hello') return this.hello(message.payload as HelloPayload, ref!);
+    const { message } = result;
+    if (message.type === 'hello') return this.hello(message.payload, ref!);
     if (!this.ready) return this.unexpected(`${message.type} before the handshake finished; send hello and wait for welcome`, ref);
     if (message.sessionId !== this.id) return this.invalid(`sessionId ${message.sessionId} is not this session (${this.id})`, ref);
     switch (message.type) {
@@ -208,7 +208,7 @@ export class ExecutorSession {
         return void this.actor.send({ type: 'PONG' });
       case 'step.result': {
         this.validFrame();
-        const run = this.runs.get(message.runId!);
+        const run = this.runs.get(message.runId);
         if (!run) return this.unexpected(`run ${message.runId} is not running on this session`, ref);
         return run.stepResult(message.payload, ref, receivedAt);
       }

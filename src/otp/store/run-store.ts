@@ -13,7 +13,6 @@ import {
   type RunStatus,
   type StepOutcome,
 } from '../../../machines/types.js';
-import { readRun, type RunView } from './run-views.js';
 
 export interface RunCaseRef {
   id: string;
@@ -278,11 +277,6 @@ export class RunStore {
       .whereIn('id', runIds)
       .whereIn('status', ACTIVE_RUN_STATUSES)
       .update({ status: verdict.status, reason: verdict.reason, finished_at: trx.fn.now(), duration_ms: 0 });
-  }
-
-  /** The run's view as REST answers it (run-views.ts), read from PostgreSQL. */
-  readRun(projectId: string, runId: string): Promise<RunView> {
-    return readRun(this.db, projectId, runId);
   }
 
   /** The run's status, or null when the project has no such run. */
