@@ -12,12 +12,14 @@ import { stepsScenario } from './scenarios/steps.js';
 import { sessionsScenario } from './scenarios/sessions.js';
 import { latencyScenario } from './scenarios/latency.js';
 import { restScenario } from './scenarios/rest.js';
+import { runnerScenario } from './scenarios/runner.js';
 
 const SCENARIOS: Record<ScenarioName, Scenario> = {
   steps: stepsScenario,
   sessions: sessionsScenario,
   latency: latencyScenario,
   rest: restScenario,
+  runner: runnerScenario,
 };
 
 async function main(): Promise<number> {

@@ -13,6 +13,13 @@
 //   recording — recordSteps writes the pending outcomes; nothing is sent until STEPS_RECORDED.
 //               CANCEL / EXECUTOR_LOST are remembered and acted on once the write is answered.
 //   running   — one step.exec in flight, until its STEP_RESULT, its time-out, CANCEL or EXECUTOR_LOST.
+//   paused    — the step at the cursor waits: the session is detached (its socket dropped, it waits
+//               to be resumed) and no time-out runs. EXECUTOR_RESUMED → running: the step.exec goes
+//               out again (the same step: the driver sends the same frame) and its time-out starts
+//               over. CANCEL and EXECUTOR_LOST as in running.
+// EXECUTOR_DETACHED / EXECUTOR_RESUMED elsewhere only set `detached`: a write answered meanwhile
+// leads to `paused`; what else the run sends (run.cancel, run.finished) the session holds until it
+// is resumed.
 //   finishing — finishRun writes the last pending outcomes and the verdict together; then
 //               run.finished is sent (unless the executor is gone).
 //   done      — final; output is the RunOutput.
@@ -100,6 +107,8 @@ export const runMachine = setup({
         : requestStop(context, 'lost', event.reason);
     }),
     markExecutorLost: assign({ executorLost: () => true }),
+    markDetached: assign({ detached: () => true }),
+    markAttached: assign({ detached: () => false }),
     decideStop: assign(({ context }, params: { inFlight: boolean }) => decideStop(context, params.inFlight)),
     decideWriteFailed: assign(({ context, event }) => {
       assertEvent(event, 'STEPS_NOT_RECORDED');
@@ -118,6 +127,7 @@ export const runMachine = setup({
     stopRequested: ({ context }) => context.stop !== null,
     cancelRequested: ({ context }) => context.stop?.kind === 'cancel' && !context.executorLost,
     executorLost: ({ context }) => context.executorLost,
+    detached: ({ context }) => context.detached,
     isInFlight: ({ context, event }) => event.type === 'STEP_RESULT' && isInFlight(context, event.report),
     isLastInFlight: ({ context, event }) => event.type === 'STEP_RESULT' && isLastInFlight(context, event.report),
   },
@@ -127,15 +137,22 @@ export const runMachine = setup({
 }).createMachine({
   id: 'run',
   context: ({ input }) => initialContext(input),
+  // Also for a run taken over from another process (input.recorded): the executor may not have had
+  // its run.start (held while its session was detached); one that has the run ignores it.
   entry: 'sendRunStart',
   initial: 'advancing',
   output: ({ context }) => context.output!,
+  on: {
+    EXECUTOR_DETACHED: { actions: 'markDetached' },
+    EXECUTOR_RESUMED: { actions: 'markAttached' },
+  },
   states: {
     advancing: {
       entry: 'settle',
       always: [
         { guard: 'allDecided', target: 'finishing' },
         { guard: 'hasPending', target: 'recording' },
+        { guard: 'detached', target: 'paused' },
         { target: 'running' },
       ],
     },
@@ -158,6 +175,7 @@ export const runMachine = setup({
           },
           // The cursor was settled before the write: it is at a step to send, or past the last.
           { guard: 'allDecided', target: 'finishing', actions: 'clearPending' },
+          { guard: 'detached', target: 'paused', actions: 'clearPending' },
           { target: 'running', actions: 'clearPending' },
         ],
         STEPS_NOT_RECORDED: { target: 'finishing', actions: 'decideWriteFailed' },
@@ -188,6 +206,23 @@ export const runMachine = setup({
           target: 'finishing',
           actions: ['requestStop', { type: 'decideStop', params: { inFlight: true } }],
         },
+        EXECUTOR_DETACHED: { target: 'paused', actions: 'markDetached' },
+      },
+    },
+
+    // The step at the cursor waits for the session to be resumed; its time-out does not run.
+    paused: {
+      on: {
+        EXECUTOR_RESUMED: { target: 'running', actions: 'markAttached' },
+        CANCEL: {
+          target: 'finishing',
+          actions: ['requestStop', 'sendRunCancel', { type: 'decideStop', params: { inFlight: true } }],
+        },
+        EXECUTOR_LOST: {
+          target: 'finishing',
+          actions: ['requestStop', { type: 'decideStop', params: { inFlight: true } }],
+        },
+        STEP_RESULT: { actions: { type: 'rejectStepResult', params: { running: false } } },
       },
     },
 

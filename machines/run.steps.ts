@@ -35,13 +35,15 @@ export interface RunContext {
   failure: string | null;
   /** Decided on entering `finishing`. */
   output: RunOutput | null;
+  /** The session's socket is gone and it waits to be resumed: no step.exec goes out, no time-out runs. */
+  detached: boolean;
 }
 
 /** Reason given to run.cancel and written on the cancelled steps when CANCEL carries none. */
 export const DEFAULT_CANCEL_REASON = 'cancel requested';
 
 export function initialContext(input: RunInput): RunContext {
-  return {
+  const context: RunContext = {
     input,
     cursor: 0,
     abortedCases: [],
@@ -51,7 +53,26 @@ export function initialContext(input: RunInput): RunContext {
     executorLost: false,
     failure: null,
     output: null,
+    detached: input.detached ?? false,
   };
+  return input.recorded?.length ? { ...context, ...alreadyRecorded(input, input.recorded) } : context;
+}
+
+/**
+ * A run taken over from another process: its recorded outcomes give the counts, the test cases a
+ * failure cut short, and the cursor (the first step without an outcome; steps are decided in order,
+ * only the E_SKIPPED rest of an aborted case lies beyond it).
+ */
+function alreadyRecorded(input: RunInput, recorded: StepOutcome[]): Partial<RunContext> {
+  const decided = new Map(recorded.map((outcome) => [outcome.stepIndex, outcome]));
+  const abortedCases: number[] = [];
+  for (const step of input.steps) {
+    const outcome = decided.get(step.stepIndex);
+    if (outcome && abortsCase(step, outcome.status) && !abortedCases.includes(step.caseIndex)) abortedCases.push(step.caseIndex);
+  }
+  let cursor = 0;
+  while (cursor < input.steps.length && decided.has(input.steps[cursor]!.stepIndex)) cursor += 1;
+  return { cursor, abortedCases, counts: addOutcomes(emptyCounts(input.steps.length), recorded) };
 }
 
 function serviceOutcome(
@@ -159,7 +180,7 @@ export function decideCurrent(context: RunContext, outcome: StepOutcome): Partia
   let abortedCases = context.abortedCases;
   if (abortsCase(step, outcome.status)) {
     abortedCases = [...abortedCases, step.caseIndex];
-    const message = `step ${step.stepIndex} of the same test case did not pass`;
+    const message = `step ${step.stepIndex + 1} (stepIndex ${step.stepIndex}) of the same test case did not pass`;
     for (let i = context.cursor + 1; i < steps.length; i += 1) {
       const later = steps[i]!;
       if (later.caseIndex === step.caseIndex) {

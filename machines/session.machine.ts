@@ -7,18 +7,29 @@
 //
 // States
 //   awaitingHello — waits for HELLO; `helloTimeout` without one closes with 4408 'no hello'.
+//                   ADOPT (its hello resumed a session another process handed over) → ready, with
+//                   the welcome (resumed) and reattach.
 //   registering   — registerSession stores the session; welcome is sent on SESSION_REGISTERED.
 //                   SESSION_NOT_REGISTERED closes with 1011 and the write's message.
 //   ready         — the session works. Keepalive substates:
 //                     alive        —`keepalive`→ awaitingPong (entry: sendPing)
 //                     awaitingPong —PONG→ alive; —`pongTimeout`→ close 4408 'keepalive timeout'
+//                   SOCKET_CLOSED with a resume window (resumeWindowMs > 0) → detached (emits detach),
+//                   unless the executor closed deliberately (1000, or 1005: a close frame without a code).
+//                   HAND_OFF (the service drains) closes the socket with its code (4503) → detached.
+//                   RESUME (a new connection took the session over while the old one looked alive):
+//                   detach, then welcome (resumed) and reattach, as from `detached`.
+//   detached      — the socket is gone, the session waits for a new connection to RESUME it (emits
+//                   sendWelcome resumed, then reattach → ready). No ping. `resumeWindow` without one
+//                   ends the session with the close that detached it ('… not resumed within N ms').
+//                   CLOSE ends it at once (nothing to close: no socket).
 //   closed        — final; output { code, reason }.
 // Anywhere before `closed`:
 //   FRAME_INVALID counts a strike; maxInvalidFrames strikes in a row close with 4400.
 //   FRAME_VALID, HELLO and PONG are valid frames and reset the count.
 //   CLOSE (the service ends the session) closes with its code and reason.
 //   SOCKET_CLOSED (the peer is gone) ends in `closed` without closeSocket.
-import { assign, emit, setup } from 'xstate';
+import { assertEvent, assign, emit, setup } from 'xstate';
 import {
   CloseCode,
   type HelloPayload,
@@ -38,8 +49,10 @@ export interface SessionContext {
   helloRef: string | null;
   /** Invalid frames in a row. */
   strikes: number;
-  /** Set when the session ends; the machine's output. */
+  /** Set when the session ends; the machine's output. In `detached`: why the socket went. */
   close: SessionOutput | null;
+  /** How long a dropped session waits in `detached` to be resumed; 0: it closes at once. */
+  resumeWindowMs: number;
 }
 
 /** Actions that close the socket from this side: remember the output, then closeSocket. */
@@ -59,6 +72,12 @@ export const sessionMachine = setup({
     // Effects, emitted for the session.
     registerSession: emit(({ context }) => ({ type: 'registerSession' as const, hello: context.hello! })),
     sendWelcome: emit(({ context }) => ({ type: 'sendWelcome' as const, ref: context.helloRef! })),
+    sendResumedWelcome: emit(({ event }) => {
+      assertEvent(event, ['RESUME', 'ADOPT']);
+      return { type: 'sendWelcome' as const, ref: event.ref, resumed: true as const };
+    }),
+    detach: emit(({ context }) => ({ type: 'detach' as const, ...context.close! })),
+    reattach: emit({ type: 'reattach' as const }),
     sendPing: emit({ type: 'sendPing' as const }),
     /** Closes with the output set just before (`setClose`). */
     closeSocket: emit(({ context }) => ({ type: 'closeSocket' as const, ...context.close! })),
@@ -75,11 +94,16 @@ export const sessionMachine = setup({
   },
   guards: {
     lastStrike: ({ context }) => context.strikes + 1 >= context.maxInvalidFrames,
+    // An executor that closes its socket itself (1000, or a close frame without a code: 1005) is done;
+    // a connection that drops (1006, any other code) may come back.
+    resumable: ({ context, event }) =>
+      context.resumeWindowMs > 0 && event.type === 'SOCKET_CLOSED' && event.code !== CloseCode.normal && event.code !== 1005,
   },
   delays: {
     keepalive: ({ context }) => context.keepaliveMs,
     pongTimeout: ({ context }) => context.pongTimeoutMs,
     helloTimeout: ({ context }) => context.helloTimeoutMs,
+    resumeWindow: ({ context }) => context.resumeWindowMs,
   },
 }).createMachine({
   id: 'session',
@@ -92,6 +116,7 @@ export const sessionMachine = setup({
     helloRef: null,
     strikes: 0,
     close: null,
+    resumeWindowMs: input.resumeWindowMs ?? 0,
   }),
   initial: 'awaitingHello',
   output: ({ context }) => context.close!,
@@ -138,6 +163,7 @@ export const sessionMachine = setup({
           target: 'registering',
           actions: { type: 'keepHello', params: ({ event }) => ({ hello: event.hello, ref: event.ref }) },
         },
+        ADOPT: { target: 'ready', actions: ['resetStrikes', 'sendResumedWelcome', 'reattach'] },
       },
     },
 
@@ -160,6 +186,28 @@ export const sessionMachine = setup({
 
     ready: {
       initial: 'alive',
+      on: {
+        SOCKET_CLOSED: {
+          guard: 'resumable',
+          target: 'detached',
+          actions: [{ type: 'setClose', params: ({ event }) => ({ code: event.code, reason: event.reason }) }, 'detach', 'resetStrikes'],
+        },
+        HAND_OFF: {
+          target: 'detached',
+          actions: [{ type: 'setClose', params: ({ event }) => ({ code: event.code, reason: event.reason }) }, 'closeSocket', 'detach'],
+        },
+        RESUME: {
+          target: 'ready',
+          reenter: true,
+          actions: [
+            { type: 'setClose', params: { code: CloseCode.sessionTakenOver, reason: 'session resumed on another connection' } },
+            'detach',
+            'resetStrikes',
+            'sendResumedWelcome',
+            'reattach',
+          ],
+        },
+      },
       states: {
         alive: {
           after: { keepalive: { target: 'awaitingPong' } },
@@ -176,6 +224,31 @@ export const sessionMachine = setup({
             PONG: { target: 'alive', actions: 'resetStrikes' },
           },
         },
+      },
+    },
+
+    detached: {
+      after: {
+        resumeWindow: {
+          target: 'closed',
+          actions: {
+            type: 'setClose',
+            params: ({ context }) => ({
+              code: context.close!.code,
+              reason: `${context.close!.reason}; not resumed within ${context.resumeWindowMs} ms`,
+            }),
+          },
+        },
+      },
+      on: {
+        RESUME: { target: 'ready', actions: ['sendResumedWelcome', 'reattach'] },
+        // Without a socket there is nothing to close: the session just ends.
+        CLOSE: {
+          target: 'closed',
+          actions: { type: 'setClose', params: ({ event }) => ({ code: event.code, reason: event.reason }) },
+        },
+        SOCKET_CLOSED: {},
+        FRAME_INVALID: {},
       },
     },
 

@@ -100,6 +100,14 @@ export interface RunInput {
   vars: Record<string, string>;
   /** Added to a step's timeoutMs before the service gives up on it. */
   graceMs: number;
+  /**
+   * Set when this process takes over a run another process drove (a session resumed here): the
+   * outcomes already recorded. run.start is sent again, and the run goes on from the first step
+   * without an outcome.
+   */
+  recorded?: StepOutcome[];
+  /** The session is detached as the run starts (claimed as its socket dropped): it starts paused. */
+  detached?: boolean;
 }
 
 export interface RunOutput {
@@ -113,6 +121,10 @@ export type RunEvent =
   | { type: 'STEP_RESULT'; report: StepReport; /** Id of the step.result frame, echoed when it is refused. */ ref?: string }
   | { type: 'CANCEL'; reason?: string }
   | { type: 'EXECUTOR_LOST'; reason: string }
+  /** The session's socket dropped and it waits to be resumed: nothing is sent, the step's time-out pauses. */
+  | { type: 'EXECUTOR_DETACHED' }
+  /** The session was resumed: the step in flight is sent again (same step, restarted time-out). */
+  | { type: 'EXECUTOR_RESUMED' }
   // Answers to the `recordSteps` effect: the batch is durable, or it is not (nothing of it was written).
   | { type: 'STEPS_RECORDED' }
   | { type: 'STEPS_NOT_RECORDED'; message: string }
@@ -128,7 +140,10 @@ export type RunEvent =
 export type RunEffect =
   /** Send run.start; always the first effect of a run. */
   | { type: 'sendRunStart'; runId: string }
-  /** Send step.exec with this payload. */
+  /**
+   * Send step.exec with this payload. The same stepIndex twice in a row (after EXECUTOR_RESUMED) is the
+   * same step sent again: the driver sends the same frame (same id).
+   */
   | { type: 'sendStepExec'; payload: StepExecPayload }
   /** Write these outcomes, all or nothing. Answer: STEPS_RECORDED or STEPS_NOT_RECORDED. */
   | { type: 'recordSteps'; runId: string; outcomes: StepOutcome[] }
@@ -147,6 +162,8 @@ export interface SessionInput {
   helloTimeoutMs: number;
   /** Invalid frames in a row that close the session. */
   maxInvalidFrames: number;
+  /** How long a session whose socket dropped waits to be resumed (`detached`); 0 or absent: no resume. */
+  resumeWindowMs?: number;
 }
 
 export interface HelloPayload {
@@ -155,6 +172,8 @@ export interface HelloPayload {
   version?: string;
   capabilities: Capabilities;
   projectId?: string;
+  /** Resume this session instead of opening a new one (docs/protocol.md, "Resuming a session"). */
+  resumeSessionId?: string;
 }
 
 export type SessionEvent =
@@ -164,6 +183,12 @@ export type SessionEvent =
   | { type: 'FRAME_INVALID'; message: string }
   | { type: 'CLOSE'; code: number; reason: string }
   | { type: 'SOCKET_CLOSED'; code: number; reason: string }
+  /** A new connection of the same project resumes the session (hello.resumeSessionId); ref: its hello. */
+  | { type: 'RESUME'; ref: string }
+  /** Close the socket (the service drains: 4503) and wait detached for a resume elsewhere. */
+  | { type: 'HAND_OFF'; code: number; reason: string }
+  /** This new connection took over a session another process held (its runs come with it); ref: its hello. */
+  | { type: 'ADOPT'; ref: string }
   // Answers to the `registerSession` effect: the session is stored, or it could not be.
   | { type: 'SESSION_REGISTERED' }
   | { type: 'SESSION_NOT_REGISTERED'; message: string };
@@ -175,8 +200,12 @@ export type SessionEvent =
 export type SessionEffect =
   /** Store the session. Answer: SESSION_REGISTERED or SESSION_NOT_REGISTERED. */
   | { type: 'registerSession'; hello: HelloPayload }
-  /** Send welcome, with the hello frame's id as ref. */
-  | { type: 'sendWelcome'; ref: string }
+  /** Send welcome, with the hello frame's id as ref; `resumed` when a new connection took the session over. */
+  | { type: 'sendWelcome'; ref: string; resumed?: true }
+  /** The socket is gone (or replaced): hold what is sent, pause the runs, take no new run. */
+  | { type: 'detach'; code: number; reason: string }
+  /** A new socket resumed the session: send what was held, resume the runs (their step in flight again). */
+  | { type: 'reattach' }
   | { type: 'sendPing' }
   /** Close the socket from this side. */
   | { type: 'closeSocket'; code: number; reason: string };
@@ -195,6 +224,10 @@ export const CloseCode = {
   unauthorized: 4401,
   forbidden: 4403,
   timeout: 4408,
+  /** Another connection resumed this session (hello.resumeSessionId); this socket is no longer it. */
+  sessionTakenOver: 4409,
+  /** The service is draining: reconnect (to another process) and resume the session there. */
+  reconnect: 4503,
   version: 4426,
   /** The service failed on its side (e.g. the session could not be stored). */
   internalError: 1011,

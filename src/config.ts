@@ -13,6 +13,20 @@ export interface Config {
   /** Port of the embedded PostgreSQL; 0 picks a free one. */
   embeddedPgPort: number;
   bootstrapKey?: string;
+  /**
+   * The address clients reach the REST listener by (PUBLIC_URL, no trailing slash), e.g. behind a
+   * proxy. The OAuth issuer is `${publicUrl}/oauth`, the audience of access tokens `${publicUrl}/`,
+   * and executors are told it in welcome.apiUrl; absent, all derive from the bound listener.
+   */
+  publicUrl?: string;
+  oauth: {
+    /** Lifetime of JWT access tokens. */
+    accessTokenTtlSec: number;
+    /** Lifetime of refresh tokens. */
+    refreshTokenTtlSec: number;
+    /** How often a process looks for a signing key rotated by another one. */
+    keysRefreshMs: number;
+  };
   /** How long an API key's principal is kept after use (revocation invalidates at once); 0 = never kept. */
   keyCacheMs: number;
   /** Bytes of finished runs' JSON kept in memory for GET /otp/runs/:id; 0 = none. */
@@ -27,12 +41,26 @@ export interface Config {
     maxFrameBytes: number;
     maxInvalidFrames: number;
     defaultMaxParallel: number;
+    /** How often the run machines' traces of running runs are written (and other processes' consoles hear of them); 0 = only at the end. */
+    traceFlushMs: number;
+    /** How long a session whose socket dropped waits to be resumed before its runs end as error; 0: no resume. */
+    resumeWindowMs: number;
   };
+  /** On SIGTERM: how long runs in flight may go on before their executors are told to reconnect elsewhere. */
+  drainMs: number;
   /** How often this process proves it is alive, and when another is declared dead. */
   heartbeatMs: number;
   instanceTimeoutMs: number;
+  /** How often runs left `running` with no live driver are looked for and finished `error` (0: never). */
+  orphanCheckMs: number;
+  /** The metrics listener (/metrics, /healthz, /readyz); none when the port is not set (0: any free port). */
+  metricsPort?: number;
+  metricsHost: string;
+  /** REST requests slower than this are logged at info. */
+  slowRequestMs: number;
   logLevel: 'silent' | 'info' | 'debug';
   storage: StorageConfig;
+  webhooks: WebhookConfig;
   /** REST limits that are not per tier (the per-tier numbers live in src/tiers.ts). */
   limits: {
     /** The per-key rate limit, shared by every process through PostgreSQL; false turns it off. */
@@ -48,6 +76,30 @@ export interface Config {
     /** A first request still unanswered after this long is taken as abandoned; a retry runs again. */
     idempotencyStaleSec: number;
   };
+}
+
+/** Webhook delivery (docs/webhooks.md). */
+export interface WebhookConfig {
+  /** Webhook urls may name private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE). */
+  allowPrivateTargets: boolean;
+  /** This process delivers (every process does unless told not to). */
+  deliver: boolean;
+  /** One attempt's limit, connection to answer (WEBHOOK_TIMEOUT_MS). */
+  attemptTimeoutMs: number;
+  /** Waits before each retry (the first entry after the first failure); attempts = length + 1. Jittered by ±jitter. */
+  retryScheduleMs: number[];
+  /** Each wait is multiplied by a random factor in [1 - jitter, 1 + jitter]. */
+  jitter: number;
+  /** How often a dispatcher looks for due deliveries when no notice woke it (WEBHOOK_POLL_MS). */
+  pollMs: number;
+  /** Attempts in flight per process. */
+  concurrency: number;
+  /** A webhook is disabled after this many failed attempts in a row... */
+  disableAfterFailures: number;
+  /** ...spanning at least this long without a success (WEBHOOK_DISABLE_AFTER_HOURS). */
+  disableAfterMs: number;
+  /** How long the previous secret keeps signing after a rotation, unless the request says. */
+  secretGraceMs: number;
 }
 
 export type StorageDriverName = 'fs' | 's3';
@@ -142,7 +194,36 @@ function optionalInt(env: Env, name: string): number | undefined {
   return env[name] === undefined || env[name] === '' ? undefined : int(env, name, 0);
 }
 
-export type ConfigOverrides = Partial<Omit<Config, 'otp' | 'storage' | 'limits'>> & {
+/** A list of seconds (`5,30,120`) as milliseconds. */
+function secondsList(env: Env, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback.map((s) => s * 1000);
+  const values = raw.split(',').map((v) => Number(v.trim()));
+  if (!values.length || values.some((v) => !Number.isFinite(v) || v < 0)) throw new Error(`${name} must be a comma-separated list of seconds, got "${raw}"`);
+  return values.map((s) => Math.round(s * 1000));
+}
+
+// About 28 hours of retries, roughly doubling: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h, 12 h.
+const RETRY_SCHEDULE_SEC = [5, 30, 120, 600, 1800, 3600, 7200, 14400, 28800, 43200];
+
+function webhookConfig(env: Env): WebhookConfig {
+  return {
+    allowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    deliver: bool(env, 'WEBHOOK_DELIVER', true),
+    attemptTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
+    retryScheduleMs: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', RETRY_SCHEDULE_SEC),
+    jitter: 0.2,
+    pollMs: int(env, 'WEBHOOK_POLL_MS', 5_000),
+    concurrency: int(env, 'WEBHOOK_CONCURRENCY', 8) || 1,
+    disableAfterFailures: int(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 10),
+    disableAfterMs: int(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 24) * 3600_000,
+    secretGraceMs: 24 * 3600_000,
+  };
+}
+
+export type ConfigOverrides = Partial<Omit<Config, 'otp' | 'storage' | 'limits' | 'oauth' | 'webhooks'>> & {
+  oauth?: Partial<Config['oauth']>;
+  webhooks?: Partial<Config['webhooks']>;
   otp?: Partial<Config['otp']>;
   storage?: Partial<Config['storage']>;
   limits?: Partial<Config['limits']>;
@@ -161,6 +242,12 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     databaseUrl: env.DATABASE_URL || undefined,
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 0),
     bootstrapKey: env.SVC_BOOTSTRAP_KEY || undefined,
+    publicUrl: url(env, 'PUBLIC_URL'),
+    oauth: {
+      accessTokenTtlSec: int(env, 'OAUTH_ACCESS_TOKEN_TTL_SEC', 3600),
+      refreshTokenTtlSec: int(env, 'OAUTH_REFRESH_TOKEN_TTL_SEC', 14 * 24 * 3600),
+      keysRefreshMs: int(env, 'OAUTH_KEYS_REFRESH_MS', 5_000),
+    },
     keyCacheMs: int(env, 'KEY_CACHE_MS', 5_000),
     runViewCacheBytes: int(env, 'RUN_VIEW_CACHE_MB', 32) * 1024 * 1024,
     otp: {
@@ -173,11 +260,19 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
       maxFrameBytes: 1024 * 1024,
       maxInvalidFrames: 3,
       defaultMaxParallel: 1,
+      traceFlushMs: int(env, 'OTP_TRACE_FLUSH_MS', 1_000),
+      resumeWindowMs: int(env, 'OTP_RESUME_WINDOW_MS', 30_000),
     },
+    drainMs: int(env, 'OTP_DRAIN_MS', 30_000),
     heartbeatMs: int(env, 'HEARTBEAT_MS', 5_000),
     instanceTimeoutMs: int(env, 'INSTANCE_TIMEOUT_MS', 30_000),
+    orphanCheckMs: int(env, 'ORPHAN_CHECK_MS', 30_000),
+    metricsPort: optionalInt(env, 'METRICS_PORT'),
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
+    slowRequestMs: int(env, 'SLOW_REQUEST_MS', 1_000),
     logLevel,
     storage: storageConfig(env),
+    webhooks: webhookConfig(env),
     limits: {
       rateLimit: env.RATE_LIMIT !== 'off',
       rateLimitSyncMs: int(env, 'RATE_LIMIT_SYNC_MS', 1_000),
@@ -193,5 +288,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     otp: { ...config.otp, ...overrides.otp },
     storage: { ...config.storage, ...overrides.storage },
     limits: { ...config.limits, ...overrides.limits },
+    oauth: { ...config.oauth, ...overrides.oauth },
+    webhooks: { ...config.webhooks, ...overrides.webhooks },
   };
 }

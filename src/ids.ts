@@ -13,6 +13,7 @@ export const IdPrefix = {
   testPlan: 'tp',
   run: 'otr',
   session: 'ots',
+  recording: 'rec',
   message: 'msg',
   asset: 'ast',
   bucket: 'bkt',
@@ -32,6 +33,8 @@ export const IdPrefix = {
   memory: 'mem',
   note: 'note',
   webhook: 'wh',
+  webhookEvent: 'evt',
+  webhookDelivery: 'whd',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

@@ -17,3 +17,23 @@ export function createLogger(level: 'silent' | 'info' | 'debug'): Logger {
     error: (msg, fields) => level !== 'silent' && write('error', msg, fields),
   };
 }
+
+/**
+ * A logger for lines an outsider can provoke at will (refused credentials): at most one line per
+ * `key` every `intervalMs`, the next one saying how many were left out meanwhile.
+ */
+export function throttledLog(log: Logger, intervalMs = 60_000): (key: string, msg: string, fields?: Record<string, unknown>) => void {
+  const seen = new Map<string, { at: number; suppressed: number }>();
+  return (key, msg, fields) => {
+    const now = Date.now();
+    const last = seen.get(key);
+    if (last && now - last.at < intervalMs) {
+      last.suppressed++;
+      return;
+    }
+    // Forget old keys so that the map stays small whatever the callers send.
+    if (seen.size > 10_000) seen.clear();
+    seen.set(key, { at: now, suppressed: 0 });
+    log.info(msg, { ...fields, ...(last?.suppressed ? { suppressed: last.suppressed } : {}) });
+  };
+}

@@ -1,5 +1,6 @@
 // The composition root: builds config-driven parts (database, engine, listeners) and tears them down.
 import http from 'node:http';
+import fs from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import type { Config } from './config.js';
@@ -10,31 +11,55 @@ import { Notifier } from './db/notifier.js';
 import { RunViewCache } from './otp/store/run-view-cache.js';
 import { RunFacts } from './otp/store/run-facts.js';
 import { RunViews } from './otp/store/run-views.js';
+import { RunTraceStore } from './otp/store/run-trace.js';
 import { KeyCache, keyIdsOfProject } from './auth/keys.js';
 import { RateCounter } from './rest/middleware/rate-limit.js';
 import { bootstrapAdminKey, type BootstrapResult } from './auth/bootstrap.js';
 import { newId } from './ids.js';
 import { Api } from './rest/route.js';
 import { createRestApp } from './rest/app.js';
+import { answerClientError } from './rest/middleware/storable-text.js';
 import { RunStore } from './otp/store/run-store.js';
 import { InstanceStore } from './otp/store/instance-store.js';
+import { SessionHandOverStore } from './otp/store/session-handover.js';
 import { RunResultsStore } from './otp/store/run-results-store.js';
+import { RecordingStore } from './otp/store/recording-store.js';
 import { StepWriter } from './otp/engine/step-writer.js';
 import { OtpEngine } from './otp/engine/engine.js';
 import { InstanceRegistry } from './otp/engine/instances.js';
+import { OrphanCheck } from './otp/engine/orphans.js';
+import { Lifecycle } from './lifecycle.js';
+import { ServiceMetrics } from './observability/metrics.js';
+import { listenForMetrics } from './observability/server.js';
+import { readiness } from './rest/health.js';
 import { WsServer } from './otp/transport/ws-server.js';
 import { otpRoutes } from './otp/http/routes.js';
+import { recordingRoutes } from './otp/http/recording-routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { platformRoutes } from './platform/routes.js';
 import { createAssets } from './assets/index.js';
 import { createArtifacts } from './artifacts/index.js';
 import { IdempotencyStore } from './rest/idempotency.js';
 import { effectiveLimits } from './tiers.js';
+import { principalOfKeyId } from './auth/keys.js';
+import { TokenVerifier } from './auth/tokens.js';
+import { Principals } from './auth/principals.js';
+import { SigningKeys } from './oauth/signing-keys.js';
+import { Revocations } from './oauth/revocations.js';
+import { cookieKeys, OAuthServer } from './oauth/index.js';
+import { mcpMiddleware } from './mcp/server.js';
+import type { McpBackend } from './mcp/tools.js';
+import { mcpOpenApiPaths } from './mcp/openapi-paths.js';
+import { oauthOpenApiPaths } from './oauth/openapi-paths.js';
+import { createWebhookDelivery } from './webhook-delivery/index.js';
+import { createConsole } from './console/server.js';
+import type { ConsoleData } from './console/data.js';
 
 const API_DESCRIPTION = [
   'REST API of the service: software-project artifacts (bugs, tickets, requirements, specifications, tests, releases, knowledge), OTP test runs and assets. Paths carry /api/v1.',
   '',
-  '- Authentication: `Authorization: Bearer <API key>`; a key belongs to one tenant and project and has the scope read, write or admin. Another project\'s id is a 404.',
+  '- Authentication: `Authorization: Bearer <API key>`; a key belongs to one tenant and project and has the scope read, write or admin. Another project\'s id is a 404. An OAuth 2.1 access token (a JWT from /oauth/token) works wherever a key does, as the key that vouched for it.',
+  '- Agents: MCP over Streamable HTTP at /mcp (tools svc_otp_run, svc_otp_status, ...), with an API key or an access token; OAuth discovery at /.well-known/oauth-protected-resource/mcp.',
   '- Errors: every non-2xx answer is `{ "error": { "code", "message", "details" } }`; VALIDATION_ERROR lists each failing field in details.fields.',
   '- Lists: `{ items, nextCursor }`, paged by `limit` and `cursor`, in a stable order (`sort`), with filters on the fields people filter by and `updatedSince`.',
   '- Records carry `version`; reads answer it as ETag, and a write with If-Match applies only to that revision (412 otherwise).',
@@ -50,6 +75,17 @@ export interface Service {
   api: Api;
   instanceId: string;
   bootstrap: BootstrapResult;
+  /** OAuth: the signing keys (rotate, retire) and the issuer of access tokens. */
+  oauth: { server: OAuthServer; signingKeys: SigningKeys; revocations: Revocations; issuer: string; audience: string };
+  /** The periodic check for runs nobody drives (also callable at once). */
+  orphans: OrphanCheck;
+  /** Whether the process drains (/readyz answers 503 then); the SIGTERM drain sets it. */
+  lifecycle: Lifecycle;
+  metrics: ServiceMetrics;
+  /** The per-key rate limit's counter (absent when the limit is off). */
+  rateCounter?: RateCounter;
+  /** The metrics listener's address, when METRICS_PORT is set. */
+  metricsUrl?: string;
   /** Addresses actually bound (ports may have been 0). */
   restUrl: string;
   wsUrl: string;
@@ -71,36 +107,106 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const bootstrap = await bootstrapAdminKey(db, config);
 
   const instanceId = newId('ins');
+  const lifecycle = new Lifecycle();
+  // Reads the engine lazily: the engine is built below, with the metrics' port.
+  const metrics = new ServiceMetrics({ activeRuns: () => engine.activeRuns });
+  const health = readiness({ probe: () => db.raw('SELECT 1'), draining: () => lifecycle.draining });
   // The group commit of step results: one statement in flight at a time, on a connection of its own.
   const stepsPool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
   stepsPool.on('error', (err) => log.error('step-result connection failed', { err }));
-  const store = new RunStore(db, stepsPool);
+  // Webhook delivery: the outbox every store reports its changes to, in the changes' transactions.
+  const webhooks = createWebhookDelivery({ config: config.webhooks, db, log, instanceId });
+  const store = new RunStore(db, stepsPool, webhooks.events);
   const writer = new StepWriter(store);
   const notifier = new Notifier(db, databaseUrl, instanceId, log);
   const runViews = new RunViewCache(config.runViewCacheBytes);
   // The ports between rooms: assets and the artifacts room read OTP runs through the OTP store, the
   // planner reads test cases through the artifacts room, the engine reads a project's keys through auth.
   const assets = await createAssets({ config, db, log, evidenceChanged: (runId) => runViews.invalidate(runId), runs: new RunFacts(db) });
-  const artifacts = await createArtifacts({ config, db, log, runResults: new RunResultsStore(db) });
+  const artifacts = await createArtifacts({ config, db, log, runResults: new RunResultsStore(db), events: webhooks.events });
   const views = new RunViews(db);
+  // The service's HTTP base address, known once the REST listener is bound (its port may be 0): the
+  // OAuth issuer and audience derive from it, MCP links start with it, welcome.apiUrl tells executors.
+  let baseUrl = config.publicUrl ?? '';
+  const instanceStore = new InstanceStore(db, store);
   const engine = new OtpEngine({
     store,
     views,
     writer,
     testCases: artifacts.testCases,
+    testCaseSink: artifacts.testCaseSink,
+    recordingStore: new RecordingStore(db, webhooks.events),
     projectKeyIds: (projectId) => keyIdsOfProject(db, projectId),
     notifier,
+    traces: new RunTraceStore(db),
+    handOverStore: new SessionHandOverStore(db),
+    // Processes that heart-beat lately can take over the sessions of a draining one.
+    livePeers: () => instanceStore.livePeerCount(instanceId, Math.min(config.instanceTimeoutMs, 3 * config.heartbeatMs)),
     config,
+    apiUrl: () => baseUrl,
     instanceId,
     log,
+    events: metrics.engine,
     runHooks: { verifyEvidence: assets.verifyEvidence, onFinished: artifacts.onRunFinished },
   });
   const keys = new KeyCache(db, { ttlMs: config.keyCacheMs, maxEntries: 10_000 });
+  // OAuth access tokens: signed with keys kept in PostgreSQL, accepted wherever a key is. The issuer
+  // and the audience are known once the REST listener is bound (they may be derived from its port).
+  const signingKeys = new SigningKeys(db);
+  await signingKeys.ensure();
+  const revocations = new Revocations(db);
+  const issuer = () => `${baseUrl}/oauth`;
+  const audience = () => `${baseUrl}/`;
+  const tokens = new TokenVerifier({
+    issuer,
+    audience,
+    keys: signingKeys,
+    revocations,
+    principalOfKeyId: (keyId) => principalOfKeyId(db, keyId),
+    keyCacheMs: config.keyCacheMs,
+  });
+  signingKeys.onRetired(() => tokens.forgetKeys());
+  const principals = new Principals(keys, tokens);
+  const oauth = new OAuthServer({
+    db,
+    log,
+    signingKeys,
+    revocations,
+    ttl: { accessTokenSec: config.oauth.accessTokenTtlSec, refreshTokenSec: config.oauth.refreshTokenTtlSec },
+    keysRefreshMs: config.oauth.keysRefreshMs,
+    principalOfKeyId: (keyId) => principalOfKeyId(db, keyId),
+    authenticateKey: async (secret) => keys.authenticate(secret),
+    verifiedClaims: (token) => tokens.claims(token),
+  });
+  const oauthCookieKeys = await cookieKeys(db);
+  // The console reads through the same functions and stores as the REST routes (src/console/data.ts).
+  const consoleData: ConsoleData = {
+    latestRuns: (projectId, filter) => views.latestRuns(projectId, filter),
+    run: (projectId, runId) => views.run(projectId, runId),
+    trace: (projectId, runId) => engine.watch.runTrace(projectId, runId),
+    sessions: (projectId, query) => views.sessions(projectId, query),
+    liveness: (projectId, sessionId) => engine.watch.sessionLiveness(projectId, sessionId),
+    createRun: (principal, request) => engine.createRun(principal, request),
+    cancelRun: (principal, runId) => engine.cancelRun(principal, runId),
+    artifacts: (principal, kind, limit) => artifacts.stores.get(kind)!.list(principal, { limit, sort: 'createdAt' }),
+    artifact: (principal, kind, id) => artifacts.stores.get(kind)!.get(principal, id),
+    buckets: (principal, limit) => assets.reads.buckets(principal, { limit }),
+    assets: (principal, bucketRef, limit) => assets.reads.assets(principal, bucketRef, { limit }),
+    signedUrl: async (principal, assetId, origin) => (await assets.reads.signedUrl(principal, assetId, origin)).url,
+    onRunChange: (listener) => engine.watch.onRunChange(listener),
+  };
+  const s3 = config.storage.s3;
+  const webConsole = await createConsole({
+    data: consoleData,
+    imageOrigins: s3 ? [s3.publicEndpoint ?? s3.endpoint ?? `https://${s3.bucket}.s3.${s3.region}.amazonaws.com`].map((u) => new URL(u).origin) : [],
+  });
   await notifier.listen(
     (notice) => {
+      webConsole.live.notice(notice);
       if (notice.kind === 'revoke') keys.invalidate(notice.keyId);
       if (notice.kind === 'project') keys.invalidateProject(notice.projectId);
       if (notice.kind === 'run-view') runViews.invalidate(notice.runId);
+      if (notice.kind === 'webhooks') webhooks.wake();
       engine.handleNotice(notice);
     },
     // Back after a lost connection: forget what a missed notice would have changed, and look now
@@ -108,14 +214,24 @@ export async function startService(config: Config, log: Logger = createLogger(co
     () => {
       keys.clear();
       runViews.clear();
+      webhooks.wake();
       engine.reconcile().catch((err) => log.error('reconcile failed', { err }));
     },
   );
-  const instances = new InstanceRegistry(new InstanceStore(db, store), log, instanceId, {
+  const instances = new InstanceRegistry(instanceStore, log, instanceId, {
     heartbeatMs: config.heartbeatMs,
     timeoutMs: config.instanceTimeoutMs,
   });
   await instances.start();
+  const orphans = new OrphanCheck({
+    instances: instanceStore,
+    runs: store,
+    instanceId,
+    drives: (runId) => engine.drives(runId),
+    log,
+    intervalMs: config.orphanCheckMs,
+  });
+  orphans.start();
   const reconcileTimer = setInterval(() => {
     engine.reconcile().catch((err) => log.error('reconcile failed', { err }));
   }, config.heartbeatMs);
@@ -139,51 +255,102 @@ export async function startService(config: Config, log: Logger = createLogger(co
     }),
     ...apiKeyRoutes({ db, onRevoked: revokeKey }),
     ...otpRoutes({ engine, config, views, runViews }),
+    ...recordingRoutes({ recordings: engine.recordings }),
     ...assets.routes,
     ...artifacts.routes,
+    ...webhooks.routes,
   );
+  // MCP tools call what the REST routes call: the engine, the run views and the artifact stores.
+  const mcpBackend: McpBackend = {
+    startRun: (principal, request) => engine.createRun(principal, request),
+    readRun: (principal, runId) => views.run(principal.projectId, runId),
+    awaitRun: (principal, runId, ms) => engine.awaitVerdict(principal, runId, ms),
+    cancelRun: (principal, runId) => engine.cancelRun(principal, runId),
+    sessions: (principal, query) => views.sessions(principal.projectId, query),
+    testCases: artifacts.stores.get('test_case')!,
+    requirements: artifacts.stores.get('requirement')!,
+    coverage: (principal, kind, id) => artifacts.coverage(principal, kind, id),
+    absolute: (path) => `${baseUrl}${path}`,
+  };
   const rateCounter = config.limits.rateLimit ? new RateCounter(countersDb, config.limits.rateLimitSyncMs) : undefined;
   const restApp = createRestApp({
     api,
     // Keys of an archived project still read over REST; OTP sessions need an active project.
-    authenticate: (secret) => keys.authenticate(secret),
+    authenticate: (credential) => principals.resolve(credential),
     log,
     rateLimit: rateCounter
       ? { counter: rateCounter, limitFor: (principal) => effectiveLimits(principal.tier, config.limits).requestsPerMinute }
       : undefined,
     idempotency: new IdempotencyStore(db, { ttlSec: config.limits.idempotencyTtlSec, staleSec: config.limits.idempotencyStaleSec }),
+    health,
+    slowRequestMs: config.slowRequestMs,
+    observe: (sample) => metrics.request(sample),
+    // The page README's first run drives with otp-runner (docs/demo/index.html).
+    staticPages: { '/demo': await fs.readFile(new URL('../docs/demo/index.html', import.meta.url), 'utf8') },
     info: {
       title: 'OTP test protocol and artifact service',
       version: '1.0.0',
       description: API_DESCRIPTION,
     },
+    cookieKeys: oauthCookieKeys,
+    extraPaths: { ...oauthOpenApiPaths, ...mcpOpenApiPaths },
+    mounts: {
+      beforeAuth: [oauth.middleware()],
+      afterBody: [mcpMiddleware({ backend: mcpBackend, log, baseUrl: () => baseUrl, issuer, version: '1.0.0' })],
+    },
+    pages: webConsole.middleware,
   });
   const rest = http.createServer(restApp.callback());
+  rest.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     rest.once('error', reject);
     rest.listen(config.port, config.host, () => resolve());
   });
   const restPort = (rest.address() as AddressInfo).port;
+  const shownHost = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+  baseUrl = config.publicUrl ?? `http://${shownHost}:${restPort}`;
+  await oauth.start(issuer(), audience(), oauthCookieKeys);
+  // Expired provider rows and revocations of tokens that expired anyway.
+  const oauthSweep = setInterval(() => {
+    revocations.sweep().catch((err) => log.error('OAuth sweep failed', { err }));
+    signingKeys.retireExpired(config.oauth.accessTokenTtlSec).catch((err) => log.error('retiring signing keys failed', { err }));
+  }, 60_000);
+  oauthSweep.unref();
   const ws = new WsServer({
     engine,
-    authenticate: (secret) => keys.authenticate(secret, { activeOnly: true }),
+    authenticate: (credential) => principals.resolve(credential, { activeOnly: true }),
     log,
     maxFrameBytes: config.otp.maxFrameBytes,
+    refused: () => metrics.refusedConnection(),
   });
   const wsPort = await ws.listen(config.host, config.wsPort);
-  const shownHost = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+  webhooks.start();
+  const metricsListener =
+    config.metricsPort === undefined ? undefined : await listenForMetrics(metrics, health, { host: config.metricsHost, port: config.metricsPort, log });
 
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
-      clearInterval(reconcileTimer);
-      await engine.shutdown();
+      // Not ready from here on (/readyz answers 503). Drain (no new runs; runs in flight may finish;
+      // then executors are told to resume elsewhere), stop taking sockets, wait for the hand-overs,
+      // end the rest. REST serves until then.
+      lifecycle.startDraining();
+      const drained = engine.drain();
+      clearInterval(oauthSweep);
+      await orphans.stop();
+      await drained;
       ws.close();
+      await engine.shutdown();
+      clearInterval(reconcileTimer);
+      webConsole.close();
       await new Promise<void>((resolve) => {
         rest.close(() => resolve());
         rest.closeAllConnections();
       });
+      await metricsListener?.close();
+      metrics.close();
       await instances.stop();
+      await webhooks.stop();
       await notifier.stop();
       await artifacts.stop();
       await assets.stop();
@@ -201,6 +368,12 @@ export async function startService(config: Config, log: Logger = createLogger(co
     api,
     instanceId,
     bootstrap,
+    oauth: { server: oauth, signingKeys, revocations, issuer: issuer(), audience: audience() },
+    orphans,
+    lifecycle,
+    metrics,
+    rateCounter,
+    metricsUrl: metricsListener?.url,
     restUrl: `http://${shownHost}:${restPort}`,
     wsUrl: `ws://${shownHost}:${wsPort}`,
     stop,

@@ -1,7 +1,7 @@
 // Command line of `npm run bench`: scenario names and --name=value settings. Every duration and size
 // has a default for the full run and a tiny one for --smoke (the few-second run inside npm test).
 
-export const SCENARIOS = ['steps', 'sessions', 'latency', 'rest'] as const;
+export const SCENARIOS = ['steps', 'sessions', 'latency', 'rest', 'runner'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -26,6 +26,7 @@ export interface BenchOptions {
   sessions: { count: number; keepaliveSec: number; rounds: number };
   latency: { executors: number; maxParallel: number; stepsPerRun: number; stepDelayMs: number; workers: number };
   rest: { connections: number; stepsPerRun: number; rounds: number };
+  runner: { stepsPerRun: number; rounds: number; probeMax: number; /** parallel runs at which bare and service are compared */ parallel: number[] };
 }
 
 const HELP = `Usage: npm run bench -- [scenario ...] [--option=value ...]
@@ -50,6 +51,9 @@ Scenarios: ${SCENARIOS.join(', ')} (all when none is named)
                           client loop, so that the client adds less to the figures)
   --rest-connections=N    rest: autocannon connections (default 50)
   --rest-rounds=N         rest: alternating rounds of Koa hello and GET; the median ratio counts (default 3)
+  --runner-steps=N        runner: steps of the browser flow (default 30)
+  --runner-rounds=N       runner: alternating rounds, bare and through the service (default 5)
+  --runner-probe-max=N    runner: most parallel contexts the capacity probe tries (default 32)
   --cpu-prof=DIR          write a V8 CPU profile of each service process into DIR
   --no-baselines          measure the engine only (for profiling and A/B comparisons)
   --json=FILE             also write the rows as JSON
@@ -67,7 +71,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   }
   const known = new Set([
     'smoke', 'embedded', 'duration', 'warmup', 'workers', 'executors', 'steps-per-run', 'sessions', 'keepalive', 'rounds',
-    'latency-executors', 'latency-parallel', 'latency-steps', 'step-delay', 'latency-workers', 'rest-connections', 'rest-rounds', 'cpu-prof', 'json', 'no-write',
+    'latency-executors', 'latency-parallel', 'latency-steps', 'step-delay', 'latency-workers', 'rest-connections', 'rest-rounds', 'runner-steps', 'runner-rounds', 'runner-probe-max', 'cpu-prof', 'json', 'no-write',
     'no-baselines',
   ]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}\n\n${HELP}`);
@@ -97,7 +101,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     json: flags.get('json'),
     cpuProfDir: flags.get('cpu-prof'),
     baselines,
-    duration: num('duration', smoke ? 0.5 : 10),
+    // The smoke window must see a few runs end and new ones start even on a loaded machine (the latency
+    // scenario's POST → run.start figure has no sample otherwise).
+    duration: num('duration', smoke ? 2 : 10),
     warmup: num('warmup', smoke ? 0.2 : 2),
     workers: Math.max(1, num('workers', smoke ? 1 : 2)),
     steps: {
@@ -114,6 +120,12 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       workers: Math.max(1, num('latency-workers', smoke ? 1 : 4)),
     },
     rest: { connections: num('rest-connections', smoke ? 4 : 50), stepsPerRun: 10, rounds: Math.max(1, num('rest-rounds', smoke ? 1 : 3)) },
+    runner: {
+      stepsPerRun: Math.max(1, num('runner-steps', smoke ? 4 : 30)),
+      rounds: Math.max(1, num('runner-rounds', smoke ? 1 : 5)),
+      probeMax: Math.min(64, Math.max(1, num('runner-probe-max', smoke ? 1 : 32))),
+      parallel: smoke ? [1, 2] : [1, 8],
+    },
   };
 }
 

@@ -34,6 +34,8 @@ export interface ServiceUnderTest {
   pid: number;
   /** A direct connection to the service's database, for checks the harness makes. */
   db: pg.Client;
+  /** The service's database, for further connections of the harness. */
+  dbUrl: string;
   rssKiB(): number;
   /** Forces a full garbage collection (needs `inspect`); answers the JS heap in use afterwards, in KiB. */
   collectGarbage(): Promise<number>;
@@ -153,6 +155,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
     key: BENCH_KEY,
     pid: child.pid!,
     db,
+    dbUrl,
     rssKiB: () => rssKiB(child.pid!),
     evaluate: async <T>(expression: string) => {
       if (!inspectorUrl) throw new Error('the service was not started with inspect: true');

@@ -7,6 +7,7 @@ import { measureWindow } from '../lib/measure.js';
 import { channelMeter, cpuMeter, sleep, startBaseline, type BaselineKind } from '../lib/procs.js';
 import { cpuNote, fmt, pct, type Row } from '../lib/report.js';
 import { createTestCase } from '../lib/service.js';
+import { pgStepWrites, type PgStepWrites } from '../lib/pg-step-writes.js';
 import type { Scenario, ScenarioContext } from './context.js';
 
 async function baselineRate(ctx: ScenarioContext, kind: BaselineKind): Promise<{ rate: number; cpu: string }> {
@@ -28,6 +29,21 @@ async function baselineRate(ctx: ScenarioContext, kind: BaselineKind): Promise<{
   } finally {
     await fleet.stop();
     await server.stop();
+  }
+}
+
+/** The service's group-commit statement alone through `pg`, batches of the engine's average size. */
+async function pgBaseline(ctx: ScenarioContext, batch: number): Promise<PgStepWrites | undefined> {
+  const { options } = ctx;
+  if (!options.baselines) return undefined;
+  const service = await ctx.startService();
+  try {
+    const testCaseId = await createTestCase(service, `bench ${options.steps.stepsPerRun} steps`, testCaseBody('bench steps', options.steps.stepsPerRun));
+    return await pgStepWrites(service, testCaseId, {
+      batch, stepsPerRun: options.steps.stepsPerRun, warmupS: options.warmup, durationS: options.duration,
+    });
+  } finally {
+    await service.stop();
   }
 }
 
@@ -99,6 +115,13 @@ export const stepsScenario: Scenario = {
     ctx.progress(`steps: ws baseline ${fmt(ws)} round trips/s`);
     const engine = await engineRate(ctx);
     ctx.progress(`steps: engine ${fmt(engine.rate)} step round trips/s`);
+    const batch = Math.max(1, Math.round(engine.written.rows / Math.max(1, engine.written.count))) || 25;
+    const pgWrites = await pgBaseline(ctx, batch);
+    const pgRate = pgWrites?.rate ?? NaN;
+    if (pgWrites) ctx.progress(`steps: PostgreSQL baseline ${fmt(pgRate)} step writes/s (batches of ${batch})`);
+    const cpuPerStep = engine.result.cpu?.service !== undefined
+      ? (engine.result.cpu.service * 1e6) / Math.max(1, engine.result.window.roundTrips)
+      : NaN;
     const rows: Row[] = [
       {
         scenario: 'steps', measure: `step round trips/s vs uWS (${executors} executors, runs of ${stepsPerRun} steps)`,
@@ -109,6 +132,15 @@ export const stepsScenario: Scenario = {
         scenario: 'steps', measure: 'step round trips/s vs ws',
         value: engine.rate, unit: '/s', baseline: `ws echo ${fmt(ws, '/s')}`, ratio: engine.rate / ws,
         target: '> ws (> 100%)', met: engine.rate > ws,
+      },
+      {
+        scenario: 'steps', measure: `step round trips/s vs the group-commit statement alone through pg (batches of ${batch})`,
+        value: engine.rate, unit: '/s', baseline: `pg ${fmt(pgRate, 'writes/s')}`, ratio: engine.rate / pgRate,
+        target: '≥ 40% of pg', met: engine.rate / pgRate >= 0.4,
+      },
+      {
+        scenario: 'steps', measure: 'service CPU per step (/proc utime + stime over the window)',
+        value: cpuPerStep, unit: 'µs', target: '< 60 µs', met: cpuPerStep < 60,
       },
       {
         scenario: 'steps', measure: 'step results durable in PostgreSQL (rows / results sent)',
@@ -125,6 +157,9 @@ export const stepsScenario: Scenario = {
         `Engine ${cpuNote(engine.result.cpu, engine.result.elapsedMs, w.roundTrips)}.`,
         `Group commit (otp:step.write): ${fmt(engine.written.count)} statements of ${fmt(engine.written.rows / Math.max(1, engine.written.count))} step results on average, each durable in p50 ${fmt(engine.written.p50)} / p99 ${fmt(engine.written.p99)} / max ${fmt(engine.written.max)} ms.`,
         `uWS echo ${uwsCpu}; ws echo ${wsCpu}.`,
+        pgWrites
+          ? `PostgreSQL baseline: the service's group-commit statement (RunStore RECORD_STEPS) alone through pg on one connection, one statement in flight, ${pgWrites.batch} pending rows of different runs per statement: ${fmt(pgWrites.rate, 'durable step writes/s')} over ${fmt(pgWrites.statements)} statements (p50 ${fmt(pgWrites.p50)} / p99 ${fmt(pgWrites.p99)} ms each); its backend used ${fmt(pgWrites.backendUs)} µs of CPU per step.`
+          : 'PostgreSQL baseline: not measured (--no-baselines).',
         `uWS echo ${fmt(uws, 'round trips/s')}, ws echo ${fmt(ws, 'round trips/s')}, engine ${fmt(engine.rate, 'step round trips/s')} (${pct(engine.rate / uws)} of uWS, ${pct(engine.rate / ws)} of ws).`,
       ],
     };

@@ -6,6 +6,10 @@ import * as assets from './002_assets.js';
 import * as artifacts from './003_artifacts.js';
 import * as assetRevisions from './004_asset_revisions.js';
 import * as runViewNotices from './005_run_view_notices.js';
+import * as recordings from './006_recordings.js';
+import * as runTrace from './008_run_trace.js';
+import * as oauth from './009_oauth.js';
+import * as webhookOutbox from './010_webhook_outbox.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -18,6 +22,10 @@ const migrations: Array<[string, Migration]> = [
   ['003_artifacts', artifacts],
   ['004_asset_revisions', assetRevisions],
   ['005_run_view_notices', runViewNotices],
+  ['006_recordings', recordings],
+  ['008_run_trace', runTrace],
+  ['009_oauth', oauth],
+  ['010_webhook_outbox', webhookOutbox],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -11,12 +11,15 @@ import type { ArtifactDefinition } from './kind.js';
 import { artifactDefinitions } from './registry.js';
 import { ArtifactStore, artifactCount } from './store.js';
 import { LinkService, linkRoutes } from './links.js';
-import { coverageRoute } from './coverage.js';
+import { coverageOf, coverageRoute } from './coverage.js';
+import type { Principal } from '../auth/principal.js';
 import { RunResultRecorder, type RunResultsSource } from './tests/run-results.js';
-import { ArtifactTestCaseSource } from './tests/test-case-source.js';
-import type { TestCaseSource } from '../otp/engine/test-case-source.js';
+import { ArtifactTestCaseSink, ArtifactTestCaseSource } from './tests/test-case-source.js';
+import type { TestCaseSink, TestCaseSource } from '../otp/engine/test-case-source.js';
+import type { ChangeEvents } from '../db/change-events.js';
+import { WebhookSubscriptions } from './webhooks/subscriptions.js';
 
-export { artifactDefinitions };
+export { artifactDefinitions, WebhookSubscriptions };
 
 // Schemas are registered once per process, however many services a test process starts.
 export const artifactSchemas: ReadonlyMap<string, ResourceSchemas> = new Map(artifactDefinitions.map((d) => [d.kind, buildSchemas(d)]));
@@ -28,17 +31,37 @@ export interface Artifacts {
   onRunFinished(runId: string): Promise<void>;
   /** Test cases, plans and test runs for the OTP run planner. */
   testCases: TestCaseSource;
+  /** Where recordings become test cases (the OTP recordings write through it). */
+  testCaseSink: TestCaseSink;
+  /** The store behind each kind's REST routes, for the other doors onto the same commands (MCP tools, the console). */
+  stores: ReadonlyMap<string, ArtifactStore>;
+  /** What GET /<kind>/:id/coverage answers. */
+  coverage(principal: Principal, kind: string, id: string): Promise<unknown>;
   /** Artifacts a project holds, as its quota counts them (for GET /platform/entitlement). */
   artifactCount(projectId: string): Promise<number>;
   stop(): Promise<void>;
 }
 
-/** `runResults`: the OTP runs whose test results this room records (the OTP store implements it). */
-export async function createArtifacts({ config, db, log, runResults }: { config: Config; db: Db; log: Logger; runResults: RunResultsSource }): Promise<Artifacts> {
+export interface ArtifactsDeps {
+  config: Config;
+  db: Db;
+  log: Logger;
+  /** The OTP runs whose test results this room records (the OTP store implements it). */
+  runResults: RunResultsSource;
+  /** Where changes are reported to webhooks (the webhook-delivery room's outbox). */
+  events?: ChangeEvents;
+}
+
+export async function createArtifacts({ config, db, log, runResults, events }: ArtifactsDeps): Promise<Artifacts> {
   const links = new LinkService(db, artifactRegistry);
   const routes: RouteDef[] = [];
+  const settings = { allowPrivateWebhookTargets: config.webhooks.allowPrivateTargets };
+  let testCaseStore: ArtifactStore | undefined;
+  const stores = new Map<string, ArtifactStore>();
   for (const def of artifactDefinitions) {
-    const store = new ArtifactStore(def, { db, registry: artifactRegistry, limits: config.limits });
+    const store = new ArtifactStore(def, { db, registry: artifactRegistry, limits: config.limits, events, settings });
+    if (def.kind === 'test_case') testCaseStore = store;
+    stores.set(def.kind, store);
     routes.push(
       ...resourceRoutes(def, artifactSchemas.get(def.kind)!, store, {
         createErrors: [402],
@@ -52,7 +75,8 @@ export async function createArtifacts({ config, db, log, runResults }: { config:
     if (def.coverage) routes.push(coverageRoute(def, db));
   }
 
-  const recorder = new RunResultRecorder(db, runResults, log);
+  const kinds = { testResult: artifactRegistry.get('test_result')!, testRun: artifactRegistry.get('test_run')! };
+  const recorder = new RunResultRecorder(db, runResults, log, kinds, events);
   // The safety net for results whose hook never ran (a process died, a run finished as orphaned).
   const sweepTimer = setInterval(() => {
     recorder.sweep().catch((err) => log.error('test result sweep failed', { err }));
@@ -63,6 +87,9 @@ export async function createArtifacts({ config, db, log, runResults }: { config:
     routes,
     onRunFinished: (runId) => recorder.record(runId),
     testCases: new ArtifactTestCaseSource(db),
+    testCaseSink: new ArtifactTestCaseSink(testCaseStore!),
+    stores,
+    coverage: (principal, kind, id) => coverageOf(db, principal, artifactRegistry.get(kind)!, id),
     artifactCount: (projectId) => artifactCount(db, projectId),
     stop: async () => clearInterval(sweepTimer),
   };

@@ -37,6 +37,13 @@ export interface WriteContext {
   next: Data;
   /** The stored record (update only). */
   prev?: StoredArtifact;
+  settings: ArtifactSettings;
+}
+
+/** What the service's configuration says to the rules of artifacts. */
+export interface ArtifactSettings {
+  /** Webhook urls may name private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE). */
+  allowPrivateWebhookTargets: boolean;
 }
 
 export interface ArtifactHooks {
@@ -46,6 +53,8 @@ export interface ArtifactHooks {
   beforeDelete?(ctx: { db: Knex.Transaction; principal: Principal; prev: StoredArtifact }): Promise<void>;
   /** Adds read-time fields to a page of records (one query per page, not per record). */
   decorate?(db: Knex, projectId: string, records: Rec[]): Promise<void>;
+  /** Event types a change reports besides `<kind>.created|updated|deleted` (docs/webhooks.md); their data is the record. */
+  events?(change: { op: 'created' | 'updated' | 'deleted'; record: Rec; prev?: StoredArtifact }): string[];
 }
 
 export interface ArtifactDefinition extends ResourceDefinition {
@@ -60,6 +69,8 @@ export interface ArtifactDefinition extends ResourceDefinition {
   /** Fields unique in the project (an index in the migration enforces each): a duplicate is 409. */
   unique?: string[];
   hooks?: ArtifactHooks;
+  /** Changes are reported to webhooks (`<kind>.created|updated|deleted`); on unless false. */
+  events?: boolean;
 }
 
 /** An artifact resource: its definition with the system fields every artifact has. */

@@ -3,6 +3,7 @@
 // checks the quota (create), the references and the revision (If-Match) before it changes anything.
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect.js';
+import { noChangeEvents, type ArtifactOperation, type ChangeEvent, type ChangeEvents } from '../db/change-events.js';
 import type { Principal } from '../auth/principal.js';
 import { errors, type FieldError } from '../errors.js';
 import { newId, type IdPrefix } from '../ids.js';
@@ -11,14 +12,19 @@ import { paginateSorted, type Page } from '../rest/pagination.js';
 import { applyPatch, visibleFields, withDefaults, type Data, type Rec } from '../rest/resource/definition.js';
 import type { ListQuery, ResourceStore } from '../rest/resource/store.js';
 import { effectiveLimits, UPGRADE_URL } from '../tiers.js';
-import type { ArtifactDefinition, StoredArtifact } from './kind.js';
+import type { ArtifactDefinition, ArtifactSettings, StoredArtifact } from './kind.js';
 
 export interface ArtifactStoreDeps {
   db: Db;
   /** Every artifact definition, by kind (labels of referenced kinds, references to tidy on delete). */
   registry: ReadonlyMap<string, ArtifactDefinition>;
   limits: { artifacts?: number };
+  /** Where creates, updates and deletes are reported (`<kind>.created`, ...), in their transaction. */
+  events?: ChangeEvents;
+  settings?: ArtifactSettings;
 }
+
+export const defaultArtifactSettings: ArtifactSettings = { allowPrivateWebhookTargets: false };
 
 const iso = (value: Date) => value.toISOString();
 
@@ -59,17 +65,24 @@ export class ArtifactStore implements ResourceStore {
     return this.deps.db;
   }
 
-  /** The record as answered: its visible fields, then the system fields (artifactSystemFields, kind.ts). */
   toRecord(row: StoredArtifact): Rec {
-    return {
-      id: row.id,
-      ...visibleFields(this.def, row.data),
-      projectId: row.project_id,
-      version: row.version,
-      createdBy: row.created_by,
-      createdAt: iso(row.created_at),
-      updatedAt: iso(row.updated_at),
-    };
+    return artifactRecord(this.def, row);
+  }
+
+  /** The record as answered, read-time fields included, read inside `trx` (a write's answer and event). */
+  private async decorated(trx: Knex, row: StoredArtifact): Promise<Rec> {
+    const record = this.toRecord(row);
+    if (this.def.hooks?.decorate) await this.def.hooks.decorate(trx, row.project_id, [record]);
+    return record;
+  }
+
+  /** `<kind>.<op>` and the definition's own events for a change, in the change's transaction. */
+  private async report(trx: Knex, op: ArtifactOperation, row: StoredArtifact, record: Rec, prev?: StoredArtifact): Promise<void> {
+    if (this.def.events === false) return;
+    const base = { tenantId: row.tenant_id, projectId: row.project_id };
+    const events: ChangeEvent[] = [{ ...base, type: `${this.def.kind}.${op}`, data: record }];
+    for (const extra of this.def.hooks?.events?.({ op, record, prev }) ?? []) events.push({ ...base, type: extra, data: record });
+    await (this.deps.events ?? noChangeEvents).record(trx, events);
   }
 
   private async answer(rows: StoredArtifact[]): Promise<Rec[]> {
@@ -113,12 +126,16 @@ export class ArtifactStore implements ResourceStore {
     return paginateSorted(q, query, (rows) => this.answer(rows as StoredArtifact[]), { id: 'id', updatedAt: 'updated_at' });
   }
 
+  private get settings(): ArtifactSettings {
+    return this.deps.settings ?? defaultArtifactSettings;
+  }
+
   async create(principal: Principal, input: Data): Promise<Rec> {
-    const row = await this.write(async (trx) => {
+    return this.write(async (trx) => {
       await checkArtifactQuota(trx, principal, this.deps.limits);
       const next = withDefaults(this.def, input);
       await this.checkRefs(trx, principal, next, Object.keys(input));
-      await this.def.hooks?.prepare?.({ db: trx, principal, op: 'create', next });
+      await this.def.hooks?.prepare?.({ db: trx, principal, op: 'create', next, settings: this.settings });
       const [inserted] = await trx('artifacts')
         .insert({
           id: newId(this.def.idPrefix as IdPrefix),
@@ -129,25 +146,27 @@ export class ArtifactStore implements ResourceStore {
           created_by: principal.keyId,
         })
         .returning('*');
-      return inserted as StoredArtifact;
+      const record = await this.decorated(trx, inserted);
+      await this.report(trx, 'created', inserted, record);
+      return record;
     });
-    return (await this.answer([row]))[0];
   }
 
   async update(principal: Principal, id: string, patch: Data, ifMatch: IfMatch): Promise<Rec> {
-    const row = await this.write(async (trx) => {
+    return this.write(async (trx) => {
       const prev = await this.lockRow(trx, principal, id);
       checkIfMatch(ifMatch, prev.version, `${capitalise(this.def.label)} ${id}`);
       const next = applyPatch(this.def, prev.data, patch);
       await this.checkRefs(trx, principal, next, Object.keys(patch));
-      await this.def.hooks?.prepare?.({ db: trx, principal, op: 'update', next, prev });
+      await this.def.hooks?.prepare?.({ db: trx, principal, op: 'update', next, prev, settings: this.settings });
       const [updated] = await trx('artifacts')
         .where('id', id)
         .update({ data: JSON.stringify(next), version: prev.version + 1, updated_at: trx.fn.now() })
         .returning('*');
-      return updated as StoredArtifact;
+      const record = await this.decorated(trx, updated);
+      await this.report(trx, 'updated', updated, record, prev);
+      return record;
     });
-    return (await this.answer([row]))[0];
   }
 
   async remove(principal: Principal, id: string, ifMatch: IfMatch): Promise<void> {
@@ -155,8 +174,11 @@ export class ArtifactStore implements ResourceStore {
       const prev = await this.lockRow(trx, principal, id);
       checkIfMatch(ifMatch, prev.version, `${capitalise(this.def.label)} ${id}`);
       await this.def.hooks?.beforeDelete?.({ db: trx, principal, prev });
+      // The event carries the record as it was last answered.
+      const record = this.def.events === false ? undefined : await this.decorated(trx, prev);
       await trx('artifacts').where('id', id).delete(); // links go with it (ON DELETE CASCADE)
       await this.forgetReferences(trx, principal, prev);
+      if (record) await this.report(trx, 'deleted', prev, record, prev);
     });
   }
 
@@ -220,6 +242,19 @@ export class ArtifactStore implements ResourceStore {
       }
     }
   }
+}
+
+/** An artifact row as answered: its visible fields, then the system fields (artifactSystemFields, kind.ts). */
+export function artifactRecord(def: ArtifactDefinition, row: StoredArtifact): Rec {
+  return {
+    id: row.id,
+    ...visibleFields(def, row.data),
+    projectId: row.project_id,
+    version: row.version,
+    createdBy: row.created_by,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
 }
 
 export function capitalise(text: string): string {

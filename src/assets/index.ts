@@ -20,6 +20,12 @@ export interface Assets {
   verifyEvidence(runId: string, outcomes: StepOutcome[]): Promise<StepOutcome[]>;
   /** Bytes of assets a project keeps, as its storage quota counts them (for GET /platform/entitlement). */
   storageBytes(projectId: string): Promise<number>;
+  /** Reads for the console (src/console), through the same services the asset routes use. */
+  reads: {
+    buckets: BucketService['list'];
+    assets: AssetService['list'];
+    signedUrl: AssetService['signedUrl'];
+  };
   stop(): Promise<void>;
 }
 
@@ -43,6 +49,11 @@ export async function createAssets({ config, db, log, evidenceChanged, runs }: A
     routes: [...bucketRoutes(buckets), ...assetRoutes(assets, buckets), ...evidenceRoutes(evidence)],
     verifyEvidence: (runId, outcomes) => evidence.verify(runId, outcomes),
     storageBytes: (projectId) => assets.usedBytes(projectId),
+    reads: {
+      buckets: (owner, page) => buckets.list(owner, page),
+      assets: (owner, bucketRef, page) => assets.list(owner, bucketRef, page),
+      signedUrl: (owner, id, origin) => assets.signedUrl(owner, id, origin),
+    },
     stop: async () => drivers.stop(),
   };
 }

@@ -85,16 +85,28 @@ export interface AuthOptions {
   activeOnly?: boolean;
 }
 
-function admit(principal: Principal | null, options: AuthOptions): Principal | null {
+export function admit(principal: Principal | null, options: AuthOptions): Principal | null {
   if (!principal) return null;
   return options.activeOnly && principal.projectStatus !== 'active' ? null : principal;
 }
 
 async function lookup(db: Db, keyHash: string): Promise<Principal | null> {
+  return lookupWhere(db, 'k.key_hash', keyHash);
+}
+
+/**
+ * The principal of a key named by id (unrevoked, its project not deleted): what an OAuth access token
+ * stands for (src/auth/tokens.ts), and who may consent on the OAuth pages.
+ */
+export function principalOfKeyId(db: Db, keyId: string): Promise<Principal | null> {
+  return lookupWhere(db, 'k.id', keyId);
+}
+
+async function lookupWhere(db: Db, column: 'k.key_hash' | 'k.id', value: string): Promise<Principal | null> {
   const row = await db('api_keys as k')
     .join('projects as p', 'p.id', 'k.project_id')
     .join('tenants as t', 't.id', 'k.tenant_id')
-    .where('k.key_hash', keyHash)
+    .where(column, value)
     .whereNull('k.revoked_at')
     .whereIn('p.status', ['active', 'archived'])
     .first('k.id', 'k.tenant_id', 'k.project_id', 'k.scope', 't.tier', 'p.status');

@@ -10,13 +10,33 @@ export type Notice =
   | { kind: 'revoke'; keyId: string }
   | { kind: 'project'; projectId: string }
   // Sent by a trigger (db/migrations/005) when a run's evidence files change.
-  | { kind: 'run-view'; runId: string };
+  | { kind: 'run-view'; runId: string }
+  // A recording started or stopped over REST on a session another process holds: it sends the frame.
+  | { kind: 'record'; frame: 'start' | 'stop'; sessionId: string; recordingId: string; title?: string; url?: string; testCaseId?: string; reason?: string }
+  // Webhook deliveries were written (sent at commit by the outbox, to every process, the sender too).
+  | { kind: 'webhooks' }
+  // Sent by triggers (db/migrations/008) when a run or a session changes, for the console's live pages.
+  | { kind: 'run-live'; runId: string; projectId: string; status: string }
+  | { kind: 'session-live'; sessionId: string; projectId: string }
+  // An executor asks process `to` to resume a session that process `holder` holds: the holder hands
+  // the session and its runs over (engine/handover.ts), then answers `handed-off` (`ok` false: it could not).
+  | { kind: 'handoff'; sessionId: string; holder: string; to: string }
+  // `finished`: runs of the session that ended while it was detached, whose run.finished the holder had not delivered.
+  | { kind: 'handed-off'; sessionId: string; to: string; ok: boolean; finished?: string[] };
 
 const CHANNEL = 'otp_events';
 
 // After the listening connection drops, the first retry waits this long, doubling up to the cap.
 const RECONNECT_MS = 500;
 const RECONNECT_MAX_MS = 10_000;
+
+/**
+ * A notice sent inside `trx`: PostgreSQL delivers it when the transaction commits (never if it rolls
+ * back), to every listening process, this one included (it carries no sender).
+ */
+export async function notifyAtCommit(trx: Db, notice: Notice): Promise<void> {
+  await trx.raw('SELECT pg_notify(?, ?)', [CHANNEL, JSON.stringify(notice)]);
+}
 
 export class Notifier {
   private client?: pg.Client;

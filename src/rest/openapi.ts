@@ -47,7 +47,8 @@ const headers = {
 export function errorStatuses(def: RouteDef): number[] {
   const out = new Set<number>([500, ...(def.errors ?? [])]);
   const writes = def.method !== 'get';
-  if (def.body || def.query || writes) out.add(400);
+  // Any route: text that cannot be stored in the path, a query parameter or a header (storable-text.ts).
+  out.add(400);
   if (def.body || def.multipart) out.add(413);
   if (/:\w+/.test(def.path)) out.add(404);
   if (def.conditional) out.add(412);
@@ -139,7 +140,10 @@ export interface OpenApiInfo {
   description: string;
 }
 
-export function buildOpenApiDocument(routes: readonly RouteDef[], info: OpenApiInfo): Record<string, unknown> {
+/** Path items of endpoints that are not RouteDefs (OAuth, MCP), added to the document as written. */
+export type ExtraPaths = Record<string, Record<string, unknown>>;
+
+export function buildOpenApiDocument(routes: readonly RouteDef[], info: OpenApiInfo, extraPaths: ExtraPaths = {}): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
   const operationIds = new Set<string>();
@@ -165,6 +169,11 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], info: OpenApiI
       },
     },
   };
+  for (const [path, item] of Object.entries(extraPaths)) {
+    if (paths[path]) throw new Error(`two descriptions of ${path}`);
+    paths[path] = item;
+    for (const op of Object.values(item)) for (const tag of (op as { tags?: string[] }).tags ?? []) tags.add(tag);
+  }
   const responses: Record<string, unknown> = {};
   for (const { name, description, schema, headers: names } of Object.values(errorResponses)) {
     responses[name] = {
@@ -185,9 +194,9 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], info: OpenApiI
         [SECURITY]: {
           type: 'http',
           scheme: 'bearer',
-          bearerFormat: 'svc_pk_...',
+          bearerFormat: 'svc_pk_... or JWT',
           description:
-            'Authorization: Bearer <API key>. A key belongs to one tenant and project and has one scope: read (reads), write (changes and OTP sessions) or admin (keys, webhooks, projects and their lifecycle). Each operation names the scope it needs.',
+            'Authorization: Bearer <API key or OAuth access token>. An access token (a JWT from /oauth/token) acts as the key that vouched for it, with at most its scope. A key belongs to one tenant and project and has one scope: read (reads), write (changes and OTP sessions) or admin (keys, webhooks, projects and their lifecycle). Each operation names the scope it needs.',
         },
       },
       parameters: {

@@ -35,9 +35,25 @@ function worded<K extends keyof ErrorWording>(kind: K, ...args: Parameters<NonNu
   return undefined;
 }
 
-/** A value as it appears in a message: JSON for strings and objects. */
+/** Problems listed at most; the rest are counted in one last entry (see MORE_FIELD). */
+export const MAX_LISTED = 20;
+/** Ajv errors read at most: the wording below looks at neighbouring errors, which must stay cheap. */
+const MAX_READ = 100;
+const MAX_FIELD_CHARS = 200;
+const MAX_MESSAGE_CHARS = 300;
+/** The field of the last entry of a list cut short: its message says how many more there were. */
+export const MORE_FIELD = '(more)';
+
+/** Text cut to `max` characters, with an ellipsis when cut (a hostile key or value must not come back whole). */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** A value as it appears in a message: JSON for strings and objects, cut when long. */
 export function quote(v: unknown): string {
-  return JSON.stringify(v) ?? String(v);
+  const value = typeof v === 'string' && v.length > 100 ? v.slice(0, 100) : v;
+  const text = JSON.stringify(value) ?? String(value);
+  return value === v ? clip(text, 120) : `${text}…`;
 }
 
 /** JSON pointer `/2/otp/locator/by` -> `steps[2].otp.locator.by` (with prefix `steps`). */
@@ -171,8 +187,9 @@ function baseMessage(e: ErrorObject): { extra?: string; message: string } {
  * - if/then failures say their condition (`is required when kind is "text"`), and the bare
  *   `must match "then" schema` errors are dropped.
  */
-export function formatErrors(errors: readonly ErrorObject[] | null | undefined, prefix = ''): FieldError[] {
-  if (!errors || errors.length === 0) return [];
+export function formatErrors(all: readonly ErrorObject[] | null | undefined, prefix = ''): FieldError[] {
+  if (!all || all.length === 0) return [];
+  const errors = all.length > MAX_READ ? all.slice(0, MAX_READ) : all;
   const skip = new Set<number>();
   const suffix = new Map<number, string>();
   const replaced = new Map<number, FieldError>();
@@ -242,5 +259,15 @@ export function formatErrors(errors: readonly ErrorObject[] | null | undefined, 
     seen.add(key);
     out.push(fe);
   }
-  return out;
+  return capped(out, all.length - errors.length);
+}
+
+/** At most MAX_LISTED entries with bounded text; a last MORE_FIELD entry says what was left out. */
+function capped(list: FieldError[], unread: number): FieldError[] {
+  const shown = list.slice(0, MAX_LISTED).map((e) => ({ field: clip(e.field, MAX_FIELD_CHARS), message: clip(e.message, MAX_MESSAGE_CHARS) }));
+  const more = list.length - shown.length + unread;
+  if (more > 0) {
+    shown.push({ field: MORE_FIELD, message: `${more} more problem${more === 1 ? '' : 's'} not listed` });
+  }
+  return shown;
 }

@@ -2,7 +2,7 @@
 // Ajv instance under its $id, so any other schema may `$ref` it by bare name ({ $ref: 'TestCaseStep' }),
 // and it becomes a component of /openapi.json, where the same bare names are rewritten to
 // '#/components/schemas/Name' on a copy (the registered objects are shared and never mutated).
-import { ajv } from './ajv.js';
+import { ajv, ajvFirst } from './ajv.js';
 
 /** A JSON Schema object as this project writes them: plain data, no functions. */
 export type JsonSchema = Record<string, unknown>;
@@ -22,6 +22,7 @@ function add(schema: JsonSchema, into: JsonSchema[]): boolean {
   byId.set(id, schema);
   into.push(schema);
   ajv.addSchema(schema);
+  ajvFirst.addSchema(schema);
   return true;
 }
 

@@ -105,7 +105,10 @@ describe('Limits: artifact quota and rate limit', () => {
       expect((await replay.json()).id).to.equal((await first.json()).id);
       for (let i = 3; i <= PER_MINUTE; i++) expect((await at(bases[i % 2], 'GET', '/platform/context')).status).to.equal(200);
       // Each process learns the other's count at its next sync; after that, neither lets one more through.
-      await new Promise((resolve) => setTimeout(resolve, 3 * SYNC_MS));
+      // Two syncs each: the first sends every count, the second learns what the other sent.
+      const syncBoth = () => Promise.all([t.service.rateCounter!.sync(), second.rateCounter!.sync()]);
+      await syncBoth();
+      await syncBoth();
       for (const base of bases) expect((await at(base, 'GET', '/platform/context')).status).to.equal(429);
     } finally {
       await second.stop();

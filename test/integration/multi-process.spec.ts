@@ -60,19 +60,23 @@ describe('several service processes on one database', () => {
   it('finishes the runs of a process that stopped heart-beating as error, keeping reported steps', async () => {
     const db = a.service.db;
     const project = await db('projects').first('id', 'tenant_id');
-    await db('service_instances').insert({ id: 'ins_gone', hostname: 'gone', pid: 1, heartbeat_at: db.raw("now() - interval '1 hour'") });
-    await db('otp_sessions').insert({
-      id: 'ots_gone', tenant_id: project.tenant_id, project_id: project.id, key_id: 'key_x', instance_id: 'ins_gone',
-      executor: 'runner', capabilities: '{}', max_parallel: 1,
+    // The process, its session, its run and its steps appear together: a sweep (every 200 ms, in
+    // both processes) between two of these inserts would release the process before its run existed.
+    await db.transaction(async (trx) => {
+      await trx('service_instances').insert({ id: 'ins_gone', hostname: 'gone', pid: 1, heartbeat_at: trx.raw("now() - interval '1 hour'") });
+      await trx('otp_sessions').insert({
+        id: 'ots_gone', tenant_id: project.tenant_id, project_id: project.id, key_id: 'key_x', instance_id: 'ins_gone',
+        executor: 'runner', capabilities: '{}', max_parallel: 1,
+      });
+      await trx('otp_runs').insert({
+        id: 'otr_gone', tenant_id: project.tenant_id, project_id: project.id, session_id: 'ots_gone', instance_id: 'ins_gone',
+        status: 'running', test_cases: JSON.stringify([{ id: 'tc_x', title: 'x', steps: 2 }]), total_steps: 2, started_at: trx.fn.now(),
+      });
+      await trx('otp_run_steps').insert([
+        { run_id: 'otr_gone', step_index: 0, case_index: 0, test_case_id: 'tc_x', action: JSON.stringify(click.otp), timeout_ms: 1000, continue_on_fail: false, status: 'pass', source: 'executor', actual: 'reported' },
+        { run_id: 'otr_gone', step_index: 1, case_index: 0, test_case_id: 'tc_x', action: JSON.stringify(click.otp), timeout_ms: 1000, continue_on_fail: false },
+      ]);
     });
-    await db('otp_runs').insert({
-      id: 'otr_gone', tenant_id: project.tenant_id, project_id: project.id, session_id: 'ots_gone', instance_id: 'ins_gone',
-      status: 'running', test_cases: JSON.stringify([{ id: 'tc_x', title: 'x', steps: 2 }]), total_steps: 2, started_at: db.fn.now(),
-    });
-    await db('otp_run_steps').insert([
-      { run_id: 'otr_gone', step_index: 0, case_index: 0, test_case_id: 'tc_x', action: JSON.stringify(click.otp), timeout_ms: 1000, continue_on_fail: false, status: 'pass', source: 'executor', actual: 'reported' },
-      { run_id: 'otr_gone', step_index: 1, case_index: 0, test_case_id: 'tc_x', action: JSON.stringify(click.otp), timeout_ms: 1000, continue_on_fail: false },
-    ]);
     const run = await eventually(async () => {
       const r = await a.request('GET', '/otp/runs/otr_gone');
       expect(r.body.status).to.equal('error');

@@ -48,7 +48,7 @@ describe('run machine: missing and stray results', () => {
           stepIndex: 1,
           status: 'skip',
           source: 'service',
-          error: { code: 'E_SKIPPED', message: 'step 0 of the same test case did not pass' },
+          error: { code: 'E_SKIPPED', message: 'step 1 (stepIndex 0) of the same test case did not pass' },
         },
       ]);
       expect(execs(h.calls), 'the time-out failed case 0; case 1 runs').to.deep.equal([0, 2]);

@@ -113,13 +113,13 @@ describe('run machine: steps not sent', () => {
           stepIndex: 1,
           status: 'skip',
           source: 'service',
-          error: { code: 'E_SKIPPED', message: 'step 0 of the same test case did not pass' },
+          error: { code: 'E_SKIPPED', message: 'step 1 (stepIndex 0) of the same test case did not pass' },
         },
         {
           stepIndex: 2,
           status: 'skip',
           source: 'service',
-          error: { code: 'E_SKIPPED', message: 'step 0 of the same test case did not pass' },
+          error: { code: 'E_SKIPPED', message: 'step 1 (stepIndex 0) of the same test case did not pass' },
         },
       ]);
       expect(execs(h.calls), 'case 2 still runs').to.deep.equal([0, 3]);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import fs from 'node:fs/promises';
 import { loadConfig, type ConfigOverrides } from '../../src/config.js';
 import { startService, type Service } from '../../src/service.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/log.js';
 import { createKey } from '../../src/auth/keys.js';
 import { newId } from '../../src/ids.js';
 import type { Scope } from '../../src/auth/principal.js';
@@ -30,7 +30,8 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
-export async function startTestService(overrides: ConfigOverrides = {}): Promise<TestService> {
+/** `log`: where the service logs (silent unless TEST_LOG=1); a test may capture it. */
+export async function startTestService(overrides: ConfigOverrides = {}, options: { log?: Logger } = {}): Promise<TestService> {
   const database = await createTestDatabase();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'otp-test-data-'));
   const config = loadConfig(process.env, {
@@ -41,9 +42,13 @@ export async function startTestService(overrides: ConfigOverrides = {}): Promise
     databaseUrl: database.url,
     bootstrapKey: ADMIN_KEY,
     logLevel: 'silent',
+    // Stopping a suite's service does not wait for the runs it leaves in flight.
+    drainMs: 0,
     ...overrides,
+    // Receivers in tests listen on loopback.
+    webhooks: { allowPrivateTargets: true, ...overrides.webhooks },
   });
-  const service = await startService(config, createLogger(process.env.TEST_LOG === '1' ? 'debug' : 'silent'));
+  const service = await startService(config, options.log ?? createLogger(process.env.TEST_LOG === '1' ? 'debug' : 'silent'));
   const api = `${service.restUrl}/api/v1`;
   const responses: RecordedResponse[] = [];
   const request: TestService['request'] = async (method, urlPath, options = {}) => {

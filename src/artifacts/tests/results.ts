@@ -4,6 +4,7 @@ import { errors } from '../../errors.js';
 import { defineArtifact } from '../kind.js';
 import { dateTime, labels, person, ref, text } from '../fields.js';
 import { RESULT_STATUSES } from './run-results.js';
+import { EventType } from '../../db/change-events.js';
 
 /** Results of a closed test run are frozen: adding, changing or removing one is a 409. */
 async function requireOpenRun(db: Knex, projectId: string, testRunId: string): Promise<void> {
@@ -60,5 +61,7 @@ export const testResults = defineArtifact({
       if (op === 'create' && next.executedAt === undefined) next.executedAt = new Date().toISOString();
     },
     beforeDelete: ({ db, principal, prev }) => requireOpenRun(db, principal.projectId, String(prev.data.testRunId)),
+    // A result entered by hand is recorded as much as one from an OTP run (tests/run-results.ts).
+    events: ({ op }) => (op === 'created' ? [EventType.testResultRecorded] : []),
   },
 });

@@ -5,6 +5,9 @@
 // The runs themselves belong to the OTP room: this module reads and marks them only through the
 // RunResultsSource port below, which the OTP store implements (and whose run and step shapes it defines).
 import type { Db } from '../../db/connect.js';
+import { EventType, noChangeEvents, type ChangeEvent, type ChangeEvents } from '../../db/change-events.js';
+import type { ArtifactDefinition, StoredArtifact } from '../kind.js';
+import { artifactRecord } from '../store.js';
 import type { Logger } from '../../log.js';
 import { newId } from '../../ids.js';
 import { OtpErrorCode } from '../../../machines/types.js';
@@ -56,12 +59,37 @@ export function caseOutcome(steps: ReadonlyArray<Pick<RunStepOutcome, 'status' |
   return PRECEDENCE.find((s) => seen.has(s)) ?? 'skipped';
 }
 
+/** The artifact definitions whose records the recorder writes (their records go into its events). */
+export interface RecordedKinds {
+  testResult: ArtifactDefinition;
+  testRun: ArtifactDefinition;
+}
+
 export class RunResultRecorder {
   constructor(
     private readonly db: Db,
     private readonly runs: RunResultsSource,
     private readonly log: Logger,
+    private readonly kinds?: RecordedKinds,
+    /** Results recorded (`test_result.created` and `.recorded`) and the test run closed, in the recording transaction. */
+    private readonly events: ChangeEvents = noChangeEvents,
   ) {}
+
+  /** The events of rows the recording transaction wrote (none when the kinds are not known). */
+  private async report(trx: Db, results: StoredArtifact[], closed: StoredArtifact[]): Promise<void> {
+    const { kinds } = this;
+    if (!kinds) return;
+    const events: ChangeEvent[] = [];
+    const add = (types: string[], row: StoredArtifact, data: Record<string, unknown>) =>
+      types.forEach((type) => events.push({ type, tenantId: row.tenant_id, projectId: row.project_id, data }));
+    for (const row of results) add(['test_result.created', EventType.testResultRecorded], row, artifactRecord(kinds.testResult, row));
+    for (const row of closed) {
+      const record = artifactRecord(kinds.testRun, row);
+      await kinds.testRun.hooks?.decorate?.(trx, row.project_id, [record]);
+      add(['test_run.updated', EventType.testRunClosed], row, record);
+    }
+    await this.events.record(trx, events);
+  }
 
   /** Records the results of one finished run (no-op for runs without a test run, or already recorded). */
   async record(runId: string): Promise<void> {
@@ -85,6 +113,7 @@ export class RunResultRecorder {
     // sweep records the run again from the start; a hook and a sweep racing on one run insert each
     // result once (the unique index) and mark it twice, harmlessly.
     await db.transaction(async (trx) => {
+      const inserted: StoredArtifact[] = [];
       for (const [testCaseId, caseSteps] of byCase) {
         const status = caseOutcome(caseSteps);
         const evidence = caseSteps.map((s) => s.evidence?.screenshotAssetId).filter((id): id is string => Boolean(id));
@@ -106,23 +135,29 @@ export class RunResultRecorder {
           },
           labels: [],
         };
-        await trx.raw(
+        // RETURNING answers only a row this transaction wrote: a racing hook and sweep report a result once.
+        const { rows } = await trx.raw(
           `INSERT INTO artifacts (id, kind, tenant_id, project_id, data)
            VALUES (?, 'test_result', ?, ?, ?::jsonb)
-           ON CONFLICT ((data->>'otpRunId'), (data->>'testCaseId')) WHERE kind = 'test_result' DO NOTHING`,
+           ON CONFLICT ((data->>'otpRunId'), (data->>'testCaseId')) WHERE kind = 'test_result' DO NOTHING
+           RETURNING *`,
           [newId('res'), run.tenantId, run.projectId, JSON.stringify(data)],
         );
+        inserted.push(...rows);
       }
+      let closed: StoredArtifact[] = [];
       if (run.finishTestRun) {
-        await trx('artifacts')
+        closed = await trx('artifacts')
           .where({ id: run.testRunId, kind: 'test_run' })
           .whereRaw(`data->>'status' <> 'closed'`)
           .update({
             data: trx.raw(`data || jsonb_build_object('status', 'closed', 'closedAt', ?::text)`, [new Date().toISOString()]),
             version: trx.raw('version + 1'),
             updated_at: trx.fn.now(),
-          });
+          })
+          .returning('*');
       }
+      await this.report(trx, inserted, closed);
       await runs.markResultsRecorded(runId, trx);
     });
   }

@@ -4,6 +4,7 @@ import type { Rec } from '../../rest/resource/definition.js';
 import { defineArtifact } from '../kind.js';
 import { assignee, dateTime, labels, ref, refs, stampWhen, status, text, title } from '../fields.js';
 import { RESULT_STATUSES } from './run-results.js';
+import { EventType } from '../../db/change-events.js';
 
 const SUMMARY_KEYS = ['total', 'untested', ...RESULT_STATUSES] as const;
 
@@ -92,5 +93,6 @@ export const testRuns = defineArtifact({
         .delete();
     },
     decorate: summarise,
+    events: ({ op, record, prev }) => (op === 'updated' && record.status === 'closed' && prev?.data.status !== 'closed' ? [EventType.testRunClosed] : []),
   },
 });

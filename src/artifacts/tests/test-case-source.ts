@@ -2,7 +2,9 @@
 // cases, plans and test runs read from the artifacts table, so the engine knows neither the table
 // nor the JSON each kind keeps in `data`.
 import type { Db } from '../../db/connect.js';
-import type { TestCaseSource, TestCaseStep, TestCaseToRun } from '../../otp/engine/test-case-source.js';
+import type { NewTestCase, TestCaseSink, TestCaseSource, TestCaseStep, TestCaseToRun } from '../../otp/engine/test-case-source.js';
+import type { Principal } from '../../auth/principal.js';
+import type { ArtifactStore } from '../store.js';
 
 export class ArtifactTestCaseSource implements TestCaseSource {
   constructor(private readonly db: Db) {}
@@ -29,5 +31,15 @@ export class ArtifactTestCaseSource implements TestCaseSource {
     if (!testRun) return null;
     // Any status but closed takes results (open is the only other one the schema allows).
     return testRun.data.status === 'closed' ? 'closed' : 'open';
+  }
+}
+
+/** The artifacts room's side of the recordings' port: a recorded test case is created as REST would. */
+export class ArtifactTestCaseSink implements TestCaseSink {
+  constructor(private readonly store: ArtifactStore) {}
+
+  async createTestCase(principal: Principal, testCase: NewTestCase): Promise<{ id: string } & Record<string, unknown>> {
+    const record = await this.store.create(principal, { ...testCase });
+    return record as { id: string } & Record<string, unknown>;
   }
 }

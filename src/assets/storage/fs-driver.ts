@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import { STORAGE_KEY_PATTERN, type SignedUrlOptions, type StorageDriver, type StoredObjectRef } from './driver.js';
@@ -30,11 +31,19 @@ export class FsDriver implements StorageDriver {
     const file = this.pathOf(key);
     await fsp.mkdir(path.dirname(file), { recursive: true });
     const partial = `${file}.${randomBytes(6).toString('hex')}.part`;
+    const out = fs.createWriteStream(partial, { flags: 'wx' });
     try {
-      await pipeline(body, fs.createWriteStream(partial, { flags: 'wx' }));
+      await pipeline(body, out);
       await fsp.rename(partial, file);
     } catch (err) {
       body.destroy();
+      // A body that fails at once (a size limit on the first chunk) may fail before the file is even
+      // open: the stream opens it later, then closes it. Removing it before that 'close' left the
+      // .part file behind (now and then, more often on a busy machine).
+      if (!out.closed) {
+        out.destroy();
+        await once(out, 'close').catch(() => {});
+      }
       await fsp.rm(partial, { force: true });
       throw err;
     }

@@ -8,6 +8,7 @@ import { finished, pipeline, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import { AppError, ErrorCode, errors } from '../../errors.js';
 import { LimitExceeded, Meter } from './meter.js';
+import { textProblem } from '../../validation/text.js';
 
 export interface IncomingFile {
   /** The client's file name (base name only); used for display, never as a path. */
@@ -57,7 +58,9 @@ function normaliseType(mimeType: string | undefined): string {
 
 function displayName(filename: string | undefined): string {
   // eslint-disable-next-line no-control-regex
-  const clean = (filename ?? '').replace(/[\u0000-\u001f\u007f/\\]/g, '').trim().slice(0, 255);
+  const cut = (filename ?? '').replace(/[\u0000-\u001f\u007f/\\]/g, '').trim().slice(0, 255);
+  // A lone surrogate (or half a pair cut above) cannot be stored: U+FFFD, as for an undecodable byte.
+  const clean = cut.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
   return clean || 'file';
 }
 
@@ -118,6 +121,8 @@ export async function receiveUpload(req: IncomingMessage, options: ReceiveOption
     if (info.valueTruncated) {
       return fail(errors.validation(`Form field "${name}" is too long`, [{ field: `body.${name}`, message: `at most ${FIELD_LIMITS.fieldSize} bytes` }]));
     }
+    const problem = textProblem(value);
+    if (problem) return fail(errors.validation(`Form field "${name}" ${problem}`, [{ field: `body.${name}`, message: problem }]));
     fields[name] = value;
   });
   for (const event of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const) {

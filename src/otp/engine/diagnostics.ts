@@ -23,3 +23,14 @@ export interface StepWriteMessage {
 
 /** One message per group-commit statement of step results. */
 export const stepWrite = diagnostics.channel('otp:step.write');
+
+/**
+ * What the engine tells an observer of this process (metrics, see src/observability/): unlike the
+ * channels above, which are global to the Node process, these belong to one service.
+ */
+export interface EngineEvents {
+  sessionOpened(): void;
+  sessionClosed(code: number): void;
+  runClaimed(): void;
+  runFinished(status: string, durationMs: number): void;
+}

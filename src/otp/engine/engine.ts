@@ -6,14 +6,23 @@ import type { Principal } from '../../auth/principal.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { errors } from '../../errors.js';
-import { CloseCode, isFinalRunStatus, type SessionOutput } from '../../../machines/types.js';
+import { CloseCode, isFinalRunStatus, type SessionOutput, type StepOutcome } from '../../../machines/types.js';
 import { ExecutorSession, type Connection } from './session.js';
 import { RunDriver, type RunDriverDeps } from './run-driver.js';
 import { planRun, type RunRequest } from './run-planner.js';
 import type { RunView, RunViews } from '../store/run-views.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
 import type { StepWriter } from './step-writer.js';
-import type { TestCaseSource } from './test-case-source.js';
+import type { EngineEvents } from './diagnostics.js';
+import type { TestCaseSink, TestCaseSource } from './test-case-source.js';
+import type { RunTraceStore } from '../store/run-trace.js';
+import { RunWatch } from './run-watch.js';
+import { Dispatch } from './dispatch.js';
+import { Recordings } from './recordings.js';
+import type { RecordingStore } from '../store/recording-store.js';
+import { HandOvers } from './handover.js';
+import { Shutdown } from './shutdown.js';
+import type { AdoptedRun, ResumableSession, SessionHandOverStore } from '../store/session-handover.js';
 
 export interface EngineDeps {
   /** Hooks other parts of the service give the run driver (evidence checks, test results). */
@@ -24,46 +33,118 @@ export interface EngineDeps {
   writer: StepWriter;
   /** What runs are made of: test cases, plans and test runs (the artifacts room implements it). */
   testCases: TestCaseSource;
+  /** Where recordings become test cases (the artifacts room implements it). */
+  testCaseSink: TestCaseSink;
+  recordingStore: RecordingStore;
   /** Ids of every API key of a project, revoked ones too (the auth room's keyIdsOfProject). */
   projectKeyIds(projectId: string): Promise<string[]>;
   notifier?: Notifier;
+  /** Where the run machine's transitions are kept (flushed every config.otp.traceFlushMs); none: memory only. */
+  traces?: RunTraceStore;
+  /** Moving sessions between processes (hello.resumeSessionId of a session another process holds). */
+  handOverStore: SessionHandOverStore;
+  /** How many other service processes are alive (to take over the runs of a draining one). */
+  livePeers?: () => Promise<number>;
   config: Config;
+  /** The service's HTTP base address told to executors in welcome.apiUrl (PUBLIC_URL or the REST listener). */
+  apiUrl?(): string | undefined;
   instanceId: string;
   log: Logger;
+  /** Metrics of this process. */
+  events?: EngineEvents;
 }
 
 const CANCEL_WAIT_MS = 5_000;
 
-interface ClaimState {
-  again: boolean;
-  done: Promise<boolean>;
-}
 
 export class OtpEngine {
   private readonly sessions = new Map<string, ExecutorSession>();
-  private readonly readyByProject = new Map<string, Set<ExecutorSession>>();
   private readonly runs = new Map<string, RunDriver>();
-  private readonly claiming = new Map<ExecutorSession, ClaimState>();
-  private readonly projectWakes = new Map<string, { again: boolean }>();
-  private stopping = false;
+  private readonly dispatch: Dispatch;
+  /** Recordings made on this process's sessions, and the REST side of every recording. */
+  readonly recordings: Recordings;
+  /** What the console watches: transitions, traces, a session's liveness. */
+  readonly watch: RunWatch;
+  private readonly wasReady = new Set<ExecutorSession>();
+  private readonly handOvers: HandOvers;
+  private readonly shutdowns: Shutdown;
 
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: EngineDeps) {
+    this.dispatch = new Dispatch({
+      store: deps.store,
+      instanceId: deps.instanceId,
+      log: deps.log,
+      draining: () => this.isDraining,
+      start: (run, session) => this.startRun(run, session),
+    });
+    this.recordings = new Recordings({
+      store: deps.recordingStore,
+      runs: deps.store,
+      sink: deps.testCaseSink,
+      maxEvents: deps.config.otp.maxSteps,
+      localSession: (id) => this.sessions.get(id),
+      notify: (notice) => this.notify(notice),
+      log: deps.log,
+    });
+    this.watch = new RunWatch({ runs: this.runs, sessions: this.sessions, store: deps.store, traces: deps.traces, log: deps.log, traceFlushMs: deps.config.otp.traceFlushMs });
+    this.shutdowns = new Shutdown({ sessions: this.sessions, runs: this.runs, config: deps.config, log: deps.log, livePeers: deps.livePeers });
+    this.handOvers = new HandOvers({
+      instanceId: deps.instanceId,
+      store: deps.handOverStore,
+      log: deps.log,
+      sessions: this.sessions,
+      notify: (notice) => this.notify(notice),
+      release: (driver) => this.runs.delete(driver.id),
+      adopt: (greeter, session, runs, ref) => this.adopt(greeter, session, runs, ref),
+      abandon: async (sessionId, runIds) => {
+        const reason = 'executor connection lost while its session moved to this process';
+        await deps.store.finishOrphanedRuns(runIds, { status: 'error', code: 'E_INTERNAL', reason });
+        await deps.store.closeSession(sessionId, CloseCode.goingAway, reason);
+      },
+    });
+  }
 
   get sessionCount(): number {
     return this.sessions.size;
+  }
+
+  /** Runs this process drives now. */
+  get activeRuns(): number {
+    return this.runs.size;
+  }
+
+  /** True while this process has a live driver for the run (the orphan check asks). */
+  drives(runId: string): boolean {
+    return this.runs.has(runId);
+  }
+
+  /** True from SIGTERM on: no run is claimed any more (/readyz reads the kernel's Lifecycle, set at the same moment). */
+  get draining(): boolean {
+    return this.shutdowns.draining;
+  }
+
+  private get isDraining(): boolean {
+    return this.shutdowns.draining;
   }
 
   /** A new socket whose key was accepted at the upgrade. */
   connect(principal: Principal, conn: Connection): ExecutorSession {
     const session = new ExecutorSession(principal, conn, {
       otp: this.deps.config.otp,
+      apiUrl: () => this.deps.apiUrl?.(),
       store: this.deps.store,
       instanceId: this.deps.instanceId,
       log: this.deps.log,
-      hooks: { ready: (s) => this.sessionReady(s), closed: (s, output) => this.sessionClosed(s, output) },
+      hooks: {
+        ready: (s) => this.sessionReady(s),
+        detached: (s) => this.sessionDetached(s),
+        resume: (greeter, sessionId, ref) => this.resumeSession(greeter, sessionId, ref),
+        closed: (s, output) => this.sessionClosed(s, output),
+        recording: (s, type, payload, ref) => this.recordings.frame(s, type, payload, ref),
+      },
     });
     this.sessions.set(session.id, session);
-    if (this.stopping) session.close(CloseCode.goingAway, 'service shutting down');
+    if (this.shutdowns.stopping) session.close(CloseCode.goingAway, 'service shutting down');
     return session;
   }
 
@@ -76,9 +157,9 @@ export class OtpEngine {
     const local = run.requestedSessionId ? this.sessions.get(run.requestedSessionId) : undefined;
     if (local) {
       // Pinned to a session of this process: no other process can take it, nothing to tell them.
-      void this.claimFor(local);
+      void this.dispatch.claimFor(local);
     } else {
-      if (!run.requestedSessionId) this.wakeProject(run.projectId);
+      if (!run.requestedSessionId) this.dispatch.wakeProject(run.projectId);
       await this.notify({ kind: 'dispatch', projectId: run.projectId, ...(run.requestedSessionId ? { sessionId: run.requestedSessionId } : {}) });
     }
     return this.deps.views.run(principal.projectId, run.id);
@@ -98,20 +179,32 @@ export class OtpEngine {
     // Claimed meanwhile, or running: the mark tells whichever process holds it, even past a lost notice.
     await store.requestCancel(runId);
     const driver = this.runs.get(runId);
-    if (driver) {
-      driver.cancel();
-      await Promise.race([driver.done.catch(() => {}), new Promise((r) => setTimeout(r, CANCEL_WAIT_MS).unref())]);
-    } else {
-      // Another process holds the run: it hears the notice and finishes the run; wait for the verdict.
-      await this.notify({ kind: 'cancel', runId });
-      const deadline = Date.now() + CANCEL_WAIT_MS;
-      while (Date.now() < deadline) {
-        const now = await store.runStatus(projectId, runId);
-        if (!now || isFinalRunStatus(now)) break;
-        await new Promise((r) => setTimeout(r, 20));
+    if (driver) driver.cancel();
+    // Another process holds the run: it hears the notice and finishes the run.
+    else await this.notify({ kind: 'cancel', runId });
+    return this.awaitVerdict(principal, runId, CANCEL_WAIT_MS);
+  }
+
+  /**
+   * Waits up to `ms` for a run's verdict: on its driver when this process holds it, otherwise by
+   * reading its status (another process may hold it, or it waits queued). Answers the run either way.
+   */
+  async awaitVerdict(principal: Principal, runId: string, ms: number): Promise<RunView> {
+    const { store } = this.deps;
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const left = deadline - Date.now();
+      const driver = this.runs.get(runId);
+      if (driver && left > 0) {
+        await Promise.race([driver.done.catch(() => {}), new Promise((r) => setTimeout(r, left).unref())]);
+        break;
       }
+      const status = await store.runStatus(principal.projectId, runId);
+      if (!status) throw errors.notFound('Run', runId);
+      if (isFinalRunStatus(status) || left <= 0) break;
+      await new Promise((r) => setTimeout(r, Math.min(50, left)).unref());
     }
-    return this.deps.views.run(projectId, runId);
+    return this.deps.views.run(principal.projectId, runId);
   }
 
   /** Closes at once every open session of a revoked key, here and (by notice) in other processes. */
@@ -136,12 +229,16 @@ export class OtpEngine {
   handleNotice(notice: Notice): void {
     if (notice.kind === 'dispatch') {
       const session = notice.sessionId ? this.sessions.get(notice.sessionId) : undefined;
-      if (session) void this.claimFor(session);
-      else if (!notice.sessionId) this.wakeProject(notice.projectId);
+      if (session) void this.dispatch.claimFor(session);
+      else if (!notice.sessionId) this.dispatch.wakeProject(notice.projectId);
     } else if (notice.kind === 'cancel') {
       this.runs.get(notice.runId)?.cancel();
     } else if (notice.kind === 'revoke') {
       void this.revokeKey(notice.keyId, false);
+    } else if (notice.kind === 'record') {
+      this.recordings.deliver(notice);
+    } else if (notice.kind === 'handoff' || notice.kind === 'handed-off') {
+      this.handOvers.handleNotice(notice);
     }
   }
 
@@ -150,120 +247,101 @@ export class OtpEngine {
    * of local runs, whatever notice may have been missed. Called on every heartbeat.
    */
   async reconcile(): Promise<void> {
-    if (this.stopping) return;
+    if (this.isDraining) return;
     const { store } = this.deps;
     for (const waiting of await store.queuedDemand()) {
       if (waiting.sessionId) {
         const session = this.sessions.get(waiting.sessionId);
-        if (session) void this.claimFor(session);
-      } else if (this.readyByProject.has(waiting.projectId)) {
-        this.wakeProject(waiting.projectId);
+        if (session) void this.dispatch.claimFor(session);
+      } else if (this.dispatch.serves(waiting.projectId)) {
+        this.dispatch.wakeProject(waiting.projectId);
       }
     }
     for (const id of await store.cancelRequestedRunIds(this.deps.instanceId)) this.runs.get(id)?.cancel();
   }
 
-  /** SIGTERM: runs in flight end as `error`, sockets close with 1001. */
-  async shutdown(): Promise<void> {
-    this.stopping = true;
-    const drivers = [...this.runs.values()];
-    for (const driver of drivers) driver.executorLost('service shutting down');
-    await Promise.race([
-      Promise.allSettled(drivers.map((d) => d.done)),
-      new Promise((r) => setTimeout(r, CANCEL_WAIT_MS).unref()),
-    ]);
-    for (const session of this.sessions.values()) session.close(CloseCode.goingAway, 'service shutting down');
+  /** SIGTERM, first half (see Shutdown.drain); the caller then stops listening for new sockets. */
+  drain(): Promise<void> {
+    return this.shutdowns.drain();
+  }
+
+  /** SIGTERM, second half (see Shutdown.finish): hand-overs, then the rest ends as `error`, sockets 1001. */
+  shutdown(): Promise<void> {
+    this.watch.stop();
+    return this.shutdowns.finish();
+  }
+
+  /** A second SIGINT/SIGTERM: stop waiting (drain, hand-overs); runs still here end as `error`. */
+  hurryShutdown(): void {
+    this.shutdowns.hurry();
   }
 
   // ---- dispatch --------------------------------------------------------------------------------
 
   private sessionReady(session: ExecutorSession): void {
-    const set = this.readyByProject.get(session.principal.projectId) ?? new Set();
-    set.add(session);
-    this.readyByProject.set(session.principal.projectId, set);
-    void this.claimFor(session);
+    const { principal } = session;
+    // Called again when a detached session is resumed: it opened once.
+    if (!this.wasReady.has(session)) {
+      this.wasReady.add(session);
+      this.deps.log.info('session opened', { sessionId: session.id, projectId: principal.projectId, keyId: principal.keyId, maxParallel: session.maxParallel });
+      this.deps.events?.sessionOpened();
+    }
+    this.dispatch.ready(session);
   }
 
-  private sessionClosed(session: ExecutorSession, output: SessionOutput): void {
-    this.sessions.delete(session.id);
-    const set = this.readyByProject.get(session.principal.projectId);
-    set?.delete(session);
-    if (set?.size === 0) this.readyByProject.delete(session.principal.projectId);
-    for (const driver of session.runs.values()) driver.executorLost(`executor connection lost (${output.reason})`);
-    this.deps.store
-      .closeSession(session.id, output.code, output.reason)
-      .catch((err) => this.deps.log.error('could not record a closed session', { sessionId: session.id, err }));
-    this.deps.log.debug('session closed', { sessionId: session.id, ...output });
+  private sessionDetached(session: ExecutorSession): void {
+    this.dispatch.gone(session);
   }
 
   /**
-   * Claims queued runs for one session until it is full or nothing waits for it, one claim at a time
-   * per session. Resolves true when the queue ran dry (so other sessions need not ask).
+   * hello.resumeSessionId on a new connection: the session, if this process holds it, is resumed on
+   * that connection (only by a key of the same project); otherwise the hello is refused.
    */
-  private claimFor(session: ExecutorSession): Promise<boolean> {
-    const running = this.claiming.get(session);
-    if (running) {
-      running.again = true;
-      return running.done;
-    }
-    const state: ClaimState = { again: false, done: Promise.resolve(false) };
-    this.claiming.set(session, state);
-    state.done = (async () => {
-      let drained = false;
-      try {
-        do {
-          state.again = false;
-          while (!this.stopping && session.freeCapacity > 0) {
-            const wanted = session.freeCapacity;
-            const claimed = await this.deps.store.claimRuns(
-              { id: session.id, projectId: session.principal.projectId },
-              this.deps.instanceId,
-              wanted,
-            );
-            for (const run of claimed) await this.startRun(run, session);
-            drained = claimed.length < wanted;
-            if (drained) break;
-          }
-        } while (state.again && !this.stopping);
-      } catch (err) {
-        this.deps.log.error('dispatch failed', { sessionId: session.id, err });
-      } finally {
-        this.claiming.delete(session);
-      }
-      return drained;
-    })();
-    return state.done;
-  }
-
-  /** A run for any session of the project: offer it to the local sessions with the most room first. */
-  private wakeProject(projectId: string): void {
-    const state = this.projectWakes.get(projectId);
-    if (state) {
-      state.again = true;
+  private resumeSession(greeter: ExecutorSession, sessionId: string, ref: string): void {
+    const target = this.sessions.get(sessionId);
+    if (target && target !== greeter && target.resumable && target.principal.projectId === greeter.principal.projectId) {
+      this.sessions.delete(greeter.id);
+      greeter.handOver(target, ref);
       return;
     }
-    const mine = { again: false };
-    this.projectWakes.set(projectId, mine);
-    void (async () => {
-      try {
-        do {
-          mine.again = false;
-          const sessions = [...(this.readyByProject.get(projectId) ?? [])]
-            .filter((s) => s.freeCapacity > 0)
-            .sort((a, b) => b.freeCapacity - a.freeCapacity);
-          for (const session of sessions) {
-            if (this.stopping || (await this.claimFor(session))) break;
-          }
-        } while (mine.again && !this.stopping);
-      } finally {
-        this.projectWakes.delete(projectId);
-      }
-    })();
+    if (target || this.isDraining) return greeter.refuseResume(sessionId, ref);
+    // Perhaps another process holds it (the executor reconnected through a load balancer).
+    void this.handOvers.requestFromPeer(greeter, sessionId, ref);
+  }
+
+  /** A session another process handed over: `greeter` becomes it and drives its runs on from where they were. */
+  private adopt(greeter: ExecutorSession, session: ResumableSession, runs: AdoptedRun[], ref: string): void {
+    this.sessions.delete(greeter.id);
+    const drivers = runs.map((run) => this.driverFor(run, greeter));
+    greeter.adopt(session, ref, () => {
+      for (const driver of drivers) driver.start();
+    });
+    this.sessions.set(greeter.id, greeter);
+    this.deps.log.info('session taken over from another process', { sessionId: greeter.id, runs: runs.length });
+  }
+
+  private sessionClosed(session: ExecutorSession, output: SessionOutput): void {
+    if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
+    this.sessionDetached(session);
+    this.shutdowns.sessionGone();
+    // Sessions that never got their welcome (refused, hello missing) were not counted as opened.
+    if (this.wasReady.delete(session)) this.deps.events?.sessionClosed(output.code);
+    this.deps.log.info('session closed', { sessionId: session.id, projectId: session.principal.projectId, code: output.code, reason: output.reason, ...(session.handedOver ? { handedOver: true } : {}) });
+    // Handed over: another process holds the session's row and runs now.
+    if (session.handedOver) return;
+    for (const driver of session.runs.values()) driver.executorLost(`executor connection lost (${output.reason})`);
+    // The recording in progress keeps its steps (as a test case) before the session is marked closed.
+    this.recordings
+      .sessionClosed(session)
+      .catch((err) => this.deps.log.error('could not stop the recording of a closed session', { sessionId: session.id, err }))
+      .then(() => this.deps.store.closeSession(session.id, output.code, output.reason))
+      .catch((err) => this.deps.log.error('could not record a closed session', { sessionId: session.id, err }));
   }
 
   private async startRun(run: ClaimedRun, session: ExecutorSession): Promise<void> {
-    if (session.closed || this.stopping) {
-      // The session went away while the claim was in flight.
+    if (session.closed || this.shutdowns.stopping) {
+      // The session went away (or the process stopped) while the claim was in flight. A run claimed
+      // as the drain began still starts: the drain lets it finish or hands it over with its session.
       await this.deps.store.finishOrphanedRuns([run.id], {
         status: 'error',
         code: 'E_INTERNAL',
@@ -271,6 +349,11 @@ export class OtpEngine {
       });
       return;
     }
+    this.driverFor(run, session).start();
+  }
+
+  /** The driver of a run on a session, registered; the caller starts it. */
+  private driverFor(run: ClaimedRun & { recorded?: StepOutcome[] }, session: ExecutorSession): RunDriver {
     const { otp } = this.deps.config;
     const driver = new RunDriver(
       run,
@@ -281,20 +364,28 @@ export class OtpEngine {
         log: this.deps.log,
         graceMs: otp.stepGraceMs,
         stepTimeoutMs: otp.stepTimeoutMs,
+        changed: (id, projectId) => this.watch.changed(id, projectId),
         ...this.deps.runHooks,
       },
       session.capabilities as Record<string, unknown>,
     );
     session.runs.set(run.id, driver);
     this.runs.set(run.id, driver);
+    const { log, events } = this.deps;
+    log.info('run claimed', { runId: run.id, sessionId: session.id, projectId: run.projectId, steps: run.steps.length });
+    events?.runClaimed();
     driver.done
+      .then((output) => {
+        log.info('run finished', { runId: run.id, sessionId: session.id, status: output.status, ...output.counts, durationMs: driver.durationMs, ...(output.reason ? { reason: output.reason } : {}) });
+        events?.runFinished(output.status, driver.durationMs);
+      })
       .catch(() => {})
       .finally(() => {
         session.runs.delete(run.id);
-        this.runs.delete(run.id);
-        if (!session.closed) void this.claimFor(session);
+        if (this.runs.get(run.id) === driver) this.runs.delete(run.id);
+        if (!session.closed && !driver.released) void this.dispatch.claimFor(session);
       });
-    driver.start();
+    return driver;
   }
 
   private async checkSessionOpen(projectId: string, sessionId: string): Promise<void> {

@@ -1,6 +1,6 @@
 // Drives one claimed run: the run machine, and the effects it requests carried out (frames to the
 // executor, durable writes to PostgreSQL).
-import { createActor, type Actor } from 'xstate';
+import { createActor, type Actor, type AnyTransitionDefinition, type InspectionEvent } from 'xstate';
 import { runMachine } from '../../../machines/run.machine.js';
 import { answer } from '../../../machines/effects.js';
 import type { RunEffect, RunEvent, RunOutput, StepExecPayload, StepOutcome, StepReport } from '../../../machines/types.js';
@@ -8,11 +8,14 @@ import { buildFrame, errorFrame } from '../protocol/frames.js';
 import { stepDispatch, type StepDispatchMessage } from './diagnostics.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
 import type { StepWriter } from './step-writer.js';
+import { TRACE_LIMIT, type TraceEntry, type TraceWrite } from '../store/run-trace.js';
 import type { Logger } from '../../log.js';
 
 export interface RunChannel {
   /** The session id. */
   readonly id: string;
+  /** The session waits to be resumed: a run started now starts paused. */
+  readonly detached?: boolean;
   send(frame: string): void;
 }
 
@@ -26,6 +29,8 @@ export interface RunDriverDeps {
   log: Logger;
   graceMs: number;
   stepTimeoutMs: number;
+  /** Told after every transition of the run machine (the console's live pages in this process). */
+  changed?: (runId: string, projectId: string) => void;
 }
 
 const needsEvidenceCheck = (outcomes: StepOutcome[]) => outcomes.some((o) => o.evidence?.screenshotAssetId);
@@ -35,25 +40,50 @@ type Effect<T extends RunEffect['type']> = Extract<RunEffect, { type: T }>;
 export class RunDriver {
   readonly id: string;
   readonly done: Promise<RunOutput>;
+  /** Handed to another process (release()): this one stopped driving it, nothing was decided. */
+  released = false;
+  private started = false;
   private readonly actor: Actor<typeof runMachine>;
   private readonly fields: { sessionId: string; runId: string };
   private readonly send: (event: RunEvent) => void;
   private rejectDone!: (err: unknown) => void;
-  private durationMs = 0;
+  private duration = 0;
   // When the step.result now being acted on arrived; cleared by the step.exec it leads to, or its refusal.
   private resultAt: number | undefined;
+  // The machine's transitions, the newest last; trimmed to TRACE_LIMIT once it passes it by a margin.
+  private readonly trace: TraceEntry[] = [];
+  private traceDropped = 0;
+  /** Bumped by every transition; the engine's flush compares it with the version it last wrote. */
+  traceVersion = 0;
+  flushedVersion = 0;
+  // The last step.exec sent: sent again as is (same id) when the machine sends that step again after a resume.
+  private lastExec: { stepIndex: number; frame: string } | undefined;
 
   constructor(
-    private readonly run: ClaimedRun,
+    private readonly run: ClaimedRun & { recorded?: StepOutcome[] },
     private readonly channel: RunChannel,
     private readonly deps: RunDriverDeps,
     capabilities: Record<string, unknown>,
   ) {
     this.id = run.id;
     this.fields = { sessionId: channel.id, runId: run.id };
+    // The initial state's eventless transitions are taken as the actor is created: the start goes first.
+    this.pushTrace({ at: new Date().toISOString(), event: 'xstate.init', from: null, to: String(runMachine.config.initial) });
     // One machine for every run: each driver only listens to its own actor's effects.
     this.actor = createActor(runMachine, {
-      input: { runId: run.id, steps: run.steps, capabilities, vars: run.vars, graceMs: deps.graceMs },
+      input: {
+        runId: run.id,
+        steps: run.steps,
+        capabilities,
+        vars: run.vars,
+        graceMs: deps.graceMs,
+        ...(run.recorded ? { recorded: run.recorded } : {}),
+        ...(channel.detached ? { detached: true } : {}),
+      },
+      // Microsteps only: each carries the transitions taken (eventless and delayed ones included).
+      inspect: (event) => {
+        if (event.type === '@xstate.microstep') this.traced(event);
+      },
     });
     this.send = this.actor.send;
     this.done = new Promise<RunOutput>((resolve, reject) => {
@@ -67,6 +97,35 @@ export class RunDriver {
       });
     });
     this.actor.on('*', (effect) => this.carryOut(effect));
+  }
+
+  private traced(event: Extract<InspectionEvent, { type: '@xstate.microstep' }>): void {
+    const at = new Date().toISOString();
+    for (const t of event._transitions) {
+      if (!t.target?.length) continue; // an action without a change of state
+      this.pushTrace({ at, event: eventLabel(t), from: t.source.path.join('.'), to: t.target[0]!.path.join('.') });
+    }
+    this.deps.changed?.(this.run.id, this.run.projectId);
+  }
+
+  private pushTrace(entry: TraceEntry): void {
+    this.trace.push(entry);
+    this.traceVersion++;
+    if (this.trace.length > TRACE_LIMIT + 50) {
+      const extra = this.trace.length - TRACE_LIMIT;
+      this.trace.splice(0, extra);
+      this.traceDropped += extra;
+    }
+  }
+
+  /** The last TRACE_LIMIT transitions, oldest first, and how many older ones were dropped. */
+  traceSnapshot(): TraceWrite {
+    const extra = Math.max(0, this.trace.length - TRACE_LIMIT);
+    return { runId: this.run.id, transitions: this.trace.slice(extra), dropped: this.traceDropped + extra };
+  }
+
+  get projectId(): string {
+    return this.run.projectId;
   }
 
   /** Every effect the run machine requests arrives here, in the order the machine decided them. */
@@ -111,7 +170,11 @@ export class RunDriver {
   }
 
   private sendStepExec(payload: StepExecPayload): void {
-    this.channel.send(buildFrame('step.exec', this.fields, payload));
+    // The same step again (the session was resumed): the same frame, so the executor sees the same id.
+    if (this.lastExec?.stepIndex === payload.stepIndex) return this.channel.send(this.lastExec.frame);
+    const frame = buildFrame('step.exec', this.fields, payload);
+    this.lastExec = { stepIndex: payload.stepIndex, frame };
+    this.channel.send(frame);
     if (this.resultAt !== undefined && stepDispatch.hasSubscribers) {
       const message: StepDispatchMessage = { runId: this.run.id, stepIndex: payload.stepIndex, ms: performance.now() - this.resultAt };
       stepDispatch.publish(message);
@@ -129,7 +192,7 @@ export class RunDriver {
         runId: this.run.id,
         status: output.status,
         ...output.counts,
-        durationMs: this.durationMs,
+        durationMs: this.duration,
         ...(output.reason ? { reason: output.reason } : {}),
       }),
     );
@@ -157,9 +220,35 @@ export class RunDriver {
 
   private async writeFinish({ runId, outcomes, status, counts, reason }: Effect<'finishRun'>): Promise<void> {
     const { deps } = this;
-    const verified = await this.verified(runId, outcomes);
-    this.durationMs = await deps.store.finishRun({ runId, status, counts, reason, outcomes: verified });
+    try {
+      const verified = await this.verified(runId, outcomes);
+      // The trace goes with the verdict, ending in the transition this very write leads to when it
+      // commits (a failed write commits nothing, its trace included).
+      const trace = this.traceSnapshot();
+      const last = { at: new Date().toISOString(), event: 'RUN_FINISH_WRITTEN', from: 'finishing', to: 'done' };
+      const transitions = [...trace.transitions, last].slice(-TRACE_LIMIT);
+      const dropped = trace.dropped + trace.transitions.length + 1 - transitions.length;
+      this.duration = await deps.store.finishRun({ runId, status, counts, reason, outcomes: verified, trace: { transitions, dropped } });
+    } catch (err) {
+      await this.finishWithoutOutcomes(err, reason);
+      throw err;
+    }
     await deps.onFinished?.(runId).catch((err) => deps.log.error('after-run hook failed', { runId, err }));
+  }
+
+  /**
+   * The verdict could not be written with its outcomes (a row PostgreSQL refused, a lost
+   * connection): the run still ends `error` in the database with the reason, keeping the steps
+   * already recorded and closing the others. When even that fails, the orphan check finishes it.
+   */
+  private async finishWithoutOutcomes(err: unknown, reason: string | undefined): Promise<void> {
+    const { deps } = this;
+    const message = err instanceof Error ? err.message : String(err);
+    const why = `results could not be recorded: ${reason ?? message}`.slice(0, 1000);
+    deps.log.error('run finish failed; finishing the run as error without its last outcomes', { runId: this.run.id, err });
+    await deps.store
+      .finishOrphanedRuns([this.run.id], { status: 'error', code: 'E_INTERNAL', reason: why })
+      .catch((again) => deps.log.error('could not finish the run; the orphan check will', { runId: this.run.id, err: again }));
   }
 
   private async verified(runId: string, outcomes: StepOutcome[]): Promise<StepOutcome[]> {
@@ -168,7 +257,33 @@ export class RunDriver {
   }
 
   start(): void {
+    this.started = true;
     this.actor.start();
+  }
+
+  /** The run's duration as written with its verdict (0 until then). */
+  get durationMs(): number {
+    return this.duration;
+  }
+
+  /** Resolves once no write is in flight: the run waits for a resume (`paused`) or is over. */
+  quiet(): Promise<void> {
+    const still = () => {
+      const snapshot = this.actor.getSnapshot();
+      return snapshot.status !== 'active' || snapshot.value === 'paused';
+    };
+    if (still()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const subscription = this.actor.subscribe({
+        next: () => {
+          if (!still()) return;
+          subscription.unsubscribe();
+          resolve();
+        },
+        complete: () => resolve(),
+        error: () => resolve(),
+      });
+    });
   }
 
   /** `receivedAt`: when the frame arrived (performance.now()), for the dispatch latency (see diagnostics.ts). */
@@ -184,4 +299,29 @@ export class RunDriver {
   executorLost(reason: string): void {
     this.actor.send({ type: 'EXECUTOR_LOST', reason });
   }
+
+  /** The session's socket dropped; it waits to be resumed. */
+  detach(): void {
+    this.actor.send({ type: 'EXECUTOR_DETACHED' });
+  }
+
+  /** The session was resumed: the step in flight goes out again. */
+  resume(): void {
+    // A run taken over from another process starts after the welcome; until then there is nothing to resume.
+    if (this.started) this.actor.send({ type: 'EXECUTOR_RESUMED' });
+  }
+
+  /** Stops driving the run without deciding anything: another process takes it over (see OtpEngine.handOver). */
+  release(): void {
+    this.released = true;
+    this.actor.stop();
+  }
+}
+
+/** `always` for an eventless transition, `after <delay>` for a delayed one (xstate.after.<delay>.<state id>). */
+export function eventLabel(t: Pick<AnyTransitionDefinition, 'eventType' | 'source'>): string {
+  if (t.eventType === '') return 'always';
+  const prefix = 'xstate.after.';
+  if (t.eventType.startsWith(prefix) && t.eventType.endsWith(`.${t.source.id}`)) return `after ${t.eventType.slice(prefix.length, -(t.source.id.length + 1))}`;
+  return t.eventType;
 }

@@ -4,15 +4,7 @@
 import { createActor, type Actor } from 'xstate';
 import { sessionMachine } from '../../../machines/session.machine.js';
 import { answer } from '../../../machines/effects.js';
-import {
-  CloseCode,
-  OtpErrorCode,
-  type Capabilities,
-  type HelloPayload,
-  type SessionEffect,
-  type SessionEvent,
-  type SessionOutput,
-} from '../../../machines/types.js';
+import { CloseCode, OtpErrorCode, type Capabilities, type HelloPayload, type SessionEffect, type SessionEvent, type SessionOutput } from '../../../machines/types.js';
 import { validateInbound } from '../protocol/validators.js';
 import { buildFrame, errorFrame, majorVersion, OTP_VERSION } from '../protocol/frames.js';
 import { newId } from '../../ids.js';
@@ -29,34 +21,65 @@ export interface Connection {
 }
 
 export interface SessionHooks {
-  /** The welcome went out: the session may take runs. */
+  /** The welcome went out (or the session was resumed): the session may take runs. */
   ready(session: ExecutorSession): void;
+  /** The socket dropped (or was replaced): the session takes no run until it is resumed. */
+  detached(session: ExecutorSession): void;
+  /** A hello with resumeSessionId on this new connection: find that session and hand this connection to it. */
+  resume(greeter: ExecutorSession, sessionId: string, ref: string): void;
   /** The session machine stopped; its runs must be finished. */
   closed(session: ExecutorSession, output: SessionOutput): void;
+  /** A recording frame (docs/recording.md), handed on in arrival order; ref is the frame's id. */
+  recording(session: ExecutorSession, type: 'record.start' | 'record.stop' | 'event.recorded', payload: unknown, ref: string): void;
 }
 
 export interface SessionDeps {
   otp: Config['otp'];
+  /** The service's HTTP base address for welcome.apiUrl (undefined until the REST listener is bound). */
+  apiUrl(): string | undefined;
   store: RunStore;
   instanceId: string;
   log: Logger;
   hooks: SessionHooks;
 }
 
+// Frames held for a detached session (run.start, run.cancel, run.finished of its runs; a run holds
+// its step.exec itself). Far more than maxParallel runs produce in a resume window.
+const MAX_HELD_FRAMES = 1_000;
+
 export class ExecutorSession {
-  readonly id = newId('ots');
+  /** A new id, or the id of the session this connection took over from another process (adopt). */
+  id: string;
   readonly runs = new Map<string, RunDriver>();
   capabilities: Capabilities = {};
   maxParallel = 1;
   ready = false;
   closed = false;
+  /** When the executor last answered a ping (shown by the console; not stored). */
+  lastPongAt: Date | null = null;
+  /** The socket dropped and the session waits to be resumed: what is sent meanwhile is held. */
+  detached = false;
+  /** Given to another process (HandOvers): its end writes nothing and its runs are not ended. */
+  handedOver = false;
+  /** A hello with resumeSessionId is being answered (another process may be asked): no second hello. */
+  private resuming = false;
+  private held: string[] = [];
+  /** Set on a connection whose hello resumed another session: its frames go to that session. */
+  private forward?: ExecutorSession;
+  /**
+   * The socket this object was created for; `conn` is the session's current one. They differ once a
+   * resume moved the session to a new socket: what the old socket still delivers is ignored.
+   */
+  private readonly socket: Connection;
   private readonly actor: Actor<typeof sessionMachine>;
 
   constructor(
-    readonly principal: Principal,
-    private readonly conn: Connection,
+    public principal: Principal,
+    private conn: Connection,
     private readonly deps: SessionDeps,
   ) {
+    this.id = newId('ots');
+    this.socket = conn;
     const { otp } = deps;
     // One machine for every session: each session only listens to its own actor's effects.
     this.actor = createActor(sessionMachine, {
@@ -65,6 +88,7 @@ export class ExecutorSession {
         pongTimeoutMs: otp.pongTimeoutMs,
         helloTimeoutMs: otp.helloTimeoutMs,
         maxInvalidFrames: otp.maxInvalidFrames,
+        resumeWindowMs: otp.resumeWindowMs,
       },
     });
     this.actor.subscribe({
@@ -87,7 +111,11 @@ export class ExecutorSession {
             (message) => ({ type: 'SESSION_NOT_REGISTERED', message }),
           );
         case 'sendWelcome':
-          return this.sendWelcome(effect.ref);
+          return this.sendWelcome(effect.ref, effect.resumed);
+        case 'detach':
+          return this.detach(effect.reason);
+        case 'reattach':
+          return this.reattach();
         case 'sendPing':
           return this.sendPing();
         case 'closeSocket':
@@ -106,13 +134,17 @@ export class ExecutorSession {
     this.finish({ code: CloseCode.internalError, reason: 'internal error' });
   }
 
-  private sendWelcome(ref: string): void {
+  private sendWelcome(ref: string, resumed = false): void {
     const { otp } = this.deps;
+    const apiUrl = this.deps.apiUrl();
+    // A resumed session sends its welcome first, then what it held (reattach).
+    if (resumed) this.detached = false;
     this.send(
       buildFrame('welcome', { sessionId: this.id, ref }, {
         sessionId: this.id,
         serverTime: new Date().toISOString(),
         keepaliveSec: otp.keepaliveSec,
+        ...(apiUrl ? { apiUrl } : {}),
         limits: {
           maxFrameBytes: otp.maxFrameBytes,
           maxSteps: otp.maxSteps,
@@ -120,10 +152,95 @@ export class ExecutorSession {
           maxParallel: this.maxParallel,
           keepaliveSec: otp.keepaliveSec,
         },
+        ...(resumed ? { resumed: true } : {}),
       }),
     );
     this.ready = true;
+    if (!resumed) this.deps.hooks.ready(this);
+  }
+
+  private detach(reason: string): void {
+    this.detached = true;
+    this.ready = false;
+    this.deps.log.info('session detached; waiting to be resumed', { sessionId: this.id, reason, windowMs: this.deps.otp.resumeWindowMs });
+    for (const run of this.runs.values()) run.detach();
+    this.deps.hooks.detached(this);
+  }
+
+  private reattach(): void {
+    const held = this.held;
+    this.held = [];
+    for (const frame of held) this.conn.send(frame);
+    for (const run of this.runs.values()) run.resume();
+    this.deps.log.info('session resumed', { sessionId: this.id, runs: this.runs.size, heldFrames: held.length });
     this.deps.hooks.ready(this);
+  }
+
+  /** The session can be resumed: welcomed, and not closed (attached or detached). */
+  get resumable(): boolean {
+    const snapshot = this.actor.getSnapshot();
+    return snapshot.status === 'active' && (snapshot.matches('ready') || snapshot.matches('detached'));
+  }
+
+  /**
+   * A new connection takes this session over (hello.resumeSessionId). When the old socket still
+   * looked alive it is closed with 4409 once the new one has the session.
+   */
+  resume(conn: Connection, principal: Principal, ref: string): void {
+    const old = this.detached ? undefined : this.conn;
+    this.conn = conn;
+    // The key of the new connection (of the same project) is the session's from now on: revoking it closes the session.
+    this.principal = principal;
+    this.actor.send({ type: 'RESUME', ref });
+    old?.close(CloseCode.sessionTakenOver, 'session resumed on another connection');
+  }
+
+  /**
+   * This connection's hello resumed a session another process handed over: it becomes that session.
+   * `start` runs after the welcome (the runs' step.exec must follow it).
+   */
+  adopt(session: { id: string; capabilities: Capabilities; maxParallel: number }, ref: string, start: () => void): void {
+    this.id = session.id;
+    this.capabilities = session.capabilities;
+    this.maxParallel = session.maxParallel;
+    this.actor.send({ type: 'ADOPT', ref });
+    start();
+  }
+
+  /** Before a hand-over: from now on it is as if the socket had dropped (frames held, runs paused, no claim). */
+  suspend(): void {
+    if (this.detached) return;
+    this.detach('handing the session over to another process');
+  }
+
+  /** Runs whose run.finished is held (they ended while the session was detached). */
+  heldFinishedRunIds(): string[] {
+    const ids: string[] = [];
+    for (const frame of this.held) {
+      const { type, runId } = JSON.parse(frame) as { type: string; runId?: string };
+      if (type === 'run.finished' && runId) ids.push(runId);
+    }
+    return ids;
+  }
+
+  /** The hand-over did not happen: a session whose socket is still there goes on. */
+  unsuspend(): void {
+    if (!this.detached || !this.actor.getSnapshot().matches('ready')) return;
+    this.detached = false;
+    this.reattach();
+  }
+
+  /** Draining: close the socket with 4503 (reconnect elsewhere) and wait detached to be resumed there. */
+  handOff(): void {
+    this.actor.send({ type: 'HAND_OFF', code: CloseCode.reconnect, reason: 'service draining: reconnect and resume the session' });
+  }
+
+  /** This connection's hello resumed `target`: hand it the connection and step aside without a trace. */
+  handOver(target: ExecutorSession, ref: string): void {
+    this.forward = target;
+    this.closed = true;
+    this.actor.stop();
+    target.resume(this.conn, this.principal, ref);
   }
 
   private sendPing(): void {
@@ -148,12 +265,17 @@ export class ExecutorSession {
     });
   }
 
+  /** Runs the session can take now; none when it declared replay false (a recorder, say). */
   get freeCapacity(): number {
-    return this.ready && !this.closed ? this.maxParallel - this.runs.size : 0;
+    if (!this.ready || this.closed || this.capabilities.replay === false) return 0;
+    return this.maxParallel - this.runs.size;
   }
 
   send(frame: string): void {
-    if (!this.closed) this.conn.send(frame);
+    if (this.closed) return;
+    if (!this.detached) return this.conn.send(frame);
+    if (this.held.length < MAX_HELD_FRAMES) this.held.push(frame);
+    else this.deps.log.error('frame dropped: too many held for a detached session', { sessionId: this.id });
   }
 
   /** Service-initiated close (revoked key, shutdown). */
@@ -161,17 +283,30 @@ export class ExecutorSession {
     this.actor.send({ type: 'CLOSE', code, reason });
   }
 
+  // What a socket delivers goes to the session it now serves (`forward` after a resume), and only
+  // while it is that session's current socket.
   socketClosed(code: number, reason: string): void {
-    this.actor.send({ type: 'SOCKET_CLOSED', code, reason });
+    const session = this.forward ?? this;
+    if (this.socket === session.conn) session.actor.send({ type: 'SOCKET_CLOSED', code, reason });
+  }
+
+  frameTooLarge(bytes: number): void {
+    const session = this.forward ?? this;
+    if (this.socket === session.conn) session.tooLarge(bytes);
+  }
+
+  handleText(text: string): void {
+    const session = this.forward ?? this;
+    if (this.socket === session.conn) session.handleFrame(text);
   }
 
   /** A frame larger than the protocol allows: say so, then close (1009). */
-  frameTooLarge(bytes: number): void {
+  private tooLarge(bytes: number): void {
     this.send(errorFrame(OtpErrorCode.invalidFrame, `frame of ${bytes} bytes exceeds the limit of ${this.deps.otp.maxFrameBytes} bytes`, this.envelope()));
     this.close(CloseCode.tooBig, 'frame too large');
   }
 
-  handleText(text: string): void {
+  private handleFrame(text: string): void {
     if (this.closed) return;
     const receivedAt = performance.now();
     let frame: unknown;
@@ -190,7 +325,7 @@ export class ExecutorSession {
     }
     let result: ReturnType<typeof validateInbound>;
     try {
-      result = validateInbound(frame);
+      result = validateInbound(frame, text);
     } catch {
       // The recursive schemas (locators nest through `within`) overflow the stack on absurd depths.
       return this.invalid('frame nests too deeply to be checked', ref);
@@ -205,6 +340,7 @@ export class ExecutorSession {
     if (message.sessionId !== this.id) return this.invalid(`sessionId ${message.sessionId} is not this session (${this.id})`, ref);
     switch (message.type) {
       case 'pong':
+        this.lastPongAt = new Date();
         return void this.actor.send({ type: 'PONG' });
       case 'step.result': {
         this.validFrame();
@@ -212,8 +348,13 @@ export class ExecutorSession {
         if (!run) return this.unexpected(`run ${message.runId} is not running on this session`, ref);
         return run.stepResult(message.payload, ref, receivedAt);
       }
+      case 'event.recorded':
+      case 'record.start':
+      case 'record.stop':
+        this.validFrame();
+        return this.deps.hooks.recording(this, message.type, message.payload, message.id);
       default:
-        // ack, error and event.recorded are accepted; they change no state yet.
+        // ack and error are accepted; they change no state.
         this.validFrame();
         if (message.type === 'error') this.deps.log.debug('executor reported an error', { sessionId: this.id, payload: message.payload });
     }
@@ -233,7 +374,22 @@ export class ExecutorSession {
       this.send(errorFrame(OtpErrorCode.auth, `the key does not belong to project ${hello.projectId}`, { ref }));
       return this.close(CloseCode.forbidden, 'project mismatch');
     }
+    if (this.resuming) return this.unexpected('a resume of this connection is still being answered', ref);
+    if (hello.resumeSessionId) {
+      this.resuming = true;
+      return this.deps.hooks.resume(this, hello.resumeSessionId, ref);
+    }
     this.actor.send({ type: 'HELLO', hello, ref });
+  }
+
+  /** The session named by hello.resumeSessionId cannot be resumed: say so; a plain hello may follow. */
+  refuseResume(sessionId: string, ref: string): void {
+    this.resuming = false;
+    if (this.closed) return;
+    this.unexpected(
+      `session ${sessionId} cannot be resumed: unknown, of another project, closed, or past its resume window (its runs then ended as error). Send hello without resumeSessionId to open a new session`,
+      ref,
+    );
   }
 
   private envelope(ref?: string) {

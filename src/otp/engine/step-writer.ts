@@ -1,5 +1,6 @@
 // Group commit for step results: while one write is in flight, the results that arrive meanwhile
-// wait and go together in the next statement. Each caller's promise settles when its rows are durable.
+// wait and go together in the next statement. Each caller's promise settles when its rows are durable,
+// or fails with the reason its own rows could not be written (never for another caller's rows).
 import type { RunStore, StepWrite } from '../store/run-store.js';
 import { stepWrite, type StepWriteMessage } from './diagnostics.js';
 
@@ -30,6 +31,15 @@ export class StepWriter {
     });
   }
 
+  private async send(writes: StepWrite[]): Promise<void> {
+    const sentAt = performance.now();
+    await this.store.recordSteps(writes);
+    if (stepWrite.hasSubscribers) {
+      const message: StepWriteMessage = { rows: writes.length, ms: performance.now() - sentAt };
+      stepWrite.publish(message);
+    }
+  }
+
   private async flush(): Promise<void> {
     this.inFlight++;
     try {
@@ -37,16 +47,14 @@ export class StepWriter {
         const batch = this.queue;
         this.queue = [];
         try {
-          const writes = batch.flatMap((p) => p.writes);
-          const sentAt = performance.now();
-          await this.store.recordSteps(writes);
-          if (stepWrite.hasSubscribers) {
-            const message: StepWriteMessage = { rows: writes.length, ms: performance.now() - sentAt };
-            stepWrite.publish(message);
-          }
+          await this.send(batch.flatMap((p) => p.writes));
           for (const p of batch) p.resolve();
         } catch (err) {
-          for (const p of batch) p.reject(err);
+          if (batch.length === 1) batch[0]!.reject(err);
+          // One statement for many runs fails whole when one row cannot be written: each caller's
+          // rows (one run's, written all or nothing) are tried again on their own, so only the runs
+          // whose rows fail learn of it.
+          else for (const p of batch) await this.send(p.writes).then(p.resolve, p.reject);
         }
       }
     } finally {

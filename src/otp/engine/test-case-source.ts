@@ -4,6 +4,7 @@
 // (src/artifacts/tests/test-case-source.ts, wired in src/service.ts). Every read is scoped to the
 // caller's project: another project's record is absent, never visible.
 import type { TestCaseStep } from '../protocol/schemas/index.js';
+import type { Principal } from '../../auth/principal.js';
 
 /** One step of a test case as stored (validated by the TestCaseStep schema when it was written). */
 export type { TestCaseStep };
@@ -21,4 +22,20 @@ export interface TestCaseSource {
   planCaseIds(projectId: string, planId: string): Promise<string[] | null>;
   /** Whether the project's test run still takes results, or null when it has no such test run. */
   testRunStatus(projectId: string, testRunId: string): Promise<'open' | 'closed' | null>;
+}
+
+/** A test case made from a recording (its steps already valid TestCaseSteps). */
+export interface NewTestCase {
+  title: string;
+  description?: string;
+  steps: TestCaseStep[];
+  labels?: string[];
+}
+
+/**
+ * The port through which recordings become test cases: the artifacts room writes them (quota and
+ * all, as a REST create would) and answers the record as GET /tests/cases/:id shows it.
+ */
+export interface TestCaseSink {
+  createTestCase(principal: Principal, testCase: NewTestCase): Promise<{ id: string } & Record<string, unknown>>;
 }

@@ -4,19 +4,23 @@ import type { OtpEngine } from '../engine/engine.js';
 import type { RunRequest } from '../engine/run-planner.js';
 import { RUN_STATUSES } from '../../../machines/types.js';
 import { OTP_VERSION } from '../protocol/frames.js';
-import { ProtocolSchema, RunPageSchema, RunRequestSchema, RunSchema, SessionPageSchema, SessionSchema } from './schemas.js';
+import { ProtocolSchema, RunPageSchema, RunRequestSchema, RunSchema, RunTraceSchema, SessionPageSchema, SessionSchema } from './schemas.js';
 import type { RunViews } from '../store/run-views.js';
 import { pageQueryProperties } from '../../rest/pagination.js';
 import type { RunViewCache } from '../store/run-view-cache.js';
 
-const runsQuery = {
+export const runsQuery = {
   type: 'object',
   additionalProperties: false,
-  properties: { ...pageQueryProperties, status: { enum: [...RUN_STATUSES] } },
+  properties: {
+    ...pageQueryProperties,
+    status: { enum: [...RUN_STATUSES] },
+    testCaseId: { type: 'string', pattern: '^tc_', maxLength: 100, description: 'Only runs that include this test case' },
+  },
 } as const;
 type RunsQuery = QueryOf<typeof runsQuery>;
 
-const sessionsQuery = {
+export const sessionsQuery = {
   type: 'object',
   additionalProperties: false,
   properties: { ...pageQueryProperties, status: { enum: ['open', 'closed', 'all'], default: 'open' } },
@@ -47,6 +51,7 @@ export function otpRoutes({ engine, config, views, runViews }: OtpRoutesDeps): R
         maxFrameBytes: otp.maxFrameBytes,
         pongTimeoutMs: otp.pongTimeoutMs,
         helloTimeoutMs: otp.helloTimeoutMs,
+        resumeWindowMs: otp.resumeWindowMs,
       }),
     },
     // The body's type is the planner's RunRequest, written beside runRequestSchema (its twin).
@@ -69,6 +74,12 @@ export function otpRoutes({ engine, config, views, runViews }: OtpRoutesDeps): R
       summary: 'A run with its counts and every step (status, duration, error, evidence, usedLocator, actual)',
       handler: ({ principal, params }) =>
         runViews.read(principal.projectId, params.id, () => views.run(principal.projectId, params.id)),
+    },
+    {
+      method: 'get', path: '/otp/runs/:id/trace', auth: 'read', tag, operationId: 'getOtpRunTrace', response: RunTraceSchema,
+      summary: "The run machine's transitions (event, from-state, to-state, time), the last 500, kept with the run",
+      description: 'While the run is in flight, the process that drives it answers from memory; any other process answers the copy written every OTP_TRACE_FLUSH_MS (1 s). A finished run answers the trace written with its verdict.',
+      handler: ({ principal, params }) => engine.watch.runTrace(principal.projectId, params.id),
     },
     {
       method: 'post', path: '/otp/runs/:id/cancel', auth: 'write', tag, operationId: 'cancelOtpRun', response: RunSchema,

@@ -19,7 +19,7 @@ export const ProtocolSchema = registerSchema({
   description: 'Protocol version and limits',
   type: 'object',
   additionalProperties: false,
-  required: ['version', 'websocketPath', 'keepaliveSec', 'maxSteps', 'stepTimeoutMs', 'maxFrameBytes', 'pongTimeoutMs', 'helloTimeoutMs'],
+  required: ['version', 'websocketPath', 'keepaliveSec', 'maxSteps', 'stepTimeoutMs', 'maxFrameBytes', 'pongTimeoutMs', 'helloTimeoutMs', 'resumeWindowMs'],
   properties: {
     version: { type: 'string', description: 'OTP version carried in the envelope field otp' },
     websocketPath: { type: 'string', description: 'Path of the WebSocket endpoint on {ws_url}' },
@@ -29,6 +29,7 @@ export const ProtocolSchema = registerSchema({
     maxFrameBytes: { type: 'integer', description: 'Largest frame' },
     pongTimeoutMs: { type: 'integer', description: 'A pong must come within this time' },
     helloTimeoutMs: { type: 'integer', description: 'hello must come within this time of connecting' },
+    resumeWindowMs: { type: 'integer', description: 'A session whose connection dropped may be resumed (hello.resumeSessionId) within this time; 0: sessions are not resumed' },
   },
 });
 
@@ -158,3 +159,32 @@ export const SessionSchema = registerSchema({
 });
 
 export const SessionPageSchema = pageSchema('OtpSessionPage', SessionSchema, 'A page of executor sessions');
+
+export const RunTraceSchema = registerSchema({
+  $id: 'OtpRunTrace',
+  title: 'OtpRunTrace',
+  description: "The run machine's transitions, oldest first: the last 500 are kept with the run (older ones are counted in dropped)",
+  type: 'object',
+  additionalProperties: false,
+  required: ['runId', 'status', 'transitions', 'dropped', 'live'],
+  properties: {
+    runId: { type: 'string', pattern: '^otr_' },
+    status: { enum: [...RUN_STATUSES] },
+    transitions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['at', 'event', 'from', 'to'],
+        properties: {
+          at: { type: 'string', format: 'date-time' },
+          event: { type: 'string', description: 'The event; `always` for an eventless transition, `after <delay>` for a delayed one, `xstate.init` for the start' },
+          from: { type: ['string', 'null'], description: 'The state left (dotted path); null for the start' },
+          to: { type: 'string', description: 'The state entered (dotted path)' },
+        },
+      },
+    },
+    dropped: { type: 'integer', description: 'Older transitions no longer kept' },
+    live: { type: 'boolean', description: 'True: read from the process that drives the run; false: as last written (every OTP_TRACE_FLUSH_MS while it runs, and with its verdict)' },
+  },
+});

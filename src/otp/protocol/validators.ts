@@ -1,24 +1,23 @@
 // Frame validation. Every OTP schema is registered and compiled once, when this module is loaded
-// (on the shared Ajv instance of src/validation/); a frame is checked by looking its type up in a
-// Map and calling the compiled function (no per-frame compilation, no copy of the frame).
-import type { ValidateFunction } from 'ajv/dist/2020.js';
+// (on the shared Ajv instances of src/validation/); a frame is checked by looking its type up in a
+// Map and calling the compiled function (no per-frame compilation, no copy of the frame). The check
+// costs at most what the frame's size does, however many problems it has (validation/bounded.ts).
 import type { StepAction } from '../../../machines/types.js';
-import { ajv } from '../../validation/ajv.js';
-import { formatErrors, quote, type FieldError, type ValidationResult } from '../../validation/field-errors.js';
+import { boundedValidatorOf, type BoundedValidator } from '../../validation/bounded.js';
+import { unstorableText } from '../../validation/text.js';
+import { quote, type FieldError, type ValidationResult } from '../../validation/field-errors.js';
 import { INBOUND_TYPES, MESSAGE_TYPES, OUTBOUND_TYPES, inboundMessageSchemas, otpSchemas, outboundMessageSchemas } from './schemas/index.js';
 import type { InboundMessage, InboundType, OutboundMessage, OutboundType, TestCaseStep } from './schemas/index.js';
 
 export type { FieldError, ValidationResult, InboundType, OutboundType };
 
-const compiled = new Map<string, ValidateFunction>();
+const compiled = new Map<string, BoundedValidator>();
 for (const schema of otpSchemas) {
   const id = schema.$id as string;
-  const fn = ajv.getSchema(id);
-  if (!fn) throw new Error(`OTP schema ${id} did not compile`);
-  compiled.set(id, fn);
+  compiled.set(id, boundedValidatorOf(id));
 }
 
-function compiledFor(schemaId: string): ValidateFunction {
+function compiledFor(schemaId: string): BoundedValidator {
   const fn = compiled.get(schemaId);
   if (!fn) throw new Error(`unknown OTP schema id: ${schemaId}`);
   return fn;
@@ -26,18 +25,12 @@ function compiledFor(schemaId: string): ValidateFunction {
 
 const messageTypeSet: ReadonlySet<string> = new Set(MESSAGE_TYPES);
 
-function run<T>(fn: ValidateFunction, data: unknown, prefix: string): ValidationResult<T> {
-  if (fn(data)) return { ok: true, value: data as T };
-  return { ok: false, errors: formatErrors(fn.errors, prefix) };
-}
-
 /**
  * A checker for one OTP schema id (`Locator`, `StepAction`, `HelloPayload`, ...), compiled at load.
  * `prefix` starts the field paths of its errors. Throws for an unknown id.
  */
 export function validatorFor<T = unknown>(schemaId: string): (data: unknown, prefix?: string) => ValidationResult<T> {
-  const fn = compiledFor(schemaId);
-  return (data, prefix = '') => run<T>(fn, data, prefix);
+  return compiledFor(schemaId) as BoundedValidator<T>;
 }
 
 export type FrameResult<M> = { ok: true; message: M } | { ok: false; errors: FieldError[] };
@@ -68,21 +61,29 @@ function frameChecker<M>(
   schemaOf: Readonly<Record<string, string>>,
   sentBy: string,
   otherSide: string,
-): (frame: unknown) => FrameResult<M> {
-  const validators = new Map<string, ValidateFunction>(types.map((t) => [t, compiledFor(schemaOf[t]!)]));
-  return (frame) => {
+): (frame: unknown, text?: string) => FrameResult<M> {
+  const validators = new Map<string, BoundedValidator>(types.map((t) => [t, compiledFor(schemaOf[t]!)]));
+  return (frame, text) => {
     if (frame !== null && typeof frame === 'object') {
       const fn = validators.get((frame as { type?: unknown }).type as string);
       if (fn) {
-        if (fn(frame)) return { ok: true, message: frame as M };
-        return { ok: false, errors: formatErrors(fn.errors) };
+        const result = fn(frame, '', text?.length);
+        if (!result.ok) return result;
+        // Text PostgreSQL cannot store is refused here, where the frame enters, not by a failed write.
+        // Such text can only arrive as a \u escape (a raw NUL is invalid JSON, and decoded UTF-8 has
+        // no lone surrogates), so a frame whose text has none needs no walk.
+        const unstorable = text === undefined || text.includes('\\u') ? unstorableText(frame) : undefined;
+        return unstorable ? { ok: false, errors: [unstorable] } : { ok: true, message: frame as M };
       }
     }
     return { ok: false, errors: typeProblem(frame, types, sentBy, otherSide) };
   };
 }
 
-/** Check a parsed frame from the executor (the session's hot path). */
+/**
+ * Check a parsed frame from the executor (the session's hot path). `text`, the JSON it was parsed
+ * from, when given, spares walks over the frame (see bounded.ts and the text check below).
+ */
 export const validateInbound = frameChecker<InboundMessage>(INBOUND_TYPES, inboundMessageSchemas, 'executor', 'service');
 
 /** Check a frame the service is about to send (tests and docs; the hot path does not need it). */
@@ -93,10 +94,10 @@ const testCaseStepsValidator = compiledFor('TestCaseSteps');
 
 /** Check one step action (`{ action, ... }`); error fields start with `prefix` (e.g. `steps[0].otp`). */
 export function validateStepAction(action: unknown, prefix = ''): ValidationResult<StepAction> {
-  return run<StepAction>(stepActionValidator, action, prefix);
+  return stepActionValidator(action, prefix) as ValidationResult<StepAction>;
 }
 
 /** Check the steps of a test case (REST body member `steps`); error fields look like `steps[2].otp.locator.by`. */
 export function validateTestCaseSteps(steps: unknown, prefix = 'steps'): ValidationResult<TestCaseStep[]> {
-  return run<TestCaseStep[]>(testCaseStepsValidator, steps, prefix);
+  return testCaseStepsValidator(steps, prefix) as ValidationResult<TestCaseStep[]>;
 }

@@ -26,6 +26,33 @@ export class InstanceStore {
       .pluck('id');
   }
 
+  /** How many other processes heart-beat within `timeoutMs`: those that could take work over. */
+  async livePeerCount(selfId: string, timeoutMs: number): Promise<number> {
+    const [row] = await this.db('service_instances')
+      .whereNot('id', selfId)
+      .where('heartbeat_at', '>=', this.db.raw(`now() - (? * interval '1 millisecond')`, [timeoutMs]))
+      .count<Array<{ count: string }>>({ count: '*' });
+    return Number(row?.count ?? 0);
+  }
+
+  /**
+   * Runs `running` for longer than `minAgeMs` that no live process may drive: held by a process whose
+   * row is gone (or by none), or by `selfId` (the caller then checks that it still drives them). A
+   * process whose row is there but silent is left to the sweep (release), which ends its runs,
+   * sessions and row in one transaction. With the process that holds each.
+   */
+  async undrivenRuns(selfId: string, minAgeMs: number): Promise<Array<{ id: string; instanceId: string | null }>> {
+    const { rows } = await this.db.raw(
+      `SELECT r.id, r.instance_id FROM otp_runs r
+         LEFT JOIN service_instances i ON i.id = r.instance_id
+        WHERE r.status = 'running'
+          AND coalesce(r.started_at, r.created_at) < now() - (? * interval '1 millisecond')
+          AND (i.id IS NULL OR r.instance_id = ?)`,
+      [minAgeMs, selfId],
+    );
+    return (rows as Array<{ id: string; instance_id: string | null }>).map((r) => ({ id: r.id, instanceId: r.instance_id }));
+  }
+
   /**
    * Finishes what a process held and forgets it, in one transaction: its running runs end with the
    * reason (steps it had reported kept, the rest `skip` E_INTERNAL), its open sessions close (1001)

@@ -4,6 +4,7 @@
 // engine's hot paths, one round trip each.
 import type pg from 'pg';
 import type { Db } from '../../db/connect.js';
+import { EventType, noChangeEvents, type ChangeEvent, type ChangeEvents } from '../../db/change-events.js';
 import {
   ACTIVE_RUN_STATUSES,
   type Capabilities,
@@ -13,12 +14,10 @@ import {
   type RunStatus,
   type StepOutcome,
 } from '../../../machines/types.js';
+import { runSummary } from './run-views.js';
+import { writeError } from './write-error.js';
 
-export interface RunCaseRef {
-  id: string;
-  title: string;
-  steps: number;
-}
+export type RunCaseRef = { id: string; title: string; steps: number };
 
 export interface NewRun {
   id: string;
@@ -49,7 +48,8 @@ export interface StepWrite {
   outcome: StepOutcome;
 }
 
-function stepRecord({ runId, outcome }: StepWrite) {
+// A step write as the group commit's jsonb batch carries it (exported for the benchmark's baseline).
+export function stepRecord({ runId, outcome }: StepWrite) {
   return {
     run_id: runId,
     step_index: outcome.stepIndex,
@@ -80,8 +80,8 @@ UPDATE otp_run_steps s
 
 // The group commit's statement, prepared once on its own connection (see RunStore): it runs for
 // nearly every step, and through knex and the shared pool it cost the service more than the rest
-// of a step's write.
-const RECORD_STEPS = { name: 'otp_record_steps', text: recordStepsSql('$1', '$2') };
+// of a step's write. Exported for the benchmark's PostgreSQL baseline, which sends it alone.
+export const RECORD_STEPS = { name: 'otp_record_steps', text: recordStepsSql('$1', '$2') };
 
 // A new run and its steps in one statement: the steps travel as one jsonb parameter. The steps'
 // foreign key is checked at the end of the statement, when the run row exists.
@@ -115,7 +115,20 @@ export class RunStore {
   constructor(
     private readonly db: Db,
     private readonly stepsPool?: pg.Pool,
+    /** Where a run's verdict is reported (`run.finished`), in the transaction that writes it. */
+    private readonly events: ChangeEvents = noChangeEvents,
   ) {}
+
+  /** `run.finished` for runs that have just reached their verdict (rows as RETURNING * gives them). */
+  private async reportFinished(trx: Db, rows: unknown[]): Promise<void> {
+    const events: ChangeEvent[] = rows.map((row: any) => ({
+      type: EventType.runFinished,
+      tenantId: row.tenant_id,
+      projectId: row.project_id,
+      data: runSummary(row),
+    }));
+    await this.events.record(trx, events);
+  }
 
   /** The run and all its steps in one statement (one round trip, atomic like any statement). */
   async insertRun(run: NewRun): Promise<void> {
@@ -200,8 +213,12 @@ export class RunStore {
   async recordSteps(writes: StepWrite[], trx?: Db): Promise<void> {
     if (!writes.length) return;
     const values = [JSON.stringify(writes.map(stepRecord)), writes.length];
-    if (!trx && this.stepsPool) await this.stepsPool.query({ ...RECORD_STEPS, values });
-    else await (trx ?? this.db).raw(recordStepsSql('?', '?'), values);
+    try {
+      if (!trx && this.stepsPool) await this.stepsPool.query({ ...RECORD_STEPS, values });
+      else await (trx ?? this.db).raw(recordStepsSql('?', '?'), values);
+    } catch (err) {
+      throw writeError(err);
+    }
   }
 
   /** The last outcomes and the verdict in one transaction; answers the run's duration. */
@@ -211,6 +228,8 @@ export class RunStore {
     counts: RunCounts;
     reason?: string;
     outcomes: StepOutcome[];
+    /** The run machine's last transitions (run-trace.ts), written with the verdict. */
+    trace?: { transitions: unknown[]; dropped: number };
   }): Promise<number> {
     return this.db.transaction(async (trx) => {
       await this.recordSteps(input.outcomes.map((outcome) => ({ runId: input.runId, outcome })), trx);
@@ -222,11 +241,15 @@ export class RunStore {
           failed: input.counts.failed,
           skipped: input.counts.skipped,
           reason: input.reason ?? null,
+          ...(input.trace ? { trace: JSON.stringify(input.trace.transitions), trace_dropped: input.trace.dropped } : {}),
           finished_at: trx.fn.now(),
           duration_ms: trx.raw('coalesce((extract(epoch from now() - started_at) * 1000)::int, 0)'),
         })
-        .returning('duration_ms');
+        .returning('*');
+      if (row) await this.reportFinished(trx, [row]);
       return row?.duration_ms ?? 0;
+    }).catch((err) => {
+      throw writeError(err);
     });
   }
 
@@ -260,7 +283,7 @@ export class RunStore {
         error: JSON.stringify({ code: verdict.code, message: verdict.reason }),
         finished_at: trx.fn.now(),
       });
-    await trx.raw(
+    const { rows: counted } = await trx.raw(
       `UPDATE otp_runs r SET status = ?, reason = ?, finished_at = now(),
               duration_ms = coalesce((extract(epoch from now() - r.started_at) * 1000)::int, 0),
               passed = c.passed, failed = c.failed, skipped = c.skipped
@@ -269,14 +292,17 @@ export class RunStore {
                       count(*) FILTER (WHERE status IN ('fail', 'error')) AS failed,
                       count(*) FILTER (WHERE status = 'skip') AS skipped
                  FROM otp_run_steps WHERE run_id = ANY(?) GROUP BY run_id) c
-        WHERE r.id = c.run_id AND r.status = ANY(?)`,
+        WHERE r.id = c.run_id AND r.status = ANY(?)
+       RETURNING r.*`,
       [verdict.status, verdict.reason, runIds, [...ACTIVE_RUN_STATUSES]],
     );
     // Runs without steps have no row in the counting subquery.
-    await trx('otp_runs')
+    const stepless = await trx('otp_runs')
       .whereIn('id', runIds)
       .whereIn('status', ACTIVE_RUN_STATUSES)
-      .update({ status: verdict.status, reason: verdict.reason, finished_at: trx.fn.now(), duration_ms: 0 });
+      .update({ status: verdict.status, reason: verdict.reason, finished_at: trx.fn.now(), duration_ms: 0 })
+      .returning('*');
+    await this.reportFinished(trx, [...counted, ...stepless]);
   }
 
   /** The run's status, or null when the project has no such run. */
@@ -335,7 +361,8 @@ export class RunStore {
       await trx('otp_run_steps')
         .where({ run_id: runId, status: 'pending' })
         .update({ status: 'skip', source: 'service', error: JSON.stringify({ code: 'E_CANCELLED', message: reason }), finished_at: trx.fn.now() });
-      await trx('otp_runs').where('id', runId).update({ skipped: claimed.total_steps });
+      const finished = await trx('otp_runs').where('id', runId).update({ skipped: claimed.total_steps }).returning('*');
+      await this.reportFinished(trx, finished);
       return true;
     });
   }

@@ -26,7 +26,8 @@ function iso(value: Date | null): string | null {
   return value ? value.toISOString() : null;
 }
 
-function runSummary(row: any) {
+/** A run row (every column) as REST answers it without steps, and as `run.finished` reports it. */
+export function runSummary(row: any) {
   return {
     id: row.id,
     runId: row.id,
@@ -109,10 +110,27 @@ export async function readRun(db: Db, projectId: string, runId: string): Promise
   return view;
 }
 
-export function listRuns(db: Db, projectId: string, page: { limit?: number; cursor?: string; status?: string }): Promise<Page<RunSummary>> {
+export interface RunFilter {
+  status?: string;
+  /** Runs that include this test case. */
+  testCaseId?: string;
+}
+
+function runsOf(db: Db, projectId: string, filter: RunFilter) {
   const query = db('otp_runs').where('project_id', projectId);
-  if (page.status) query.where('status', page.status);
-  return paginate(query, page, runSummary);
+  if (filter.status) query.where('status', filter.status);
+  if (filter.testCaseId) query.whereRaw('test_cases @> ?::jsonb', [JSON.stringify([{ id: filter.testCaseId }])]);
+  return query;
+}
+
+export function listRuns(db: Db, projectId: string, page: { limit?: number; cursor?: string } & RunFilter): Promise<Page<RunSummary>> {
+  return paginate(runsOf(db, projectId, page), page, runSummary);
+}
+
+/** The newest runs first (the console's list), with the same filters. */
+export async function latestRuns(db: Db, projectId: string, filter: RunFilter & { limit: number }): Promise<RunSummary[]> {
+  const rows = await runsOf(db, projectId, filter).orderBy('id', 'desc').limit(filter.limit);
+  return rows.map(runSummary);
 }
 
 export function sessionView(row: any) {
@@ -164,8 +182,12 @@ export class RunViews {
     return readRun(this.db, projectId, runId);
   }
 
-  runs(projectId: string, page: { limit?: number; cursor?: string; status?: string }): Promise<Page<RunSummary>> {
+  runs(projectId: string, page: { limit?: number; cursor?: string } & RunFilter): Promise<Page<RunSummary>> {
     return listRuns(this.db, projectId, page);
+  }
+
+  latestRuns(projectId: string, filter: RunFilter & { limit: number }): Promise<RunSummary[]> {
+    return latestRuns(this.db, projectId, filter);
   }
 
   session(projectId: string, sessionId: string): Promise<ReturnType<typeof sessionView>> {

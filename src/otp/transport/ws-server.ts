@@ -1,4 +1,5 @@
-// The uWebSockets.js adapter: authentication at the upgrade, bytes in and out, backpressure.
+// The uWebSockets.js adapter: authentication at the upgrade (an API key or an OAuth access token,
+// resolved by src/auth/principals.ts), bytes in and out, backpressure.
 // Protocol logic lives in ExecutorSession; nothing here parses frames.
 import uWS from 'uWebSockets.js';
 import type { WebSocket } from 'uWebSockets.js';
@@ -8,7 +9,7 @@ import { CloseCode, OtpErrorCode } from '../../../machines/types.js';
 import { errorFrame } from '../protocol/frames.js';
 import type { ExecutorSession } from '../engine/session.js';
 import type { OtpEngine } from '../engine/engine.js';
-import type { Logger } from '../../log.js';
+import { throttledLog, type Logger } from '../../log.js';
 
 interface SocketData {
   /** The credentials copied out of the upgrade request; dropped once checked. */
@@ -24,6 +25,8 @@ export interface WsServerDeps {
   authenticate(secret: string): Principal | null | Promise<Principal | null>;
   log: Logger;
   maxFrameBytes: number;
+  /** Counts a refused key (metrics). */
+  refused?(): void;
 }
 
 // Frames above the protocol limit (1 MiB) get an error frame and a 1009 close; uWS itself cuts
@@ -43,9 +46,12 @@ function bearer(header: string, token: string): string | undefined {
 export class WsServer {
   private readonly app = uWS.App();
   private listenSocket?: uWS.us_listen_socket;
+  // Anyone can provoke refusals: one line per address and reason a minute, with a count of the rest.
+  private readonly refusedLog: ReturnType<typeof throttledLog>;
 
   constructor(private readonly deps: WsServerDeps) {
     const { engine } = deps;
+    this.refusedLog = throttledLog(deps.log);
     this.app.ws<SocketData>('/otp', {
       maxPayloadLength: HARD_FRAME_LIMIT,
       maxBackpressure: MAX_BACKPRESSURE,
@@ -74,6 +80,9 @@ export class WsServer {
           .then(({ principal, refusal }) => {
             if (data.closed) return;
             if (refusal) {
+              const address = Buffer.from(ws.getRemoteAddressAsText()).toString();
+              this.refusedLog(`${refusal.code}:${address}`, 'refused credentials', { transport: 'otp', code: refusal.code, address, reason: refusal.message });
+              deps.refused?.();
               ws.cork(() => {
                 ws.send(errorFrame(OtpErrorCode.auth, refusal.message));
                 ws.end(refusal.code, refusal.message);
@@ -140,14 +149,14 @@ export class WsServer {
   }
 
   private async authorise(secret: string | undefined): Promise<{ principal?: Principal; refusal?: { code: number; message: string } }> {
-    if (!secret) return { refusal: { code: CloseCode.unauthorized, message: 'credentials required: Authorization: Bearer <key> or ?token=<key>' } };
+    if (!secret) return { refusal: { code: CloseCode.unauthorized, message: 'credentials required: Authorization: Bearer <key or access token> or ?token=<key or access token>' } };
     let principal: Principal | null = null;
     try {
       principal = await this.deps.authenticate(secret);
     } catch (err) {
       this.deps.log.error('authentication failed', { err });
     }
-    if (!principal) return { refusal: { code: CloseCode.unauthorized, message: 'the key is unknown or revoked' } };
+    if (!principal) return { refusal: { code: CloseCode.unauthorized, message: 'the key or access token is unknown, expired or revoked' } };
     if (!hasScope(principal, 'write')) {
       return { refusal: { code: CloseCode.forbidden, message: `executors need a key with scope write; this key has ${principal.scope}` } };
     }

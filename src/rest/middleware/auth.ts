@@ -3,11 +3,14 @@ import type { Principal } from '../../auth/principal.js';
 
 export type Authenticate = (secret: string) => Principal | null | Promise<Principal | null>;
 
-/** Resolves `Authorization: Bearer <key>` into ctx.state.principal; routes decide what they need. */
+/**
+ * Resolves `Authorization: Bearer <API key or access token>` into ctx.state.principal (through
+ * src/auth/principals.ts); routes decide what they need.
+ */
 export function authMiddleware(authenticate: Authenticate): Koa.Middleware {
   const settle = (ctx: Koa.Context, principal: Principal | null, malformed: boolean) => {
     if (principal) ctx.state.principal = principal;
-    else ctx.state.authError = malformed ? 'Authorization must be "Bearer <API key>"' : 'The API key is unknown or revoked';
+    else ctx.state.authError = malformed ? 'Authorization must be "Bearer <API key or access token>"' : 'The API key or access token is unknown, expired or revoked';
   };
   return (ctx, next) => {
     const header = ctx.get('authorization');

@@ -66,6 +66,7 @@ export class RateCounter {
   private counting: ReadonlyMap<string, Waiter[]> = new Map();
   private writing = false;
   private syncDue = false;
+  private syncWaiters: Array<() => void> = [];
   private readonly timer: NodeJS.Timeout;
 
   /** `db` should be a pool with asyncCommit (see createDb): the count does not wait for the disk. */
@@ -93,10 +94,16 @@ export class RateCounter {
     });
   }
 
-  /** Sends what was counted in memory (also called by the timer). */
+  /**
+   * Sends what was counted in memory and learns the other processes' counts (also called by the
+   * timer); resolves once a sync that started after this call has been answered (or has failed).
+   */
   sync(): Promise<void> {
-    this.syncDue = true;
-    return this.writing ? Promise.resolve() : this.write();
+    return new Promise((resolve) => {
+      this.syncWaiters.push(resolve);
+      this.syncDue = true;
+      if (!this.writing) void this.write();
+    });
   }
 
   /** A last sync; the timer stops. */
@@ -113,12 +120,17 @@ export class RateCounter {
         this.waiting = new Map();
         this.counting = batch;
         const unsent = this.syncDue ? this.takeUnsent() : new Map<string, number>();
+        // The syncs asked for so far are answered by this statement.
+        const synced = this.syncDue ? this.syncWaiters.splice(0) : [];
         this.syncDue = false;
         const keys = [...new Set([...batch.keys(), ...unsent.keys()])].map((keyId) => ({
           key_id: keyId,
           n: (batch.get(keyId)?.length ?? 0) + (unsent.get(keyId) ?? 0),
         }));
-        if (!keys.length) continue;
+        if (!keys.length) {
+          for (const done of synced) done();
+          continue;
+        }
         try {
           const result = await this.db.raw(COUNT_SQL, [JSON.stringify(keys), WINDOW_SEC, WINDOW_SEC, WINDOW_SEC]);
           const rows = result.rows as Array<{ key_id: string; count: number; reset_sec: number }>;
@@ -128,6 +140,7 @@ export class RateCounter {
           for (const list of batch.values()) for (const w of list) w.reject(err);
         } finally {
           this.counting = new Map();
+          for (const done of synced) done();
         }
       }
     } finally {

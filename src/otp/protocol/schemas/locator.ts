@@ -40,8 +40,12 @@ export interface Locator {
  * (the referenced schemas are given as bare ids, so FromSchema does not descend into them).
  */
 export type LocatorRefs = {
-  references: [{ $id: 'Locator' }, { $id: 'LocatorOrCandidates' }];
-  deserialize: [{ pattern: { $ref: 'Locator' }; output: Locator }, { pattern: { $ref: 'LocatorOrCandidates' }; output: LocatorOrCandidates }];
+  references: [{ $id: 'Locator' }, { $id: 'LocatorOrCandidates' }, { $id: 'TriedLocator' }];
+  deserialize: [
+    { pattern: { $ref: 'Locator' }; output: Locator },
+    { pattern: { $ref: 'LocatorOrCandidates' }; output: LocatorOrCandidates },
+    { pattern: { $ref: 'TriedLocator' }; output: TriedLocator },
+  ];
 };
 
 export const LocatorSchema = {
@@ -124,4 +128,26 @@ export const LocatorOrCandidatesSchema = {
 /** What a step's `locator` member accepts (by hand: FromSchema reads neither if/then/else nor recursion). */
 export type LocatorOrCandidates = Locator | LocatorCandidates;
 
-export const locatorSchemas: readonly JsonSchema[] = [LocatorSchema, LocatorCandidatesSchema, LocatorOrCandidatesSchema];
+/**
+ * A locator an executor tried, as step.result error.triedLocators lists it: the locator's own members
+ * and, optionally, how many elements it matched (count). Additive: a plain Locator is a TriedLocator.
+ */
+export const TriedLocatorSchema = {
+  $id: 'TriedLocator',
+  title: 'TriedLocator',
+  description: 'A locator the executor tried (its members as in Locator) and how many elements it matched (count).',
+  type: 'object',
+  properties: {
+    ...LocatorSchema.properties,
+    count: { description: 'How many elements the locator matched when it was tried (before nth).', type: 'integer', minimum: 0 },
+  },
+  required: ['by', 'value'],
+  additionalProperties: false,
+} as const satisfies JsonSchema;
+
+/** A tried locator: the Locator and the number of elements it matched. */
+export interface TriedLocator extends Locator {
+  count?: number;
+}
+
+export const locatorSchemas: readonly JsonSchema[] = [LocatorSchema, LocatorCandidatesSchema, LocatorOrCandidatesSchema, TriedLocatorSchema];

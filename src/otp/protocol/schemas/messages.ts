@@ -16,6 +16,9 @@ import {
   EventRecordedPayloadSchema,
   HelloPayloadSchema,
   recordingPayload,
+  recordRequestPayload,
+  recordStartPayload,
+  recordStopPayload,
   RunFinishedPayloadSchema,
   RunStartPayloadSchema,
   ServiceErrorPayloadSchema,
@@ -43,7 +46,7 @@ export const MESSAGE_TYPES = [
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
 /** Types the executor sends to the service. */
-export const INBOUND_TYPES = ['hello', 'pong', 'ack', 'error', 'step.result', 'event.recorded'] as const;
+export const INBOUND_TYPES = ['hello', 'pong', 'ack', 'error', 'step.result', 'event.recorded', 'record.start', 'record.stop'] as const;
 export type InboundType = (typeof INBOUND_TYPES)[number];
 
 /** Types the service sends to the executor. */
@@ -178,6 +181,24 @@ export const EventRecordedMessageSchema = messageSchema(
   { $ref: 'EventRecordedPayload', description: 'The recorded step.' },
 );
 
+export const RecordStartRequestMessageSchema = messageSchema(
+  'record.start',
+  'RecordStartRequestMessage',
+  'Executor asks to record; the service answers record.start with the new recordingId (ref = this frame).',
+  ['sessionId'],
+  ['sessionId'],
+  recordRequestPayload,
+);
+
+export const RecordStopRequestMessageSchema = messageSchema(
+  'record.stop',
+  'RecordStopRequestMessage',
+  'Executor stops its recording; the service answers record.stop with the test case made (ref = this frame).',
+  ['sessionId'],
+  ['sessionId', 'payload'],
+  recordingPayload('The recording to stop.'),
+);
+
 // -- outbound frames (service -> executor) --
 
 export const WelcomeMessageSchema = messageSchema('welcome', 'WelcomeMessage', 'Service answers hello (ref = the hello id).', ['sessionId', 'ref'], ['ref', 'payload'], {
@@ -213,9 +234,23 @@ export const RunFinishedMessageSchema = messageSchema('run.finished', 'RunFinish
   description: 'Verdict and counts.',
 });
 
-export const RecordStartMessageSchema = messageSchema('record.start', 'RecordStartMessage', 'Start recording user actions; each arrives as event.recorded.', ['sessionId'], ['sessionId', 'payload'], recordingPayload('The recording to start.'));
+export const RecordStartMessageSchema = messageSchema(
+  'record.start',
+  'RecordStartMessage',
+  'Start recording user actions; each arrives as event.recorded (ref = the executor\'s record.start when it asked).',
+  ['sessionId', 'ref'],
+  ['sessionId', 'payload'],
+  recordStartPayload,
+);
 
-export const RecordStopMessageSchema = messageSchema('record.stop', 'RecordStopMessage', 'Stop recording.', ['sessionId'], ['sessionId', 'payload'], recordingPayload('The recording to stop.'));
+export const RecordStopMessageSchema = messageSchema(
+  'record.stop',
+  'RecordStopMessage',
+  'The recording stopped (ref = the executor\'s record.stop when it asked); stop recording.',
+  ['sessionId', 'ref'],
+  ['sessionId', 'payload'],
+  recordStopPayload,
+);
 
 export const ServiceErrorMessageSchema = messageSchema(
   'error',
@@ -234,6 +269,8 @@ export const inboundMessageSchemas: Readonly<Record<InboundType, string>> = {
   error: 'ErrorMessage',
   'step.result': 'StepResultMessage',
   'event.recorded': 'EventRecordedMessage',
+  'record.start': 'RecordStartRequestMessage',
+  'record.stop': 'RecordStopRequestMessage',
 };
 
 /** Schema id of each type the service sends. */
@@ -268,6 +305,8 @@ export const messageSchemas: readonly JsonSchema[] = [
   ErrorMessageSchema,
   StepResultMessageSchema,
   EventRecordedMessageSchema,
+  RecordStartRequestMessageSchema,
+  RecordStopRequestMessageSchema,
   WelcomeMessageSchema,
   PingMessageSchema,
   RunStartMessageSchema,
@@ -318,6 +357,8 @@ export type AckMessage = Derived<typeof AckMessageSchema>;
 export type ErrorMessage = Derived<typeof ErrorMessageSchema>;
 export type StepResultMessage = Derived<typeof StepResultMessageSchema>;
 export type EventRecordedMessage = Derived<typeof EventRecordedMessageSchema>;
+export type RecordStartRequestMessage = Derived<typeof RecordStartRequestMessageSchema>;
+export type RecordStopRequestMessage = Derived<typeof RecordStopRequestMessageSchema>;
 export type WelcomeMessage = Derived<typeof WelcomeMessageSchema>;
 export type PingMessage = Derived<typeof PingMessageSchema>;
 export type RunStartMessage = Derived<typeof RunStartMessageSchema>;
@@ -329,7 +370,15 @@ export type RecordStopMessage = Derived<typeof RecordStopMessageSchema>;
 export type ServiceErrorMessage = Derived<typeof ServiceErrorMessageSchema>;
 
 /** A frame from the executor that passed its schema. */
-export type InboundMessage = HelloMessage | PongMessage | AckMessage | ErrorMessage | StepResultMessage | EventRecordedMessage;
+export type InboundMessage =
+  | HelloMessage
+  | PongMessage
+  | AckMessage
+  | ErrorMessage
+  | StepResultMessage
+  | EventRecordedMessage
+  | RecordStartRequestMessage
+  | RecordStopRequestMessage;
 
 /** A frame the service sends. */
 export type OutboundMessage =

@@ -33,6 +33,11 @@ export const HelloPayloadSchema = {
     version: { description: 'Executor version.', type: 'string', maxLength: 100 },
     capabilities: { $ref: 'Capabilities', description: 'What the executor can do.' },
     projectId: { description: 'Project the executor works for (prefix prj_); must be the project of the credentials.', type: 'string', pattern: ID_PATTERNS.project },
+    resumeSessionId: {
+      description: 'Resume this session (prefix ots_) after a dropped connection or a `4503` close, within the resume window (30 s by default), with a key of the same project. The welcome then says `resumed: true` and the runs of the session go on; see docs/protocol.md, "Resuming a session".',
+      type: 'string',
+      pattern: ID_PATTERNS.session,
+    },
   },
   required: ['executor', 'capabilities'],
   additionalProperties: false,
@@ -83,7 +88,12 @@ export const StepResultPayloadSchema = {
       properties: {
         code: { description: 'OTP error code (E_LOCATOR_NOT_FOUND, E_TIMEOUT, E_ASSERT_FAILED, ...).', type: 'string', minLength: 1, maxLength: 100 },
         message: { description: 'Human-readable explanation.', type: 'string', maxLength: 10000 },
-        triedLocators: { description: 'Locators tried before giving up (E_LOCATOR_NOT_FOUND).', type: 'array', maxItems: 100, items: { $ref: 'Locator' } },
+        triedLocators: {
+          description: 'Locators tried before giving up (E_LOCATOR_NOT_FOUND), in order, each with how many elements it matched (count).',
+          type: 'array',
+          maxItems: 100,
+          items: { $ref: 'TriedLocator' },
+        },
       },
       required: ['code', 'message'],
       additionalProperties: false,
@@ -127,6 +137,11 @@ export const WelcomePayloadSchema = {
     sessionId: { description: 'Id of the new session, prefix ots_.', type: 'string', pattern: ID_PATTERNS.session },
     serverTime: { description: 'Service clock: ISO 8601 UTC timestamp.', type: 'string', format: 'date-time' },
     keepaliveSec: { description: 'Seconds between pings.', type: 'integer', minimum: 1 },
+    apiUrl: {
+      description: 'HTTP base address of the service (REST is under {apiUrl}/api/v1): where the executor uploads evidence and downloads assets. From PUBLIC_URL, else the REST listener.',
+      type: 'string',
+      format: 'uri',
+    },
     limits: {
       description: 'Protocol limits.',
       type: 'object',
@@ -140,6 +155,7 @@ export const WelcomePayloadSchema = {
       required: ['maxFrameBytes', 'maxSteps', 'stepTimeoutMs', 'maxParallel', 'keepaliveSec'],
       additionalProperties: false,
     },
+    resumed: { description: 'True when the hello resumed an existing session (hello.resumeSessionId): its runs go on, the step in flight of each is sent again.', type: 'boolean' },
   },
   required: ['sessionId', 'serverTime', 'keepaliveSec', 'limits'],
   additionalProperties: false,
@@ -230,3 +246,40 @@ export const recordingPayload = (description: string) =>
     required: ['recordingId'],
     additionalProperties: false,
   }) as const;
+
+/** record.start from the service: the recording to make (answering the executor's own record.start, or asked over REST). */
+export const recordStartPayload = {
+  description: 'The recording to start; events go to it until record.stop.',
+  type: 'object',
+  properties: {
+    recordingId: { description: 'Recording id, prefix rec_.', type: 'string', minLength: 1, maxLength: 100 },
+    title: { description: 'Title the recording (and its test case) will have.', type: 'string', maxLength: 300 },
+    url: { description: 'Page to open first, when the recording was asked for with one.', type: 'string', maxLength: 2000 },
+  },
+  required: ['recordingId'],
+  additionalProperties: false,
+} as const;
+
+/** record.stop from the service: the recording is over; its test case when one was made. */
+export const recordStopPayload = {
+  description: 'The recording that stopped, and the test case made from it.',
+  type: 'object',
+  properties: {
+    recordingId: { description: 'Recording id, prefix rec_.', type: 'string', minLength: 1, maxLength: 100 },
+    testCaseId: { description: 'The test case made from its steps (absent when it recorded none).', type: 'string', maxLength: 100 },
+    reason: { description: 'Why it stopped (who asked).', type: 'string', maxLength: 1000 },
+  },
+  required: ['recordingId'],
+  additionalProperties: false,
+} as const;
+
+/** record.start from the executor: it asks to record (the service answers with its own record.start). */
+export const recordRequestPayload = {
+  description: 'What to record; both optional.',
+  type: 'object',
+  properties: {
+    title: { description: 'Title of the recording and of the test case it becomes.', type: 'string', minLength: 1, maxLength: 300 },
+    url: { description: 'The start page (kept with the recording).', type: 'string', maxLength: 2000 },
+  },
+  additionalProperties: false,
+} as const;

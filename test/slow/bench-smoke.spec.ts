@@ -37,7 +37,7 @@ describe('benchmarks: smoke run of the harness', function () {
     const rows = parseTable(stdout);
     expect(rows.length).to.be.greaterThan(0);
     expect(rows.filter((r) => r.Measure?.startsWith('failed'))).to.deep.equal([]);
-    for (const scenario of ['steps', 'sessions', 'latency', 'rest']) {
+    for (const scenario of ['steps', 'sessions', 'latency', 'rest', 'runner']) {
       const mine = rows.filter((r) => r.Scenario === scenario);
       expect(mine, `no row for ${scenario}`).to.not.be.empty;
       for (const row of mine) {
@@ -47,7 +47,7 @@ describe('benchmarks: smoke run of the harness', function () {
     }
     // Each scenario measured its baseline in the same run.
     const baselines = rows.map((r) => r['Baseline (same run)']).join(' ');
-    for (const name of ['uWS echo', 'ws echo', 'uWS bare', 'Koa hello']) expect(baselines).to.include(name);
+    for (const name of ['uWS echo', 'ws echo', 'uWS bare', 'Koa hello', 'bare ']) expect(baselines).to.include(name);
     expect(baselines).to.not.include('n/a');
     // Progress lines go to stderr, the table alone to stdout.
     expect(stderr).to.match(/\[bench\s+\d+ s\] steps/);

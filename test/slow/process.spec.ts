@@ -48,7 +48,8 @@ describe('the service as a process', function () {
     const database = await createTestDatabase();
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'otp-sigterm-'));
     try {
-      const service = await spawnService({ DATA_DIR: dataDir, DATABASE_URL: database.url, SVC_BOOTSTRAP_KEY: KEY });
+      // No drain period: the run in flight (a step that never answers) ends at once.
+      const service = await spawnService({ DATA_DIR: dataDir, DATABASE_URL: database.url, SVC_BOOTSTRAP_KEY: KEY, OTP_DRAIN_MS: '0' });
       const api = `${service.restUrl}/api/v1`;
       const post = async (p: string, body: unknown) =>
         (await fetch(`${api}${p}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();

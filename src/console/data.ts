@@ -1,0 +1,47 @@
+// What the console reads and does, as a port: src/service.ts wires it to the very functions and stores
+// the REST routes use (RunViews, the engine, the artifact stores, the asset services), so a page and
+// the API can never tell two stories. The console holds no SQL and names no table.
+import type { Principal } from '../auth/principal.js';
+import type { Page } from '../rest/pagination.js';
+import type { RunFilter, RunSummary, RunView, sessionView } from '../otp/store/run-views.js';
+import type { RunTrace } from '../otp/store/run-trace.js';
+import type { RunRequest } from '../otp/engine/run-planner.js';
+
+export type SessionView = ReturnType<typeof sessionView>;
+
+/** A record of the artifacts room (a test case, a plan): its fields as the API answers them. */
+export type ArtifactRecord = { id: string; title?: string; [field: string]: unknown };
+
+export interface BucketRecord {
+  id: string;
+  name: string;
+  [field: string]: unknown;
+}
+
+export interface AssetRecord {
+  id: string;
+  name: string;
+  contentType: string;
+  size: number;
+  [field: string]: unknown;
+}
+
+export interface ConsoleData {
+  latestRuns(projectId: string, filter: RunFilter & { limit: number }): Promise<RunSummary[]>;
+  run(projectId: string, runId: string): Promise<RunView>;
+  trace(projectId: string, runId: string): Promise<RunTrace>;
+  sessions(projectId: string, query: { status: 'open' | 'closed' | 'all'; limit: number }): Promise<Page<SessionView>>;
+  /** Only the process holding a session knows its last pong; undefined elsewhere. */
+  liveness(projectId: string, sessionId: string): { lastPongAt: Date | null; runsInFlight: number } | undefined;
+  createRun(principal: Principal, request: RunRequest): Promise<RunView>;
+  cancelRun(principal: Principal, runId: string): Promise<RunView>;
+  /** kind: test_case or test_plan. */
+  artifacts(principal: Principal, kind: 'test_case' | 'test_plan', limit: number): Promise<Page<ArtifactRecord>>;
+  artifact(principal: Principal, kind: 'test_case' | 'test_plan', id: string): Promise<ArtifactRecord>;
+  buckets(principal: Principal, limit: number): Promise<Page<BucketRecord>>;
+  assets(principal: Principal, bucketRef: string, limit: number): Promise<Page<AssetRecord>>;
+  /** A link to the bytes that needs no key (15 minutes). */
+  signedUrl(principal: Principal, assetId: string, origin: string): Promise<string>;
+  /** Every transition of a run this process drives. */
+  onRunChange(listener: (runId: string, projectId: string) => void): () => void;
+}

@@ -1,0 +1,59 @@
+// Test cases and plans, each step written as a sentence; a run starts from any of them.
+import { html, type Html } from '../html.js';
+import type { ConsoleData } from '../data.js';
+import type { Principal } from '../../auth/principal.js';
+import { BASE } from '../layout.js';
+import { stepSentence } from '../sentences.js';
+
+interface CaseStep {
+  otp: { action: string };
+  label?: string;
+  continueOnFail?: boolean;
+  timeoutMs?: number;
+}
+
+const runButton = (id: string, what: string) =>
+  html`<form hx-post="${BASE}/f/runs" hx-target="next .run-result" hx-swap="innerHTML" class="inline-button">
+    <input type="hidden" name="what" value="${id}"><button type="submit" aria-label="Run ${what}">Run</button></form><span class="run-result" role="status"></span>`;
+
+export async function casesFragment(data: ConsoleData, principal: Principal): Promise<Html> {
+  const [cases, plans] = await Promise.all([data.artifacts(principal, 'test_case', 200), data.artifacts(principal, 'test_plan', 200)]);
+  const caseRows = cases.items.map((c) => {
+    const steps = (c.steps as CaseStep[] | undefined) ?? [];
+    return html`<tr data-case="${c.id}"><td><a href="${BASE}/cases/${c.id}">${c.title ?? c.id}</a><div class="muted mono">${c.id}</div></td>
+      <td>${steps.length}</td><td>${steps[0] ? stepSentence(steps[0].otp) : ''}${steps.length > 1 ? ' …' : ''}</td>
+      <td>${String(c.status ?? '')}</td><td>${runButton(c.id, c.title ?? c.id)}</td></tr>`;
+  });
+  const planRows = plans.items.map((p) => {
+    const ids = (p.testCaseIds as string[] | undefined) ?? [];
+    return html`<tr data-plan="${p.id}"><td>${p.title ?? p.id}<div class="muted mono">${p.id}</div></td><td>${ids.length} test case${ids.length === 1 ? '' : 's'}</td>
+      <td>${String(p.status ?? '')}</td><td>${runButton(p.id, `plan ${p.title ?? p.id}`)}</td></tr>`;
+  });
+  return html`<h2>Test cases</h2>
+    ${caseRows.length
+      ? html`<table><thead><tr><th scope="col">Test case</th><th scope="col">Steps</th><th scope="col">First step</th><th scope="col">Status</th><th scope="col">Run</th></tr></thead><tbody>${caseRows}</tbody></table>`
+      : html`<p class="card muted">No test cases yet (POST /api/v1/tests/cases).</p>`}
+    <h2>Plans</h2>
+    ${planRows.length
+      ? html`<table><thead><tr><th scope="col">Plan</th><th scope="col">Test cases</th><th scope="col">Status</th><th scope="col">Run</th></tr></thead><tbody>${planRows}</tbody></table>`
+      : html`<p class="card muted">No plans yet (POST /api/v1/tests/plans).</p>`}`;
+}
+
+export async function caseFragment(data: ConsoleData, principal: Principal, id: string): Promise<Html> {
+  const c = await data.artifact(principal, 'test_case', id);
+  const steps = (c.steps as CaseStep[] | undefined) ?? [];
+  return html`<section class="card" aria-labelledby="case-h">
+      <h2 id="case-h">${c.title ?? c.id}</h2>
+      <p class="muted mono">${c.id}</p>
+      ${c.description ? html`<p>${String(c.description)}</p>` : ''}
+      ${c.preconditions ? html`<p><strong>Before:</strong> ${String(c.preconditions)}</p>` : ''}
+      ${runButton(c.id, c.title ?? c.id)}
+      <p><a href="${BASE}/runs?testCaseId=${c.id}">Runs of this test case</a></p>
+    </section>
+    <h2>Steps</h2>
+    ${steps.length
+      ? html`<ol class="sentences">${steps.map((s) => html`<li>${s.label ? html`<strong>${s.label}:</strong> ` : ''}${capitalise(stepSentence(s.otp))}.${s.continueOnFail ? html` <span class="muted">(the case goes on if it fails)</span>` : ''}${s.timeoutMs ? html` <span class="muted">(${s.timeoutMs} ms allowed)</span>` : ''}</li>`)}</ol>`
+      : html`<p class="muted">No steps.</p>`}`;
+}
+
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

@@ -1,0 +1,113 @@
+// Dispatch of queued runs to this process's ready sessions: one claim at a time per session (FOR
+// UPDATE SKIP LOCKED in the store), and a project's new run offered to its sessions with the most room.
+import type { Logger } from '../../log.js';
+import type { ClaimedRun, RunStore } from '../store/run-store.js';
+import type { ExecutorSession } from './session.js';
+
+export interface DispatchDeps {
+  store: RunStore;
+  instanceId: string;
+  log: Logger;
+  /** True once the process drains: nothing more is claimed. */
+  draining(): boolean;
+  /** Starts a claimed run on the session that claimed it. */
+  start(run: ClaimedRun, session: ExecutorSession): Promise<void>;
+}
+
+interface ClaimState {
+  again: boolean;
+  done: Promise<boolean>;
+}
+
+export class Dispatch {
+  private readonly readyByProject = new Map<string, Set<ExecutorSession>>();
+  private readonly claiming = new Map<ExecutorSession, ClaimState>();
+  private readonly projectWakes = new Map<string, { again: boolean }>();
+
+  constructor(private readonly deps: DispatchDeps) {}
+
+  /** A session got its welcome (or was resumed): it takes runs from now on. */
+  ready(session: ExecutorSession): void {
+    const set = this.readyByProject.get(session.principal.projectId) ?? new Set();
+    set.add(session);
+    this.readyByProject.set(session.principal.projectId, set);
+    void this.claimFor(session);
+  }
+
+  /** A session detached or closed: it takes no runs. */
+  gone(session: ExecutorSession): void {
+    const set = this.readyByProject.get(session.principal.projectId);
+    set?.delete(session);
+    if (set?.size === 0) this.readyByProject.delete(session.principal.projectId);
+  }
+
+  /** Whether any session of the project is ready here. */
+  serves(projectId: string): boolean {
+    return this.readyByProject.has(projectId);
+  }
+
+  /**
+   * Claims queued runs for one session until it is full or nothing waits for it, one claim at a time
+   * per session. Resolves true when the queue ran dry (so other sessions need not ask).
+   */
+  claimFor(session: ExecutorSession): Promise<boolean> {
+    const running = this.claiming.get(session);
+    if (running) {
+      running.again = true;
+      return running.done;
+    }
+    const state: ClaimState = { again: false, done: Promise.resolve(false) };
+    this.claiming.set(session, state);
+    state.done = (async () => {
+      let drained = false;
+      try {
+        do {
+          state.again = false;
+          while (!this.deps.draining() && session.freeCapacity > 0) {
+            const wanted = session.freeCapacity;
+            const claimed = await this.deps.store.claimRuns(
+              { id: session.id, projectId: session.principal.projectId },
+              this.deps.instanceId,
+              wanted,
+            );
+            for (const run of claimed) await this.deps.start(run, session);
+            drained = claimed.length < wanted;
+            if (drained) break;
+          }
+        } while (state.again && !this.deps.draining());
+      } catch (err) {
+        this.deps.log.error('dispatch failed', { sessionId: session.id, err });
+      } finally {
+        this.claiming.delete(session);
+      }
+      return drained;
+    })();
+    return state.done;
+  }
+
+  /** A run for any session of the project: offer it to the local sessions with the most room first. */
+  wakeProject(projectId: string): void {
+    const state = this.projectWakes.get(projectId);
+    if (state) {
+      state.again = true;
+      return;
+    }
+    const mine = { again: false };
+    this.projectWakes.set(projectId, mine);
+    void (async () => {
+      try {
+        do {
+          mine.again = false;
+          const sessions = [...(this.readyByProject.get(projectId) ?? [])]
+            .filter((s) => s.freeCapacity > 0)
+            .sort((a, b) => b.freeCapacity - a.freeCapacity);
+          for (const session of sessions) {
+            if (this.deps.draining() || (await this.claimFor(session))) break;
+          }
+        } while (mine.again && !this.deps.draining());
+      } finally {
+        this.projectWakes.delete(projectId);
+      }
+    })();
+  }
+}

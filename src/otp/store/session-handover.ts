@@ -1,0 +1,139 @@
+// Moving an open session and its running runs from one service process to another, when its executor
+// resumes it on another process (docs/protocol.md, "Resuming a session"). The holder writes the move
+// (handOver) once its runs are quiet; the new holder then reads what it needs to drive them on
+// (adoptedRuns): the runs as a claim gives them, plus the outcomes already recorded.
+import type { Db } from '../../db/connect.js';
+import { FINAL_RUN_STATUSES, type Capabilities, type PlannedStep, type StepOutcome } from '../../../machines/types.js';
+import type { ClaimedRun, RunCaseRef } from './run-store.js';
+
+export interface ResumableSession {
+  id: string;
+  projectId: string;
+  instanceId: string;
+  status: 'open' | 'closed';
+  capabilities: Capabilities;
+  maxParallel: number;
+}
+
+export interface AdoptedRun extends ClaimedRun {
+  recorded: StepOutcome[];
+}
+
+interface AdoptedRow {
+  id: string;
+  project_id: string;
+  vars: Record<string, string>;
+  allowed_origins: string[];
+  test_cases: RunCaseRef[];
+  steps: Array<{
+    step_index: number;
+    case_index: number;
+    action: PlannedStep['action'];
+    timeout_ms: number;
+    continue_on_fail: boolean;
+    evidence_policy: string | null;
+    label: string | null;
+    status: string;
+    source: 'executor' | 'service' | null;
+    duration_ms: number | null;
+    error: StepOutcome['error'] | null;
+    evidence: StepOutcome['evidence'] | null;
+    actual: string | null;
+    used_locator: unknown;
+  }>;
+}
+
+export class SessionHandOverStore {
+  constructor(private readonly db: Db) {}
+
+  async session(id: string): Promise<ResumableSession | undefined> {
+    const row = await this.db('otp_sessions')
+      .where({ id })
+      .first('id', 'project_id', 'instance_id', 'status', 'capabilities', 'max_parallel');
+    return row && {
+      id: row.id,
+      projectId: row.project_id,
+      instanceId: row.instance_id,
+      status: row.status,
+      capabilities: row.capabilities,
+      maxParallel: row.max_parallel,
+    };
+  }
+
+  /** The session and its running runs now belong to process `to`, in one transaction. */
+  async handOver(sessionId: string, from: string, to: string): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      const moved = await trx('otp_sessions').where({ id: sessionId, instance_id: from, status: 'open' }).update({ instance_id: to });
+      if (!moved) throw new Error(`session ${sessionId} is not open on process ${from}`);
+      await trx('otp_runs').where({ session_id: sessionId, instance_id: from, status: 'running' }).update({ instance_id: to });
+    });
+  }
+
+  /** What run.finished says of these finished runs (of the session), for delivering it late. */
+  async finishedRuns(sessionId: string, runIds: string[]): Promise<Array<{ runId: string; status: string; passed: number; failed: number; skipped: number; total: number; durationMs: number; reason?: string }>> {
+    if (!runIds.length) return [];
+    const rows = await this.db('otp_runs')
+      .where('session_id', sessionId)
+      .whereIn('id', runIds)
+      .whereIn('status', FINAL_RUN_STATUSES)
+      .orderBy('id')
+      .select('id', 'status', 'passed', 'failed', 'skipped', 'total_steps', 'duration_ms', 'reason');
+    return rows.map((r) => ({
+      runId: r.id,
+      status: r.status,
+      passed: r.passed,
+      failed: r.failed,
+      skipped: r.skipped,
+      total: r.total_steps,
+      durationMs: r.duration_ms ?? 0,
+      ...(r.reason ? { reason: r.reason } : {}),
+    }));
+  }
+
+  /** The running runs of a session this process now holds, oldest first, with what was recorded of them. */
+  async adoptedRuns(sessionId: string, instanceId: string): Promise<AdoptedRun[]> {
+    const { rows } = await this.db.raw(
+      `SELECT r.id, r.project_id, r.vars, r.allowed_origins, r.test_cases,
+              (SELECT json_agg(json_build_object('step_index', s.step_index, 'case_index', s.case_index, 'action', s.action,
+                        'timeout_ms', s.timeout_ms, 'continue_on_fail', s.continue_on_fail, 'evidence_policy', s.evidence_policy,
+                        'label', s.label, 'status', s.status, 'source', s.source, 'duration_ms', s.duration_ms, 'error', s.error,
+                        'evidence', s.evidence, 'actual', s.actual, 'used_locator', s.used_locator) ORDER BY s.step_index)
+                 FROM otp_run_steps s WHERE s.run_id = r.id) AS steps
+         FROM otp_runs r
+        WHERE r.session_id = ? AND r.instance_id = ? AND r.status = 'running'
+        ORDER BY r.id`,
+      [sessionId, instanceId],
+    );
+    return (rows as AdoptedRow[]).map((r) => {
+      const steps = r.steps ?? [];
+      return {
+        id: r.id,
+        projectId: r.project_id,
+        vars: r.vars,
+        allowedOrigins: r.allowed_origins,
+        testCases: r.test_cases,
+        steps: steps.map((s) => ({
+          stepIndex: s.step_index,
+          caseIndex: s.case_index,
+          action: s.action,
+          timeoutMs: s.timeout_ms,
+          continueOnFail: s.continue_on_fail,
+          ...(s.evidence_policy ? { evidence: s.evidence_policy } : {}),
+          ...(s.label ? { label: s.label } : {}),
+        })),
+        recorded: steps
+          .filter((s) => s.status !== 'pending')
+          .map((s) => ({
+            stepIndex: s.step_index,
+            status: s.status as StepOutcome['status'],
+            source: s.source ?? 'service',
+            ...(s.duration_ms !== null ? { durationMs: s.duration_ms } : {}),
+            ...(s.error ? { error: s.error } : {}),
+            ...(s.evidence ? { evidence: s.evidence } : {}),
+            ...(s.actual !== null ? { actual: s.actual } : {}),
+            ...(s.used_locator !== null ? { usedLocator: s.used_locator } : {}),
+          })),
+      };
+    });
+  }
+}

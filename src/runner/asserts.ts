@@ -1,0 +1,129 @@
+// The assert step (spec 2.7): 11 kinds × the ops equals, contains, matches, gt, lt. Asserts are
+// "web-first": the observation is retried until it holds or the step's time runs out, and the last
+// observed value is reported as `actual` on every assert, passed or failed.
+import type { Page } from 'playwright-core';
+import type { ActionStepOf } from '../otp/protocol/schemas/actions.js';
+import type { Locator } from '../otp/protocol/schemas/locator.js';
+import { counted, currentLocator, describe, singleLocator, type Resolved } from './locators.js';
+import { StepError, isTimeout, shortMessage } from './step-error.js';
+import type { Deadline } from './deadline.js';
+
+type AssertStep = ActionStepOf['assert'];
+
+/** Kinds that need an element to observe: without one they end E_LOCATOR_NOT_FOUND, not E_ASSERT_FAILED. */
+const NEEDS_ELEMENT = new Set(['enabled', 'disabled', 'checked', 'text', 'value', 'attribute']);
+/** The word `actual` holds when a state kind holds. */
+const STATE_WORD: Record<string, string> = { visible: 'visible', hidden: 'hidden', enabled: 'enabled', disabled: 'disabled', checked: 'checked' };
+/** Pauses between observations, as Playwright's own expect polls. */
+const POLL_MS = [0, 50, 100, 250, 500];
+
+interface Observation {
+  actual: string;
+  resolved?: Resolved;
+  /** The element needed was not there. */
+  missing?: boolean;
+}
+
+async function observe(page: Page, step: AssertStep, deadline: Deadline): Promise<Observation> {
+  if (step.kind === 'url') return { actual: page.url() };
+  if (step.kind === 'title') return { actual: await page.title() };
+  // A single locator is read at once, as a bare script would (the getters wait for the element);
+  // candidates are looked at first, to pick the one that matches.
+  const single = singleLocator(page, step.locator!);
+  const resolved = single ?? (await currentLocator(page, step.locator!));
+  if (step.kind === 'count') return { actual: String(await resolved.all.count()), resolved };
+  if (step.kind === 'visible' || step.kind === 'hidden') return { actual: (await resolved.target.isVisible()) ? 'visible' : 'hidden', resolved };
+  if (!resolved.matched) return { actual: '', resolved, missing: true };
+  try {
+    return await read(step, resolved, deadline.pw());
+  } catch (err) {
+    if (!single || !isTimeout(err)) throw err;
+    const look = await counted(single);
+    if (look.found) throw err;
+    return { actual: '', resolved: { ...single, tried: look.tried, matched: false }, missing: true };
+  }
+}
+
+async function read(step: AssertStep, resolved: Resolved, timeout: number): Promise<Observation> {
+  switch (step.kind) {
+    case 'enabled':
+    case 'disabled':
+      return { actual: (await resolved.target.isEnabled({ timeout })) ? 'enabled' : 'disabled', resolved };
+    case 'checked':
+      return { actual: (await resolved.target.isChecked({ timeout })) ? 'checked' : 'unchecked', resolved };
+    case 'text':
+      return { actual: normaliseSpace(await resolved.target.innerText({ timeout })), resolved };
+    case 'value':
+      return { actual: await resolved.target.inputValue({ timeout }), resolved };
+    case 'attribute':
+      return { actual: (await resolved.target.getAttribute(step.attribute!, { timeout })) ?? '', resolved };
+  }
+  throw new StepError('E_INTERNAL', `unknown assert kind ${step.kind}`);
+}
+
+/** Text as a reader sees it: runs of white space as one space, trimmed (as Playwright's toHaveText). */
+function normaliseSpace(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** Whether the observation holds; a string says why the comparison itself is impossible. */
+export function holds(kind: string, op: string, actual: string, expected: string | undefined): boolean | string {
+  if (kind in STATE_WORD) return actual === STATE_WORD[kind];
+  const want = expected ?? '';
+  switch (op) {
+    case 'equals':
+      return kind === 'count' ? Number(actual) === Number(want) : actual === want;
+    case 'contains':
+      return actual.includes(want);
+    case 'matches':
+      try {
+        return new RegExp(want).test(actual);
+      } catch (err) {
+        return `expected is not a valid regular expression: ${shortMessage(err)}`;
+      }
+    case 'gt':
+    case 'lt': {
+      const n = Number(want);
+      if (want.trim() === '' || Number.isNaN(n)) return `expected must be a number for ${op}, got "${want}"`;
+      return op === 'gt' ? Number(actual) > n : Number(actual) < n;
+    }
+  }
+  return `unknown op ${op}`;
+}
+
+function expectation(step: AssertStep): string {
+  const subject = step.kind === 'url' || step.kind === 'title' ? `page ${step.kind}` : `${step.kind}${step.attribute ? ` "${step.attribute}"` : ''} of ${describeSpec(step.locator!)}`;
+  if (step.kind in STATE_WORD) return `${subject.replace(/^\w+ of /, '')} to be ${step.kind}`;
+  return `${subject} ${step.op ?? 'equals'} "${step.expected ?? ''}"`;
+}
+
+function describeSpec(spec: NonNullable<AssertStep['locator']>): string {
+  return 'candidates' in spec ? spec.candidates.map(describe).join(' | ') : describe(spec);
+}
+
+export interface AssertResult {
+  actual: string;
+  usedLocator?: Locator;
+}
+
+export async function performAssert(page: Page, step: AssertStep, deadline: Deadline): Promise<AssertResult> {
+  const op = step.op ?? 'equals';
+  for (let attempt = 0; ; attempt++) {
+    const seen = await observe(page, step, deadline);
+    const verdict = seen.missing ? false : holds(step.kind, op, seen.actual, step.expected);
+    if (typeof verdict === 'string') throw new StepError('E_ASSERT_FAILED', verdict, { actual: seen.actual, usedLocator: seen.resolved?.used });
+    if (verdict) return { actual: seen.actual, usedLocator: seen.resolved?.used };
+    const pause = POLL_MS[Math.min(attempt + 1, POLL_MS.length - 1)]!;
+    if (deadline.remaining() <= pause) {
+      if (seen.missing && NEEDS_ELEMENT.has(step.kind)) {
+        throw new StepError('E_LOCATOR_NOT_FOUND', `no element matched ${describeSpec(step.locator!)}`, { actual: '', triedLocators: seen.resolved?.tried });
+      }
+      throw new StepError('E_ASSERT_FAILED', `expected ${expectation(step)}, got "${seen.actual}"`, {
+        actual: seen.actual,
+        usedLocator: seen.resolved?.used,
+        triedLocators: seen.resolved?.tried,
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}

@@ -1,0 +1,175 @@
+// One run on the runner: its own fresh browser context (no cookies or storage shared with another
+// run), the origin guard of its allowedOrigins, and its steps performed strictly one after another.
+// The frames of a run are queued on `chain` in the order they arrived, so a step.exec that arrives
+// while run.start is still opening the context waits for it (the race the issue names).
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { RunStartPayload, StepExecPayload, StepResultPayload } from '../otp/protocol/schemas/messages.js';
+import { perform, type ActionOutcome } from './actions.js';
+import { Deadline } from './deadline.js';
+import { ConsoleErrors, evidenceScreenshot, storeScreenshot, wantsScreenshot } from './evidence.js';
+import { OriginGuard } from './origins.js';
+import { StepError, shortMessage, statusOf } from './step-error.js';
+import type { ServiceRest } from './service-rest.js';
+
+/** The outer guard fires this long after a step's own deadline, so that the step's own error wins. */
+const GUARD_MARGIN_MS = 250;
+
+export interface RunDeps {
+  browser(): Promise<Browser>;
+  rest: ServiceRest;
+  allowEval: boolean;
+  log(line: string): void;
+  /** Sends the step.result of the step.exec whose id is ref. */
+  sendResult(runId: string, ref: string, payload: StepResultPayload): void;
+  /** A step begins (after the steps before it). */
+  stepStarted?(runId: string, stepIndex: number): void;
+}
+
+export class RunExecutor {
+  private context?: BrowserContext;
+  private page?: Page;
+  private readonly guard: OriginGuard;
+  private readonly console = new ConsoleErrors();
+  private chain: Promise<void>;
+  private readonly abort = new AbortController();
+  private closed?: Promise<void>;
+  /** Why the context could not be opened; every step of the run then errors with it. */
+  private openError?: Error;
+  /** Each step received, by stepIndex: the step.exec to answer and, once performed, its result. */
+  private readonly steps = new Map<number, { ref: string; result?: StepResultPayload }>();
+
+  constructor(
+    readonly runId: string,
+    readonly start: RunStartPayload,
+    private readonly deps: RunDeps,
+  ) {
+    this.guard = new OriginGuard(start.allowedOrigins);
+    this.opened = this.open().catch((err) => {
+      this.openError = err as Error;
+      deps.log(`run ${runId}: could not open a browser context: ${shortMessage(err)}`);
+    });
+    this.chain = this.opened;
+  }
+
+  private readonly opened: Promise<void>;
+
+  get cancelled(): boolean {
+    return this.abort.signal.aborted;
+  }
+
+  private async open(): Promise<void> {
+    const browser = await this.deps.browser();
+    const context = await browser.newContext();
+    this.context = context;
+    this.console.attach(context);
+    await this.guard.install(context);
+    this.page = await context.newPage();
+  }
+
+  /**
+   * Queues a step behind everything the run received before it. A step is its stepIndex: one already
+   * received is never performed again (after a resume the service sends the step in flight again,
+   * docs/protocol.md "Each step runs once"): its result goes out again, or when it is done, answering
+   * the newest step.exec.
+   */
+  enqueue(ref: string, exec: StepExecPayload): void {
+    const known = this.steps.get(exec.stepIndex);
+    if (known) {
+      known.ref = ref;
+      if (known.result && !this.cancelled) this.deps.sendResult(this.runId, ref, known.result);
+      return;
+    }
+    const entry: { ref: string; result?: StepResultPayload } = { ref };
+    this.steps.set(exec.stepIndex, entry);
+    this.chain = this.chain.then(async () => {
+      if (this.cancelled) return;
+      this.deps.stepStarted?.(this.runId, exec.stepIndex);
+      entry.result = await this.step(exec);
+      // A cancelled run's step is recorded by the service (E_CANCELLED); a late result would be refused.
+      if (!this.cancelled) this.deps.sendResult(this.runId, entry.ref, entry.result);
+    });
+  }
+
+  /** run.cancel: the step in flight stops at once (its context is closed under it); no result is sent. */
+  cancel(): Promise<void> {
+    this.abort.abort(new StepError('E_CANCELLED', 'the run was cancelled'));
+    return this.close();
+  }
+
+  /** run.finished (or the session gone): after the queued frames, the context goes. */
+  finish(): Promise<void> {
+    return (this.chain = this.chain.then(() => this.close()));
+  }
+
+  close(): Promise<void> {
+    return (this.closed ??= (async () => {
+      // A cancel during run.start: the context being opened is closed once it exists.
+      await this.opened;
+      await this.context?.close().catch(() => undefined);
+    })());
+  }
+
+  private async step(exec: StepExecPayload): Promise<StepResultPayload> {
+    const deadline = new Deadline(exec.timeoutMs);
+    this.console.take();
+    let outcome: ActionOutcome = {};
+    let failure: StepError | undefined;
+    try {
+      if (this.openError || !this.page) throw new StepError('E_INTERNAL', `no browser context: ${this.openError?.message ?? 'closed'}`);
+      const page = this.page;
+      outcome = await this.guarded(deadline, () =>
+        perform(exec.step, {
+          page,
+          deadline,
+          guard: this.guard,
+          allowEval: this.deps.allowEval,
+          download: (assetId) => this.deps.rest.downloadAsset(assetId),
+        }),
+      );
+    } catch (err) {
+      failure = err instanceof StepError ? err : new StepError('E_INTERNAL', shortMessage(err));
+    }
+    const durationMs = deadline.elapsed();
+    // A navigation refused during the step (a click on a link to another origin) fails it.
+    const blocked = this.guard.take();
+    if (blocked.length && failure?.code !== 'E_NAVIGATION_BLOCKED' && !this.cancelled) {
+      failure = new StepError('E_NAVIGATION_BLOCKED', `navigation to ${blocked[0]} blocked: its origin is not in run.start.allowedOrigins`, failure?.extra ?? {});
+    }
+    const status = failure ? statusOf(failure.code) : 'pass';
+    const result: StepResultPayload = { stepIndex: exec.stepIndex, status, durationMs };
+    const usedLocator = outcome.usedLocator ?? failure?.extra.usedLocator;
+    const actual = outcome.actual ?? failure?.extra.actual;
+    if (failure) {
+      const tried = failure.extra.triedLocators;
+      result.error = { code: failure.code, message: failure.message, ...(tried?.length ? { triedLocators: tried.slice(0, 100) } : {}) };
+    }
+    if (actual !== undefined) result.actual = actual.slice(0, 100_000);
+    if (usedLocator) result.usedLocator = usedLocator;
+    if (this.cancelled) return result;
+    const evidence: NonNullable<StepResultPayload['evidence']> = {};
+    const png = outcome.screenshot ?? (this.page && wantsScreenshot(exec.evidence, status) ? await evidenceScreenshot(this.page) : undefined);
+    if (png) {
+      const assetId = await storeScreenshot(this.deps.rest, this.runId, exec.stepIndex, png, this.deps.log);
+      if (assetId) evidence.screenshotAssetId = assetId;
+    }
+    const consoleErrors = this.console.take();
+    if (consoleErrors.length) evidence.consoleErrors = consoleErrors;
+    if (evidence.screenshotAssetId || evidence.consoleErrors) result.evidence = evidence;
+    return result;
+  }
+
+  /** The step's work, raced against its deadline (E_TIMEOUT) and run.cancel (E_CANCELLED). */
+  private guarded<T>(deadline: Deadline, work: () => Promise<T>): Promise<T> {
+    const signal = this.abort.signal;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new StepError('E_TIMEOUT', `the step did not finish within its ${deadline.at - deadline.started} ms`)), deadline.remaining() + GUARD_MARGIN_MS);
+      const onAbort = () => reject(signal.reason);
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      work().then(resolve, reject).finally(() => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+      });
+    });
+  }
+}

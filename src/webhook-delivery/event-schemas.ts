@@ -1,0 +1,85 @@
+// One schema per event type (docs/webhooks.md), registered once per process: each is a component of
+// /openapi.json and the shape a receiver can validate a delivery's body against. The envelope is the
+// Standard Webhooks one (type, timestamp, data) with the event's id (also the webhook-id header) and
+// its project; `data` is the record or run the event is about, as the REST API answers it.
+import { registerSchema, type JsonSchema } from '../validation/schema-registry.js';
+import { ARTIFACT_OPERATIONS, EventType } from '../db/change-events.js';
+import { artifactDefinitions } from '../artifacts/index.js';
+import { webhookEventTypes } from '../artifacts/webhooks/webhooks.js';
+import { RunSummarySchema } from '../otp/http/schemas.js';
+
+const RecordingSchema = registerSchema({
+  $id: 'WebhookRecording',
+  title: 'WebhookRecording',
+  description: 'A recording an executor made and finished (the recordings resource has the whole of it)',
+  type: 'object',
+  additionalProperties: true,
+  required: ['id', 'stepCount', 'finishedAt'],
+  properties: {
+    id: { type: 'string', description: 'Id of the recording' },
+    sessionId: { type: ['string', 'null'], description: 'The OTP session that recorded it' },
+    name: { type: 'string' },
+    stepCount: { type: 'integer', minimum: 0, description: 'Steps recorded' },
+    testCaseId: { type: ['string', 'null'], description: 'The test case made from it, when one was' },
+    startedAt: { type: 'string', format: 'date-time' },
+    finishedAt: { type: 'string', format: 'date-time' },
+  },
+});
+
+interface EventDoc {
+  type: string;
+  schemaName: string;
+  summary: string;
+  data: { $ref: string };
+}
+
+const pascal = (text: string) => text.replace(/(^|[_.-])(\w)/g, (_, __, c: string) => c.toUpperCase());
+
+const fixed: EventDoc[] = [
+  { type: EventType.runFinished, schemaName: 'RunFinishedEvent', summary: 'An OTP run has its verdict (passed, failed, cancelled or error); data is the run without its steps', data: RunSummarySchema },
+  { type: EventType.testResultRecorded, schemaName: 'TestResultRecordedEvent', summary: 'A test result was recorded, by an OTP run with a testRunId or through the API; data is the result', data: { $ref: 'TestResult' } },
+  { type: EventType.testRunClosed, schemaName: 'TestRunClosedEvent', summary: 'A test run was closed, by an OTP run with finishTestRun or through the API; data is the test run', data: { $ref: 'TestRun' } },
+  { type: EventType.recordingFinished, schemaName: 'RecordingFinishedEvent', summary: 'An executor finished a recording; data is the recording', data: RecordingSchema },
+];
+
+const verbs = { created: 'was created', updated: 'was changed', deleted: 'was deleted (data is the record as it last was)' };
+const perKind: EventDoc[] = artifactDefinitions
+  .filter((def) => def.events !== false)
+  .flatMap((def) =>
+    ARTIFACT_OPERATIONS.map((op) => ({
+      type: `${def.kind}.${op}`,
+      schemaName: `${def.schemaName}${pascal(op)}Event`,
+      summary: `A ${def.label} ${verbs[op]} through the API; data is the ${def.label}`,
+      data: { $ref: def.schemaName },
+    })),
+  );
+
+function envelope(doc: EventDoc): JsonSchema {
+  return {
+    $id: doc.schemaName,
+    title: doc.schemaName,
+    description: `Webhook event ${doc.type}: ${doc.summary}. Headers: webhook-id (the event id), webhook-timestamp, webhook-signature (Standard Webhooks).`,
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'type', 'timestamp', 'tenantId', 'projectId', 'data'],
+    properties: {
+      id: { type: 'string', pattern: '^evt_', description: 'Id of the event; the same in webhook-id and on every retry: receivers deduplicate on it' },
+      type: { const: doc.type },
+      timestamp: { type: 'string', format: 'date-time', description: 'When the change happened' },
+      tenantId: { type: 'string' },
+      projectId: { type: 'string' },
+      data: doc.data,
+    },
+  };
+}
+
+/** Every event type with the name of its schema, in the order of docs/webhooks.md. */
+export const webhookEvents: ReadonlyArray<{ type: string; schema: string; summary: string }> = [...fixed, ...perKind].map((doc) => {
+  registerSchema(envelope(doc));
+  return { type: doc.type, schema: doc.schemaName, summary: doc.summary };
+});
+
+// The subscription's list of events and this catalogue are one list: a type without a schema is a bug.
+const documented = new Set(webhookEvents.map((e) => e.type));
+const missing = webhookEventTypes(artifactDefinitions.filter((d) => d.events !== false).map((d) => d.kind)).filter((t) => t !== '*' && !documented.has(t));
+if (missing.length) throw new Error(`webhook events without a schema: ${missing.join(', ')}`);

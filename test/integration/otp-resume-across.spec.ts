@@ -1,0 +1,151 @@
+// Resuming a session on another service process: after a dropped connection that reconnects through
+// another process, and after a drain (4503). Two services on one database, real sockets.
+import { expect } from 'chai';
+import { startTestService, type TestService } from '../support/service.js';
+import { startService, type Service } from '../../src/service.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { TestExecutor } from '../support/executor.js';
+
+const click = { otp: { action: 'click', locator: { by: 'css', value: '#go' } } };
+
+describe('OTP: resuming a session on another service process', () => {
+  let a: TestService;
+  let b: Service;
+  // A third process, drained by the last test.
+  let c: Service;
+  const more: Service[] = [];
+
+  const another = (drainMs = 0) =>
+    startService(
+      loadConfig(process.env, {
+        port: 0,
+        wsPort: 0,
+        host: '127.0.0.1',
+        dataDir: a.service.config.dataDir,
+        databaseUrl: a.database.url,
+        bootstrapKey: a.adminKey,
+        drainMs,
+        otp: { resumeWindowMs: 10_000 },
+      }),
+      createLogger(process.env.TEST_LOG === '1' ? 'debug' : 'silent'),
+    );
+
+  before(async () => {
+    a = await startTestService({ otp: { resumeWindowMs: 10_000 } });
+    b = await another();
+    c = await another();
+  });
+  after(async () => {
+    for (const s of more) await s.stop();
+    await c?.stop();
+    await b?.stop();
+    await a?.stop();
+  });
+
+  async function project(steps: number) {
+    const { key } = await a.newProject('admin');
+    const req = (method: string, path: string, body?: unknown) => a.request(method, path, { key, body });
+    const caseId = (await req('POST', '/tests/cases', { title: 'across', steps: Array(steps).fill(click) })).body.id as string;
+    return { key, req, startRun: async () => (await req('POST', '/otp/runs', { testCaseIds: [caseId] })).body.runId as string };
+  }
+
+  it('a session dropped on one process is resumed on the other: the run goes on from its step in flight and passes', async () => {
+    const p = await project(3);
+    const first = await TestExecutor.connect(`${a.otpUrl}`, { key: p.key });
+    const sessionId = (await first.hello()).payload.sessionId as string;
+    const runId = await p.startRun();
+    first.result(await first.next('step.exec'), 'pass', { actual: 'on a' });
+    const exec1 = await first.next('step.exec');
+    first.terminate();
+    await first.closed;
+
+    const second = await TestExecutor.connect(`${b.wsUrl}/otp`, { key: p.key });
+    const welcome = await second.hello({}, { resumeSessionId: sessionId });
+    expect(welcome.payload).to.deep.include({ sessionId, resumed: true });
+    // Another process sends it: same run and step, not necessarily the same frame id.
+    const again = await second.next('step.exec');
+    expect({ runId: again.runId, payload: again.payload }).to.deep.equal({ runId, payload: exec1.payload });
+    // run.start comes again (the executor already has the run and ignores it).
+    expect((await second.next('run.start')).runId).to.equal(runId);
+    second.result(again, 'pass');
+    second.result(await second.next('step.exec'), 'pass');
+    expect((await second.next('run.finished')).payload).to.deep.include({ runId, status: 'passed', passed: 3, failed: 0 });
+
+    const run = (await p.req('GET', `/otp/runs/${runId}`)).body;
+    expect(run.steps.map((s: { status: string }) => s.status)).to.deep.equal(['pass', 'pass', 'pass']);
+    expect(run.steps[0].actual).to.equal('on a');
+    const rows = await a.service.db('otp_runs').where('id', runId).first('instance_id', 'session_id');
+    expect(rows).to.deep.equal({ instance_id: b.instanceId, session_id: sessionId });
+    expect((await p.req('GET', `/otp/sessions/${sessionId}`)).body.status).to.equal('open');
+    expect(second.violations).to.deep.equal([]);
+    second.close();
+  });
+
+  it('refuses to resume a session no process holds any more', async () => {
+    const p = await project(1);
+    const first = await TestExecutor.connect(`${a.otpUrl}`, { key: p.key });
+    const sessionId = (await first.hello()).payload.sessionId as string;
+    first.close();
+    await first.closed;
+    const second = await TestExecutor.connect(`${b.wsUrl}/otp`, { key: p.key });
+    second.send('hello', { executor: 'runner', capabilities: {}, resumeSessionId: sessionId });
+    expect((await second.next('error')).payload.message).to.include(`session ${sessionId} cannot be resumed`);
+    second.close();
+  });
+
+  it('a draining process tells its executor to reconnect (4503); resumed on the other process, the run passes', async () => {
+    const p = await project(3);
+    const first = await TestExecutor.connect(`${c.wsUrl}/otp`, { key: p.key });
+    const sessionId = (await first.hello()).payload.sessionId as string;
+    const runId = await p.startRun();
+    first.result(await first.next('step.exec'), 'pass');
+    const exec1 = await first.next('step.exec');
+    expect(c.engine.draining).to.equal(false);
+    const stopped = c.stop();
+    expect(c.engine.draining).to.equal(true);
+    const closed = await first.closed;
+    expect(closed.code).to.equal(4503);
+
+    const second = await TestExecutor.connect(`${b.wsUrl}/otp`, { key: p.key });
+    expect((await second.hello({}, { resumeSessionId: sessionId })).payload.resumed).to.equal(true);
+    const again = await second.next('step.exec');
+    expect(again.payload.stepIndex).to.equal(exec1.payload.stepIndex);
+    second.result(again, 'pass');
+    second.result(await second.next('step.exec'), 'pass');
+    expect((await second.next('run.finished')).payload).to.deep.include({ runId, status: 'passed', passed: 3 });
+    await stopped;
+    const row = await b.db('otp_runs').where('id', runId).first('status', 'instance_id');
+    expect(row).to.deep.equal({ status: 'passed', instance_id: b.instanceId });
+    second.close();
+  });
+
+  it('a drain lets the run in flight finish and claims no new run; the queued run goes to the resumed session elsewhere', async () => {
+    const p = await project(2);
+    const d = await another(20_000);
+    more.push(d);
+    const first = await TestExecutor.connect(`${d.wsUrl}/otp`, { key: p.key });
+    const sessionId = (await first.hello({ maxParallel: 2 })).payload.sessionId as string;
+    const inFlight = await p.startRun();
+    const exec0 = await first.next('step.exec');
+    const stopped = d.stop();
+    // Created during the drain: the draining process has room for it but does not claim it.
+    const queued = await p.startRun();
+    first.result(exec0, 'pass');
+    first.result(await first.next('step.exec'), 'pass');
+    expect((await first.next('run.finished')).payload).to.deep.include({ runId: inFlight, status: 'passed' });
+    // Its last run done, the drain ends early: 4503, and the queued run was never started here.
+    expect((await first.closed).code).to.equal(4503);
+    expect(first.frames.filter((f) => f.type === 'run.start' && f.runId === queued)).to.deep.equal([]);
+    expect((await p.req('GET', `/otp/runs/${queued}`)).body.status).to.equal('queued');
+
+    const second = await TestExecutor.connect(`${b.wsUrl}/otp`, { key: p.key });
+    expect((await second.hello({}, { resumeSessionId: sessionId })).payload.resumed).to.equal(true);
+    expect((await second.next('run.start')).runId).to.equal(queued);
+    second.result(await second.next('step.exec'), 'pass');
+    second.result(await second.next('step.exec'), 'pass');
+    expect((await second.next('run.finished')).payload).to.deep.include({ runId: queued, status: 'passed' });
+    await stopped;
+    second.close();
+  });
+});

@@ -1,0 +1,157 @@
+// A run never stays `running` with nobody driving it: a result PostgreSQL refuses ends only its own
+// run (as `error`, in the database, with the reason), never the other runs of its group-commit batch;
+// and the orphan check finishes runs whose driver is gone, whatever the cause.
+import diagnostics from 'node:diagnostics_channel';
+import { expect } from 'chai';
+import { startTestService, type TestService } from '../support/service.js';
+import { TestExecutor, type Frame } from '../support/executor.js';
+import { eventually } from '../support/eventually.js';
+import { RunStore, type StepWrite } from '../../src/otp/store/run-store.js';
+import { StepWriter } from '../../src/otp/engine/step-writer.js';
+import type { StepWriteMessage } from '../../src/otp/engine/diagnostics.js';
+import { newId } from '../../src/ids.js';
+
+const navigate = { otp: { action: 'navigate', url: 'https://app.test/' } };
+
+describe('Runs left without a driver, and results that cannot be written', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ orphanCheckMs: 100, otp: { stepGraceMs: 100 } });
+  });
+  after(async () => t?.stop());
+
+  async function project() {
+    const { key, projectId, tenantId } = await t.newProject('admin');
+    const req = (method: string, path: string, body?: unknown) => t.request(method, path, { key, body });
+    const testCase = (await req('POST', '/tests/cases', { title: 'two steps', steps: [navigate, navigate] })).body.id as string;
+    const run = async () => (await req('POST', '/otp/runs', { testCaseIds: [testCase] })).body.runId as string;
+    return { key, projectId, tenantId, req, run };
+  }
+
+  it('retries a failed group-commit batch run by run: only the run whose row fails learns of it', async () => {
+    const p = await project();
+    const store = new RunStore(t.service.db);
+    const runIds: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const id = newId('otr');
+      await store.insertRun({
+        id,
+        tenantId: p.tenantId,
+        projectId: p.projectId,
+        requestedSessionId: null,
+        vars: {},
+        allowedOrigins: [],
+        testCases: [{ id: 'tc_x', title: 'x', steps: 1 }],
+        planId: null,
+        testRunId: null,
+        finishTestRun: false,
+        steps: [{ stepIndex: 0, caseIndex: 0, testCaseId: 'tc_x', action: { action: 'navigate', url: 'https://a.test' }, timeoutMs: 1000, continueOnFail: false }],
+      });
+      runIds.push(id);
+    }
+    const [first, ok1, poisoned, ok2] = runIds as [string, string, string, string];
+    const write = (runId: string, actual?: string): StepWrite[] => [
+      { runId, outcome: { stepIndex: 0, status: 'pass', source: 'executor', durationMs: 1, ...(actual === undefined ? {} : { actual }) } as StepWrite['outcome'] },
+    ];
+    const statements: number[] = [];
+    const listen = (m: unknown) => statements.push((m as StepWriteMessage).rows);
+    diagnostics.subscribe('otp:step.write', listen);
+    try {
+      const writer = new StepWriter(store);
+      // The first write goes at once, alone; the three that arrive while it is in flight share the next statement.
+      const results = await Promise.allSettled([
+        writer.write(write(first)),
+        writer.write(write(ok1)),
+        // A value the statement cannot store (jsonb refuses \u0000): the shared statement fails whole.
+        writer.write(write(poisoned, 'a\u0000b')),
+        writer.write(write(ok2)),
+      ]);
+      expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      // The batch of three failed; its two good runs were then written each on its own.
+      expect(statements).to.deep.equal([1, 1, 1]);
+    } finally {
+      diagnostics.unsubscribe('otp:step.write', listen);
+    }
+    const rows = await t.service.db('otp_run_steps').whereIn('run_id', runIds).select('run_id', 'status');
+    const status = Object.fromEntries(rows.map((r: { run_id: string; status: string }) => [r.run_id, r.status]));
+    expect(status).to.deep.equal({ [first]: 'pass', [ok1]: 'pass', [poisoned]: 'pending', [ok2]: 'pass' });
+    await t.service.db('otp_runs').whereIn('id', runIds).update({ status: 'cancelled' });
+  });
+
+  it('ends a run whose result PostgreSQL refuses as error in the database, and the runs beside it pass', async () => {
+    // A row the database refuses, as any constraint or storage failure would.
+    await t.service.db.raw(`ALTER TABLE otp_run_steps ADD CONSTRAINT test_poison CHECK (actual IS DISTINCT FROM 'poison')`);
+    try {
+      const p = await project();
+      const executor = await TestExecutor.connect(t.otpUrl, { key: p.key });
+      await executor.hello({ maxParallel: 3 });
+      const runs = [await p.run(), await p.run(), await p.run()];
+      const execs = new Map<string, Frame>();
+      for (let i = 0; i < 3; i++) {
+        const exec = await executor.next('step.exec');
+        execs.set(exec.runId!, exec);
+      }
+      const [good1, bad, good2] = runs as [string, string, string];
+      // All three results in one go: they travel to the writer together.
+      executor.result(execs.get(good1)!, 'pass');
+      executor.result(execs.get(bad)!, 'fail', { actual: 'poison' });
+      executor.result(execs.get(good2)!, 'pass');
+      const finished = await executor.next('run.finished', (f) => f.runId === bad);
+      expect(finished.payload.status).to.equal('error');
+      for (const runId of [good1, good2]) executor.result(await executor.next('step.exec', (f) => f.runId === runId), 'pass');
+      for (const runId of [good1, good2]) expect((await executor.next('run.finished', (f) => f.runId === runId)).payload.status).to.equal('passed');
+
+      const view = (await p.req('GET', `/otp/runs/${bad}`)).body;
+      expect(view.status).to.equal('error');
+      expect(view.reason).to.match(/^results could not be recorded: .*test_poison/);
+      expect(view.steps.map((s: { status: string }) => s.status)).to.deep.equal(['skip', 'skip']);
+      expect(view.steps[0].error.code).to.equal('E_INTERNAL');
+      for (const runId of [good1, good2]) {
+        const good = (await p.req('GET', `/otp/runs/${runId}`)).body;
+        expect(good.status).to.equal('passed');
+        expect(good.steps.map((s: { status: string }) => s.status)).to.deep.equal(['pass', 'pass']);
+      }
+      executor.close();
+    } finally {
+      await t.service.db.raw('ALTER TABLE otp_run_steps DROP CONSTRAINT test_poison');
+    }
+  });
+
+  it('finishes a run held by a process that is gone, and one this process no longer drives', async () => {
+    const p = await project();
+    const ghost = await p.run();
+    const dropped = await p.run();
+    // No executor claimed them; as if a process had claimed them and vanished without its sweep,
+    // or this process had lost the run's driver.
+    const claim = (runId: string, instanceId: string) =>
+      t.service.db('otp_runs').where('id', runId).update({ status: 'running', instance_id: instanceId, started_at: t.service.db.raw(`now() - interval '1 minute'`) });
+    await claim(ghost, 'ins_ghost');
+    await claim(dropped, t.service.instanceId);
+    const finished = async (runId: string) => {
+      const view = (await p.req('GET', `/otp/runs/${runId}`)).body;
+      expect(view.status).to.equal('error');
+      return view;
+    };
+    const ghostView = await eventually(() => finished(ghost));
+    expect(ghostView.reason).to.equal('the service process that drove this run is gone');
+    expect(ghostView.steps.map((s: { status: string }) => s.status)).to.deep.equal(['skip', 'skip']);
+    const droppedView = await eventually(() => finished(dropped));
+    expect(droppedView.reason).to.equal('no executor session drives this run any more');
+  });
+
+  it('leaves alone a run this process drives, however long it runs', async () => {
+    const p = await project();
+    const executor = await TestExecutor.connect(t.otpUrl, { key: p.key });
+    await executor.hello();
+    const runId = await p.run();
+    const exec = await executor.next('step.exec');
+    await t.service.db('otp_runs').where('id', runId).update({ started_at: t.service.db.raw(`now() - interval '1 minute'`) });
+    // The check finds it among the candidates (this process's, running for a minute) and leaves it.
+    expect(await t.service.orphans.check()).to.equal(0);
+    expect((await p.req('GET', `/otp/runs/${runId}`)).body.status).to.equal('running');
+    executor.result(exec, 'pass');
+    executor.result(await executor.next('step.exec'), 'pass');
+    expect((await executor.next('run.finished')).payload.status).to.equal('passed');
+    executor.close();
+  });
+});

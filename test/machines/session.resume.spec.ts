@@ -1,0 +1,124 @@
+// The session machine's resume window: a dropped socket detaches the session, a new connection
+// resumes it, or the window ends it (SimulatedClock).
+import { expect } from 'chai';
+import { CloseCode, type HelloPayload, type SessionInput } from '../../machines/types.js';
+import { flush, startSession, tracked, type SessionHarness } from './harness.js';
+
+const input: SessionInput = { keepaliveMs: 30_000, pongTimeoutMs: 10_000, helloTimeoutMs: 5_000, maxInvalidFrames: 3, resumeWindowMs: 20_000 };
+const hello: HelloPayload = { executor: 'runner', capabilities: { maxParallel: 1 } };
+
+async function startReady(overrides: Partial<SessionInput> = {}): Promise<SessionHarness> {
+  const h = startSession({ ...input, ...overrides });
+  h.actor.send({ type: 'HELLO', hello, ref: 'msg_hello' });
+  await flush();
+  expect(h.actor.getSnapshot().value).to.deep.equal({ ready: 'alive' });
+  h.calls.length = 0;
+  return h;
+}
+
+describe('session machine: resume', () => {
+  const track = tracked<SessionHarness>();
+
+  it('a dropped socket detaches the session: no ping while detached, RESUME welcomes (resumed) and reattaches', async () => {
+    const h = track(await startReady());
+    h.clock.increment(10_000);
+    h.actor.send({ type: 'SOCKET_CLOSED', code: 1006, reason: 'socket closed (1006)' });
+    expect(h.actor.getSnapshot().value).to.equal('detached');
+    expect(h.calls).to.deep.equal([{ type: 'detach', params: { code: 1006, reason: 'socket closed (1006)' } }]);
+    h.clock.increment(19_999);
+    expect(h.calls).to.have.length(1);
+    h.actor.send({ type: 'RESUME', ref: 'msg_again' });
+    expect(h.calls.slice(1)).to.deep.equal([
+      { type: 'sendWelcome', params: { ref: 'msg_again', resumed: true } },
+      { type: 'reattach', params: {} },
+    ]);
+    expect(h.actor.getSnapshot().value).to.deep.equal({ ready: 'alive' });
+    // The window no longer runs; keepalive starts over from the resume.
+    h.clock.increment(29_999);
+    expect(h.calls).to.have.length(3);
+    h.clock.increment(1);
+    expect(h.calls.at(-1)).to.deep.equal({ type: 'sendPing' });
+    expect(h.actor.getSnapshot().status).to.equal('active');
+  });
+
+  it('ends the session at exactly resumeWindowMs without a RESUME, with the drop as its close', async () => {
+    const h = track(await startReady());
+    h.actor.send({ type: 'SOCKET_CLOSED', code: 1006, reason: 'gone' });
+    h.clock.increment(19_999);
+    expect(h.actor.getSnapshot().value).to.equal('detached');
+    h.clock.increment(1);
+    const snapshot = h.actor.getSnapshot();
+    expect(snapshot.status).to.equal('done');
+    expect(snapshot.output).to.deep.equal({ code: 1006, reason: 'gone; not resumed within 20000 ms' });
+    expect(h.calls.map((c) => c.type)).to.deep.equal(['detach']);
+  });
+
+  it('a deliberate close by the executor (1000, 1005) ends the session at once', async () => {
+    for (const code of [CloseCode.normal, 1005]) {
+      const h = await startReady();
+      h.actor.send({ type: 'SOCKET_CLOSED', code, reason: 'bye' });
+      expect(h.actor.getSnapshot().output).to.deep.equal({ code, reason: 'bye' });
+      expect(h.calls).to.deep.equal([]);
+      h.actor.stop();
+    }
+  });
+
+  it('without a resume window a drop ends the session as before', async () => {
+    const h = track(await startReady({ resumeWindowMs: 0 }));
+    h.actor.send({ type: 'SOCKET_CLOSED', code: 1006, reason: 'gone' });
+    expect(h.actor.getSnapshot().output).to.deep.equal({ code: 1006, reason: 'gone' });
+  });
+
+  it('a RESUME while still attached (a half-open socket) detaches first, then welcomes and reattaches', async () => {
+    const h = track(await startReady());
+    h.actor.send({ type: 'RESUME', ref: 'msg_r' });
+    expect(h.calls).to.deep.equal([
+      { type: 'detach', params: { code: CloseCode.sessionTakenOver, reason: 'session resumed on another connection' } },
+      { type: 'sendWelcome', params: { ref: 'msg_r', resumed: true } },
+      { type: 'reattach', params: {} },
+    ]);
+    expect(h.actor.getSnapshot().value).to.deep.equal({ ready: 'alive' });
+  });
+
+  it('CLOSE while detached ends the session without closeSocket (there is no socket)', async () => {
+    const h = track(await startReady());
+    h.actor.send({ type: 'SOCKET_CLOSED', code: 1006, reason: 'gone' });
+    h.actor.send({ type: 'CLOSE', code: CloseCode.unauthorized, reason: 'API key revoked' });
+    expect(h.calls.map((c) => c.type)).to.deep.equal(['detach']);
+    expect(h.actor.getSnapshot().output).to.deep.equal({ code: 4401, reason: 'API key revoked' });
+  });
+
+  it('HAND_OFF (the service drains) closes the socket with its code, then waits detached', async () => {
+    const h = track(await startReady());
+    h.actor.send({ type: 'HAND_OFF', code: CloseCode.reconnect, reason: 'draining' });
+    expect(h.calls).to.deep.equal([
+      { type: 'closeSocket', params: { code: 4503, reason: 'draining' } },
+      { type: 'detach', params: { code: 4503, reason: 'draining' } },
+    ]);
+    expect(h.actor.getSnapshot().value).to.equal('detached');
+    // The socket's own close, arriving after, changes nothing.
+    h.actor.send({ type: 'SOCKET_CLOSED', code: 4503, reason: 'draining' });
+    expect(h.actor.getSnapshot().value).to.equal('detached');
+    h.clock.increment(20_000);
+    expect(h.actor.getSnapshot().output).to.deep.equal({ code: 4503, reason: 'draining; not resumed within 20000 ms' });
+  });
+
+  it('ADOPT (a session taken over from another process) welcomes a new connection as resumed, without registering', () => {
+    const h = track(startSession(input));
+    h.actor.send({ type: 'ADOPT', ref: 'msg_a' });
+    expect(h.calls).to.deep.equal([
+      { type: 'sendWelcome', params: { ref: 'msg_a', resumed: true } },
+      { type: 'reattach', params: {} },
+    ]);
+    expect(h.actor.getSnapshot().value).to.deep.equal({ ready: 'alive' });
+    // The hello timer no longer runs.
+    h.clock.increment(10_000);
+    expect(h.actor.getSnapshot().status).to.equal('active');
+  });
+
+  it('a drop before the welcome is never resumable', async () => {
+    const h = track(startSession(input));
+    h.actor.send({ type: 'SOCKET_CLOSED', code: 1006, reason: 'gone' });
+    expect(h.actor.getSnapshot().output).to.deep.equal({ code: 1006, reason: 'gone' });
+  });
+});
