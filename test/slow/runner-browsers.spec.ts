@@ -87,13 +87,15 @@ describe('otp-runner, slow: eight runs at once in one runner', function () {
     const pages = await servePages({ '/': page });
     const h = await startHarness({ maxParallel: 8 });
     try {
+      // Eight contexts open at once on the first navigate: on a busy 2-core machine that alone can take
+      // longer than the short time-out of the other steps.
       const runOf = (value: string) => [
-        step({ action: 'navigate', url: pages.url('/') }),
+        step({ action: 'navigate', url: pages.url('/') }, { timeoutMs: 30_000 }),
         step({ action: 'assert', kind: 'text', locator: { by: 'css', value: '#kept' }, expected: 'none/none' }),
         step({ action: 'type', locator: { by: 'label', value: 'Value' }, text: value }),
         step({ action: 'click', locator: { by: 'role', value: 'button', name: 'Keep' } }),
         step({ action: 'wait', ms: 300 }),
-        step({ action: 'navigate', url: pages.url('/') }),
+        step({ action: 'navigate', url: pages.url('/') }, { timeoutMs: 10_000 }),
         step({ action: 'assert', kind: 'text', locator: { by: 'css', value: '#kept' }, expected: `${value}/who=${value}` }, { timeoutMs: 10_000 }),
       ];
       const started = await Promise.all(Array.from({ length: 8 }, (_, i) => h.start(runOf(`run${i}`))));
@@ -101,7 +103,8 @@ describe('otp-runner, slow: eight runs at once in one runner', function () {
       const watch = () => (most = Math.max(most, h.runner.activeRuns));
       h.runner.on('step', watch);
       const runs = await Promise.all(started.map((s) => s.finished));
-      expect(runs.map((r) => r.status)).to.deep.equal(Array(8).fill('passed'));
+      const failures = runs.flatMap((r) => r.steps.filter((s: any) => s.status !== 'pass').map((s: any) => `step ${s.stepIndex}: ${s.status} ${JSON.stringify(s.error)}`));
+      expect(runs.map((r) => r.status), failures.join('\n')).to.deep.equal(Array(8).fill('passed'));
       expect(runs.map((r) => r.steps[6].actual)).to.deep.equal(Array.from({ length: 8 }, (_, i) => `run${i}/who=run${i}`));
       expect(most).to.equal(8);
     } finally {
