@@ -83,10 +83,12 @@ export class DeliveryStore {
 
   /** Milliseconds until the next pending delivery is due (0 when one is), or null when none is pending. */
   async nextDueInMs(): Promise<number | null> {
+    // min() is NULL with nothing pending; greatest() would turn that NULL into 0 (due now), and an
+    // idle dispatcher would poll every few milliseconds.
     const row = await this.db('webhook_deliveries')
       .where('status', 'pending')
-      .first(this.db.raw(`greatest(0, extract(epoch from min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now()) * 1000)::int AS ms`));
-    return row?.ms ?? null;
+      .first(this.db.raw(`(extract(epoch from min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now()) * 1000)::int AS ms`));
+    return row?.ms == null ? null : Math.max(0, row.ms);
   }
 
   /** A claimed delivery whose webhook is inactive or gone: failed without an attempt. */

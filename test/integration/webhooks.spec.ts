@@ -9,6 +9,7 @@ import { WebhookReceiver, verifies, type Received } from '../support/webhook-rec
 import { ajv } from '../../src/validation/ajv.js';
 import { webhookEvents } from '../../src/webhook-delivery/index.js';
 import { Outbox } from '../../src/webhook-delivery/outbox.js';
+import { DeliveryStore } from '../../src/webhook-delivery/delivery-store.js';
 import { WebhookSubscriptions } from '../../src/artifacts/index.js';
 import { EventType } from '../../src/db/change-events.js';
 import { startService } from '../../src/service.js';
@@ -333,5 +334,29 @@ describe('Webhook targets on private addresses, when the service does not allow 
     expect(delivery.attemptLog[0].statusCode).to.equal(null);
     expect(delivery.attemptLog[0].error).to.match(/^(127\.0\.0\.1|::1) is a loopback address \(localhost resolves to it\)/);
     expect(r.received).to.have.length(0);
+  });
+});
+
+describe('Webhook dispatcher with nothing to send', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ webhooks: fastDelivery });
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  it('knows when nothing is pending: no due time, so an idle dispatcher waits for a notice or its poll', async () => {
+    const store = new DeliveryStore(t.service.db);
+    expect(await store.nextDueInMs()).to.equal(null);
+    const hook = await t.request('POST', '/webhooks', { body: { url: 'https://8.8.8.8/idle', events: ['note.created'] } });
+    expect(hook.status).to.equal(201);
+    // A delivery due in an hour, written without a notice so that no dispatcher takes it meanwhile.
+    const { tenant_id: tenantId, project_id: projectId } = await t.service.db('artifacts').where('id', hook.body.id).first('tenant_id', 'project_id');
+    await t.service.db('webhook_events').insert({ id: 'evt_idle', tenant_id: tenantId, project_id: projectId, type: 'note.created', body: '{}' });
+    await t.service.db('webhook_deliveries').insert({ id: 'whd_idle', event_id: 'evt_idle', webhook_id: hook.body.id, project_id: projectId, next_attempt_at: t.service.db.raw(`now() + interval '1 hour'`) });
+    expect(await store.nextDueInMs()).to.be.within(3_590_000, 3_600_000);
+    await t.service.db('webhook_events').where('id', 'evt_idle').del();
+    expect(await store.nextDueInMs()).to.equal(null);
   });
 });
