@@ -195,7 +195,10 @@ describe('OTP: runs end to end', () => {
     const id = await p.testCase('waiting', [step({ action: 'click', locator })]);
     const created = await p.req('POST', '/otp/runs', { testCaseIds: [id] });
     await new Promise((r) => setTimeout(r, 200));
-    expect((await p.req('GET', `/otp/runs/${created.body.runId}`)).body.status).to.equal('queued');
+    const queued = await p.req('GET', `/otp/runs/${created.body.runId}`);
+    expect(queued.body.status).to.equal('queued');
+    // POST answers the run as inserted, built without reading it back: what GET answers while it waits.
+    expect(created.body).to.deep.equal(queued.body);
     const executor = await p.executor();
     const start = await executor.next('run.start');
     expect(start.runId).to.equal(created.body.runId);

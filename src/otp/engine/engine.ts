@@ -10,7 +10,7 @@ import { CloseCode, isFinalRunStatus, type SessionOutput, type StepOutcome } fro
 import { ExecutorSession, type Connection } from './session.js';
 import { RunDriver, type RunDriverDeps } from './run-driver.js';
 import { planRun, type RunRequest } from './run-planner.js';
-import type { RunView, RunViews } from '../store/run-views.js';
+import { queuedRunView, type RunView, type RunViews } from '../store/run-views.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
 import type { StepWriter } from './step-writer.js';
 import type { EngineEvents } from './diagnostics.js';
@@ -153,7 +153,7 @@ export class OtpEngine {
   async createRun(principal: Principal, request: RunRequest): Promise<RunView> {
     if (request.sessionId) await this.checkSessionOpen(principal.projectId, request.sessionId);
     const run = await planRun(this.deps.testCases, principal, request, this.deps.config.otp);
-    await this.deps.store.insertRun(run);
+    const row = await this.deps.store.insertRun(run);
     const local = run.requestedSessionId ? this.sessions.get(run.requestedSessionId) : undefined;
     if (local) {
       // Pinned to a session of this process: no other process can take it, nothing to tell them.
@@ -162,7 +162,8 @@ export class OtpEngine {
       if (!run.requestedSessionId) this.dispatch.wakeProject(run.projectId);
       await this.notify({ kind: 'dispatch', projectId: run.projectId, ...(run.requestedSessionId ? { sessionId: run.requestedSessionId } : {}) });
     }
-    return this.deps.views.run(principal.projectId, run.id);
+    // As inserted (queued): a session may claim it meanwhile; GET /otp/runs/:id follows it from there.
+    return queuedRunView(row, run.steps);
   }
 
   async cancelRun(principal: Principal, runId: string): Promise<RunView> {

@@ -90,12 +90,14 @@ WITH run AS (
   INSERT INTO otp_runs (id, tenant_id, project_id, requested_session_id, status, vars, allowed_origins, test_cases,
                         plan_id, test_run_id, finish_test_run, total_steps)
   VALUES (?, ?, ?, ?, 'queued', ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?)
-  RETURNING id
+  RETURNING *
+), steps AS (
+  INSERT INTO otp_run_steps (run_id, step_index, case_index, test_case_id, label, action, timeout_ms, continue_on_fail, evidence_policy)
+  SELECT run.id, v.step_index, v.case_index, v.test_case_id, v.label, v.action, v.timeout_ms, v.continue_on_fail, v.evidence_policy
+    FROM run, jsonb_to_recordset(?::jsonb) AS v(step_index int, case_index int, test_case_id text, label text, action jsonb,
+                                                  timeout_ms int, continue_on_fail boolean, evidence_policy text)
 )
-INSERT INTO otp_run_steps (run_id, step_index, case_index, test_case_id, label, action, timeout_ms, continue_on_fail, evidence_policy)
-SELECT run.id, v.step_index, v.case_index, v.test_case_id, v.label, v.action, v.timeout_ms, v.continue_on_fail, v.evidence_policy
-  FROM run, jsonb_to_recordset(?::jsonb) AS v(step_index int, case_index int, test_case_id text, label text, action jsonb,
-                                                timeout_ms int, continue_on_fail boolean, evidence_policy text)`;
+SELECT * FROM run`;
 
 interface StepRow {
   step_index: number;
@@ -130,8 +132,8 @@ export class RunStore {
     await this.events.record(trx, events);
   }
 
-  /** The run and all its steps in one statement (one round trip, atomic like any statement). */
-  async insertRun(run: NewRun): Promise<void> {
+  /** The run and all its steps in one statement (one round trip, atomic like any statement); answers the run's row. */
+  async insertRun(run: NewRun): Promise<Record<string, unknown>> {
     const steps = run.steps.map((s) => ({
       step_index: s.stepIndex,
       case_index: s.caseIndex,
@@ -142,7 +144,7 @@ export class RunStore {
       continue_on_fail: s.continueOnFail,
       evidence_policy: s.evidence ?? null,
     }));
-    await this.db.raw(INSERT_RUN_SQL, [
+    const { rows } = await this.db.raw(INSERT_RUN_SQL, [
       run.id,
       run.tenantId,
       run.projectId,
@@ -156,6 +158,7 @@ export class RunStore {
       run.steps.length,
       JSON.stringify(steps),
     ]);
+    return rows[0];
   }
 
   /**

@@ -110,6 +110,35 @@ export async function readRun(db: Db, projectId: string, runId: string): Promise
   return view;
 }
 
+/**
+ * The view of a run just inserted (POST /otp/runs), from its row and its planned steps: every step
+ * pending, nothing recorded yet. The same as readRun would answer at that instant, without reading
+ * back a hundred step rows the caller just wrote.
+ */
+export function queuedRunView(
+  row: any,
+  steps: ReadonlyArray<{ stepIndex: number; caseIndex: number; testCaseId: string; label?: string; action: unknown }>,
+): RunView {
+  return {
+    ...runSummary(row),
+    steps: steps.map((s) => ({
+      stepIndex: s.stepIndex,
+      caseIndex: s.caseIndex,
+      testCaseId: s.testCaseId,
+      label: s.label ?? null,
+      action: s.action,
+      status: 'pending',
+      source: null,
+      durationMs: null,
+      error: null,
+      evidence: null,
+      actual: null,
+      usedLocator: null,
+      finishedAt: null,
+    })),
+  };
+}
+
 export interface RunFilter {
   status?: string;
   /** Runs that include this test case. */
