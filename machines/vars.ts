@@ -5,27 +5,41 @@ import type { CapabilityName, StepAction } from './types.js';
 const VAR_PATTERN = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
 
 function fillString(text: string, vars: Readonly<Record<string, string>>): string {
+  if (!text.includes('{{')) return text;
   // One pass: a filled value is never scanned again, so a value containing {{x}} stays literal.
   return text.replace(VAR_PATTERN, (whole, name: string) =>
     Object.hasOwn(vars, name) ? String(vars[name]) : whole,
   );
 }
 
+// Copy on write: a value with nothing to fill is answered as is (the same object), so a step without
+// {{vars}} (nearly every one) costs no allocation each time it is sent. Values are never modified.
 function fillValue(value: unknown, vars: Readonly<Record<string, string>>): unknown {
   if (typeof value === 'string') return fillString(value, vars);
-  if (Array.isArray(value)) return value.map((item) => fillValue(item, vars));
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const filled = fillValue(item, vars);
+      if (filled !== item) (out ??= value.slice())[i] = filled;
+    });
+    return out ?? value;
+  }
   if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = fillValue(item, vars);
-    return out;
+    let out: Record<string, unknown> | undefined;
+    for (const key in value) {
+      const item = (value as Record<string, unknown>)[key];
+      const filled = fillValue(item, vars);
+      if (filled !== item) (out ??= { ...value })[key] = filled;
+    }
+    return out ?? value;
   }
   return value;
 }
 
 /**
- * A copy of `action` with `{{name}}` replaced in every string value, at any depth (locators,
- * candidate arrays, ...). Keys are left alone; names missing from `vars` stay as written.
- * The input is never modified.
+ * `action` with `{{name}}` replaced in every string value, at any depth (locators, candidate
+ * arrays, ...): a copy where something was replaced, the action itself where nothing was. Keys are
+ * left alone; names missing from `vars` stay as written. The input is never modified.
  */
 export function fillVars(action: StepAction, vars: Readonly<Record<string, string>>): StepAction {
   return fillValue(action, vars) as StepAction;

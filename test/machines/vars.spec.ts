@@ -53,6 +53,19 @@ describe('machines/vars', () => {
       expect(filled.text).to.equal('{{b}} {{constructor}} {{toString}}');
     });
 
+    it('answers the action itself when there is nothing to fill, and copies only the parts that change', () => {
+      const locator = { candidates: [{ by: 'css', value: '#a' }, { by: 'text', value: 'Hi {{user}}' }] };
+      const within = { by: 'css', value: 'form' };
+      const plain: StepAction = { action: 'click', locator: { by: 'css', value: '#go', within } };
+      expect(fillVars(plain, { user: 'ada' })).to.equal(plain);
+      const action: StepAction = { action: 'click', locator, frame: within };
+      const filled = fillVars(action, { user: 'ada' });
+      expect(filled).to.deep.equal({ action: 'click', locator: { candidates: [{ by: 'css', value: '#a' }, { by: 'text', value: 'Hi ada' }] }, frame: within });
+      expect(filled.frame).to.equal(within);
+      expect((filled.locator as any).candidates[0]).to.equal(locator.candidates[0]);
+      expect(locator.candidates[1]!.value).to.equal('Hi {{user}}');
+    });
+
     it('keeps keys unchanged', () => {
       const filled = fillVars({ action: 'x', '{{k}}': '{{k}}' }, { k: 'v' });
       expect(filled).to.deep.equal({ action: 'x', '{{k}}': 'v' });
