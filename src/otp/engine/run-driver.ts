@@ -37,6 +37,22 @@ const needsEvidenceCheck = (outcomes: StepOutcome[]) => outcomes.some((o) => o.e
 
 type Effect<T extends RunEffect['type']> = Extract<RunEffect, { type: T }>;
 
+type TraceLabel = Pick<TraceEntry, 'event' | 'from' | 'to'>;
+// A transition in memory: its time as a number, its ISO form made once, when first read.
+type TracedTransition = { ms: number; iso?: string; label: TraceLabel };
+
+// The machine's transition definitions are built once, with the machine: each one's label is too.
+const labels = new WeakMap<AnyTransitionDefinition, TraceLabel>();
+function labelOf(t: AnyTransitionDefinition): TraceLabel {
+  let label = labels.get(t);
+  if (!label) labels.set(t, (label = { event: eventLabel(t), from: t.source.path.join('.'), to: t.target![0]!.path.join('.') }));
+  return label;
+}
+
+function traceEntry(t: TracedTransition): TraceEntry {
+  return { at: (t.iso ??= new Date(t.ms).toISOString()), ...t.label };
+}
+
 export class RunDriver {
   readonly id: string;
   readonly done: Promise<RunOutput>;
@@ -51,7 +67,7 @@ export class RunDriver {
   // When the step.result now being acted on arrived; cleared by the step.exec it leads to, or its refusal.
   private resultAt: number | undefined;
   // The machine's transitions, the newest last; trimmed to TRACE_LIMIT once it passes it by a margin.
-  private readonly trace: TraceEntry[] = [];
+  private readonly trace: TracedTransition[] = [];
   private traceDropped = 0;
   /** Bumped by every transition; the engine's flush compares it with the version it last wrote. */
   traceVersion = 0;
@@ -68,7 +84,7 @@ export class RunDriver {
     this.id = run.id;
     this.fields = { sessionId: channel.id, runId: run.id };
     // The initial state's eventless transitions are taken as the actor is created: the start goes first.
-    this.pushTrace({ at: new Date().toISOString(), event: 'xstate.init', from: null, to: String(runMachine.config.initial) });
+    this.pushTrace({ ms: Date.now(), label: { event: 'xstate.init', from: null, to: String(runMachine.config.initial) } });
     // One machine for every run: each driver only listens to its own actor's effects.
     this.actor = createActor(runMachine, {
       input: {
@@ -100,15 +116,15 @@ export class RunDriver {
   }
 
   private traced(event: Extract<InspectionEvent, { type: '@xstate.microstep' }>): void {
-    const at = new Date().toISOString();
+    const ms = Date.now();
     for (const t of event._transitions) {
       if (!t.target?.length) continue; // an action without a change of state
-      this.pushTrace({ at, event: eventLabel(t), from: t.source.path.join('.'), to: t.target[0]!.path.join('.') });
+      this.pushTrace({ ms, label: labelOf(t) });
     }
     this.deps.changed?.(this.run.id, this.run.projectId);
   }
 
-  private pushTrace(entry: TraceEntry): void {
+  private pushTrace(entry: TracedTransition): void {
     this.trace.push(entry);
     this.traceVersion++;
     if (this.trace.length > TRACE_LIMIT + 50) {
@@ -121,7 +137,7 @@ export class RunDriver {
   /** The last TRACE_LIMIT transitions, oldest first, and how many older ones were dropped. */
   traceSnapshot(): TraceWrite {
     const extra = Math.max(0, this.trace.length - TRACE_LIMIT);
-    return { runId: this.run.id, transitions: this.trace.slice(extra), dropped: this.traceDropped + extra };
+    return { runId: this.run.id, transitions: this.trace.slice(extra).map(traceEntry), dropped: this.traceDropped + extra };
   }
 
   get projectId(): string {
