@@ -9,6 +9,7 @@ import { ROOT } from './lib/procs.js';
 import { startService, type ServiceUnderTest } from './lib/service.js';
 import type { Scenario, ScenarioContext } from './scenarios/context.js';
 import { stepsScenario } from './scenarios/steps.js';
+import { scalingScenario } from './scenarios/scaling.js';
 import { sessionsScenario } from './scenarios/sessions.js';
 import { latencyScenario } from './scenarios/latency.js';
 import { restScenario } from './scenarios/rest.js';
@@ -16,6 +17,7 @@ import { runnerScenario } from './scenarios/runner.js';
 
 const SCENARIOS: Record<ScenarioName, Scenario> = {
   steps: stepsScenario,
+  scaling: scalingScenario,
   sessions: sessionsScenario,
   latency: latencyScenario,
   rest: restScenario,

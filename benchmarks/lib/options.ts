@@ -1,7 +1,7 @@
 // Command line of `npm run bench`: scenario names and --name=value settings. Every duration and size
 // has a default for the full run and a tiny one for --smoke (the few-second run inside npm test).
 
-export const SCENARIOS = ['steps', 'sessions', 'latency', 'rest', 'runner'] as const;
+export const SCENARIOS = ['steps', 'scaling', 'sessions', 'latency', 'rest', 'runner'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -23,6 +23,8 @@ export interface BenchOptions {
   /** Executor worker processes for the throughput and latency scenarios. */
   workers: number;
   steps: { executors: number; stepsPerRun: number; /** stop after this many runs per executor instead of a timed window */ runsPerExecutor?: number };
+  /** Fleet sizes at which steps/s, latency and CPU per step are measured; `halfLoadAt`: the size also driven at half its maximum. */
+  scaling: { fleets: number[]; halfLoadAt: number; stepsPerRun: number };
   sessions: { count: number; keepaliveSec: number; rounds: number };
   latency: { executors: number; maxParallel: number; stepsPerRun: number; stepDelayMs: number; workers: number };
   rest: { connections: number; stepsPerRun: number; rounds: number };
@@ -40,6 +42,7 @@ Scenarios: ${SCENARIOS.join(', ')} (all when none is named)
   --workers=N             executor worker processes (default 2)
   --executors=N           steps: executors, each running runs one at a time (default 50)
   --steps-per-run=N       steps: steps per run (default 100)
+  --fleets=N,N,...        scaling: fleet sizes (executors at maxParallel 1; default 10,50,200,1000)
   --sessions=N            sessions: sessions to hold (default 10000, capped by the open-file limit)
   --keepalive=S           sessions: OTP_KEEPALIVE_SEC of the service (default 5)
   --rounds=N              sessions: keepalive rounds to watch (default 3)
@@ -70,7 +73,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     else names.push(arg);
   }
   const known = new Set([
-    'smoke', 'embedded', 'duration', 'warmup', 'workers', 'executors', 'steps-per-run', 'sessions', 'keepalive', 'rounds',
+    'smoke', 'embedded', 'duration', 'fleets', 'warmup', 'workers', 'executors', 'steps-per-run', 'sessions', 'keepalive', 'rounds',
     'latency-executors', 'latency-parallel', 'latency-steps', 'step-delay', 'latency-workers', 'rest-connections', 'rest-rounds', 'runner-steps', 'runner-rounds', 'runner-probe-max', 'cpu-prof', 'json', 'no-write',
     'no-baselines',
   ]);
@@ -111,6 +114,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       stepsPerRun: num('steps-per-run', smoke ? 10 : 100),
       ...(smoke ? { runsPerExecutor: 1 } : {}),
     },
+    scaling: { ...fleetSizes(flags.get('fleets'), smoke ? [2, 4] : [10, 50, 200, 1000]), stepsPerRun: smoke ? 10 : 100 },
     sessions: { count: num('sessions', smoke ? 50 : 10_000), keepaliveSec: num('keepalive', smoke ? 1 : 5), rounds: num('rounds', smoke ? 1 : 3) },
     latency: {
       executors: num('latency-executors', smoke ? 4 : 100),
@@ -127,6 +131,14 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       parallel: smoke ? [1, 2] : [1, 8],
     },
   };
+}
+
+/** --fleets=10,50,200: ascending sizes; the size driven again at half load is 200 when measured, else the largest. */
+function fleetSizes(raw: string | undefined, fallback: number[]): { fleets: number[]; halfLoadAt: number } {
+  const fleets = raw === undefined ? fallback : raw.split(',').map(Number);
+  if (!fleets.length || fleets.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--fleets must be positive whole numbers separated by commas, got "${raw}"`);
+  fleets.sort((a, b) => a - b);
+  return { fleets, halfLoadAt: fleets.includes(200) ? 200 : fleets[fleets.length - 1]! };
 }
 
 export { HELP };
