@@ -114,7 +114,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       stepsPerRun: num('steps-per-run', smoke ? 10 : 100),
       ...(smoke ? { runsPerExecutor: 1 } : {}),
     },
-    scaling: { ...fleetSizes(flags.get('fleets'), smoke ? [2, 4] : [10, 50, 200, 1000]), stepsPerRun: smoke ? 10 : 100 },
+    scaling: { ...fleetSizes(flags.get('fleets'), smoke ? [2] : [10, 50, 200, 1000]), stepsPerRun: smoke ? 10 : 100 },
     sessions: { count: num('sessions', smoke ? 50 : 10_000), keepaliveSec: num('keepalive', smoke ? 1 : 5), rounds: num('rounds', smoke ? 1 : 3) },
     latency: {
       executors: num('latency-executors', smoke ? 4 : 100),

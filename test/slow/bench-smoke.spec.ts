@@ -58,6 +58,6 @@ describe('benchmarks: smoke run of the harness', function () {
     const { code, stderr } = await runBench(['nosuch']);
     expect(code).to.equal(2);
     expect(stderr).to.include('unknown scenario "nosuch"');
-    expect(stderr).to.include('Scenarios: steps, sessions, latency, rest');
+    expect(stderr).to.include('Scenarios: steps, scaling, sessions, latency, rest');
   });
 });
