@@ -72,6 +72,33 @@ describe('OTP: the run machine trace', () => {
     executor.close();
   });
 
+  it('flushes what was added since the last flush: other processes read the same last 500 the driving one holds', async () => {
+    const p = await newProject(t);
+    const caseId = await p.testCase('Flushed', Array.from({ length: 300 }, (_, i) => ({ otp: { action: 'wait', ms: i } })));
+    const executor = await p.executor();
+    const runId = (await p.req('POST', '/otp/runs', { testCaseIds: [caseId] })).body.id as string;
+    const written = async () => {
+      const row = await t.service.db('otp_runs').where('id', runId).first('trace', 'trace_dropped');
+      return { transitions: row.trace ?? [], dropped: row.trace_dropped ?? 0 };
+    };
+    let exec = await executor.next('step.exec');
+    let answered = 0;
+    // 22 transitions (one flush or more), then 402, then 600 of which the first 100 are dropped.
+    for (const upTo of [10, 200, 299]) {
+      for (; answered < upTo; answered++) {
+        executor.result(exec, 'pass');
+        exec = await executor.next('step.exec');
+      }
+      const live = (await p.req('GET', `/otp/runs/${runId}/trace`)).body;
+      expect(live.transitions).to.have.length(Math.min(500, 2 + 2 * upTo));
+      await eventually(async () => expect(await written()).to.deep.equal({ transitions: live.transitions, dropped: live.dropped }));
+    }
+    expect((await written()).dropped).to.equal(100);
+    executor.result(exec, 'pass');
+    await executor.next('run.finished');
+    executor.close();
+  });
+
   it('is a 404 for another project\'s run and a 401 without a key', async () => {
     const p = await newProject(t);
     const other = await newProject(t);

@@ -140,6 +140,17 @@ export class RunDriver {
     return { runId: this.run.id, transitions: this.trace.slice(extra).map(traceEntry), dropped: this.traceDropped + extra };
   }
 
+  /**
+   * What a flush writes when `version` (a traceVersion) was written last: the transitions since, to
+   * append; the whole trace when this driver wrote none yet or some of those were already dropped.
+   */
+  traceSince(version: number): TraceWrite {
+    const fresh = this.traceVersion - version;
+    if (version === 0 || fresh > this.trace.length) return this.traceSnapshot();
+    const dropped = Math.max(0, this.traceVersion - TRACE_LIMIT);
+    return { runId: this.run.id, transitions: this.trace.slice(this.trace.length - fresh).map(traceEntry), dropped, append: true };
+  }
+
   get projectId(): string {
     return this.run.projectId;
   }

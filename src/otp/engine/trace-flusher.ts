@@ -1,4 +1,4 @@
-// Writes the run machine's traces of every run this process drives, the ones that changed since the
+// Writes the run machine's traces of every run this process drives, the transitions added since the
 // last flush, in one statement per interval: the console's view of a run driven elsewhere, at no
 // database cost per step. The verdict's write carries the final trace (run-driver.ts).
 import type { Logger } from '../../log.js';
@@ -25,7 +25,7 @@ export class TraceFlusher {
     if (!changed.length) return Promise.resolve();
     const versions = changed.map((d) => d.traceVersion);
     this.flushing = this.store
-      .flush(changed.map((d) => d.traceSnapshot()))
+      .flush(changed.map((d) => d.traceSince(d.flushedVersion)))
       .then(() => changed.forEach((d, i) => (d.flushedVersion = versions[i]!)))
       .catch((err) => this.log.error('trace flush failed', { err }))
       .finally(() => (this.flushing = undefined));

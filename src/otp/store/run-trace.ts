@@ -1,6 +1,7 @@
 // The run machine's transitions kept with the run (otp_runs.trace, db/migrations/008): the driver keeps
-// the last TRACE_LIMIT in memory, the engine flushes those of running runs every OTP_TRACE_FLUSH_MS in
-// one statement for all of them, and the verdict's own statement (RunStore.finishRun) writes the last.
+// the last TRACE_LIMIT in memory, the engine flushes the new ones of running runs every
+// OTP_TRACE_FLUSH_MS in one statement for all of them, and the verdict's own statement
+// (RunStore.finishRun) writes the last.
 // Nothing is written per step: the step path stays one statement per group commit.
 import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
@@ -34,12 +35,21 @@ export interface TraceWrite {
   runId: string;
   transitions: TraceEntry[];
   dropped: number;
+  /** The transitions follow the ones last written (kept to the last TRACE_LIMIT); else they replace them. */
+  append?: boolean;
 }
 
-// Only running runs: a late flush must never overwrite the trace the verdict wrote.
+// Only running runs: a late flush must never overwrite the trace the verdict wrote. An append sends
+// only the transitions since the last flush, so a flush costs the service what changed, not every
+// running run's whole trace each time; the database keeps the newest TRACE_LIMIT.
 const FLUSH_SQL = `
-UPDATE otp_runs r SET trace = v.trace, trace_dropped = v.dropped
-  FROM jsonb_to_recordset(?::jsonb) AS v(run_id text, trace jsonb, dropped int)
+UPDATE otp_runs r
+   SET trace = CASE WHEN NOT v.append OR r.trace IS NULL THEN v.trace ELSE (
+                 SELECT jsonb_agg(k.e ORDER BY k.i) FROM (
+                   SELECT t.e, t.i FROM jsonb_array_elements(r.trace || v.trace) WITH ORDINALITY AS t(e, i)
+                    ORDER BY t.i DESC LIMIT ${TRACE_LIMIT}) k) END,
+       trace_dropped = v.dropped
+  FROM jsonb_to_recordset(?::jsonb) AS v(run_id text, trace jsonb, dropped int, append boolean)
  WHERE r.id = v.run_id AND r.status = 'running'`;
 
 export class RunTraceStore {
@@ -48,7 +58,7 @@ export class RunTraceStore {
   /** The traces of several running runs, in one statement. */
   async flush(writes: TraceWrite[]): Promise<void> {
     if (!writes.length) return;
-    const batch = writes.map((w) => ({ run_id: w.runId, trace: w.transitions, dropped: w.dropped }));
+    const batch = writes.map((w) => ({ run_id: w.runId, trace: w.transitions, dropped: w.dropped, append: w.append ?? false }));
     await this.db.raw(FLUSH_SQL, [JSON.stringify(batch)]);
   }
 
