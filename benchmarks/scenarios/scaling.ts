@@ -6,7 +6,7 @@
 import { Fleet, shares } from '../lib/fleet.js';
 import { testCaseBody } from '../lib/frames.js';
 import { measureWindow } from '../lib/measure.js';
-import { channelMeter, cpuMeter } from '../lib/procs.js';
+import { channelMeter, cpuMeter, loopDelayMeter } from '../lib/procs.js';
 import { cpuNote, fmt, type Row } from '../lib/report.js';
 import { createTestCase } from '../lib/service.js';
 import type { Scenario, ScenarioContext } from './context.js';
@@ -17,6 +17,9 @@ interface Point {
   rate: number;
   cpuUs: number;
   served: { p50: number; p99: number; max: number; count: number };
+  /** The group commit (otp:step.write): statements, rows, time to durable. */
+  written: { p50: number; p99: number; max: number; count: number; rows: number };
+  loopDelay: { p50: number; p99: number; max: number };
   note: string;
 }
 
@@ -36,17 +39,23 @@ async function drive(ctx: ScenarioContext, executors: number, stepDelayMs: numbe
     await fleet.all({ op: 'otp-drive', api: service.api, key: service.key, testCaseIds: [testCaseId], runsAhead: 2, stepDelayMs });
     const cpu = cpuMeter(async () => ({ service: [service.pid] }));
     const inService = channelMeter(service, 'otp:step.dispatch');
+    const commits = channelMeter(service, 'otp:step.write');
+    const loop = loopDelayMeter(service);
     let served = { p50: NaN, p99: NaN, max: NaN, count: 0 };
+    let written = { ...served, rows: 0 };
+    let loopDelay = { p50: NaN, p99: NaN, max: NaN };
     const label = `scaling/${executors}${stepDelayMs ? ` at ${stepDelayMs} ms a step` : ''}`;
     const result = await measureWindow(fleet, ctx.progress, label, {
       warmupS: options.warmup,
       durationS: options.duration,
       latency: false,
       cpu: {
-        start: async () => void (await Promise.all([cpu.start(), inService.start()])),
+        start: async () => void (await Promise.all([cpu.start(), inService.start(), commits.start(), loop.start()])),
         stop: async () => {
-          const [used, measured] = await Promise.all([cpu.stop(), inService.stop()]);
+          const [used, measured, writes, delay] = await Promise.all([cpu.stop(), inService.stop(), commits.stop(), loop.stop()]);
           served = measured;
+          written = writes;
+          loopDelay = delay;
           return used;
         },
       },
@@ -58,6 +67,8 @@ async function drive(ctx: ScenarioContext, executors: number, stepDelayMs: numbe
       rate: (steps * 1000) / result.elapsedMs,
       cpuUs: result.cpu?.service !== undefined ? (result.cpu.service * 1e6) / Math.max(1, steps) : NaN,
       served,
+      written,
+      loopDelay,
       note: `${label}: ${fmt(steps)} steps and ${fmt(result.window.runsFinished)} runs finished in ${fmt(result.elapsedMs / 1000)} s; ${cpuNote(result.cpu, result.elapsedMs, steps)}${result.window.errorFrames ? `; ${result.window.errorFrames} error frames (${result.errorSamples[0]})` : ''}.`,
     };
   } finally {
@@ -89,7 +100,7 @@ export const scalingScenario: Scenario = {
       },
     );
     const line = (p: Point) =>
-      `${fmt(p.executors)} executors${p.stepDelayMs ? ` (each step ${p.stepDelayMs} ms at the executor)` : ''}: ${fmt(p.rate, 'steps/s')}, ${fmt(p.cpuUs, 'µs')} of service CPU per step; in the service step.result → step.exec p50 ${fmt(p.served.p50)} / p99 ${fmt(p.served.p99)} / max ${fmt(p.served.max)} ms.`;
+      `${fmt(p.executors)} executors${p.stepDelayMs ? ` (each step ${p.stepDelayMs} ms at the executor)` : ''}: ${fmt(p.rate, 'steps/s')}, ${fmt(p.cpuUs, 'µs')} of service CPU per step; in the service step.result → step.exec p50 ${fmt(p.served.p50)} / p99 ${fmt(p.served.p99)} / max ${fmt(p.served.max)} ms, of which the group commit p50 ${fmt(p.written.p50)} / p99 ${fmt(p.written.p99)} ms (${fmt(p.written.rows / Math.max(1, p.written.count))} rows a statement); event-loop delay p50 ${fmt(p.loopDelay.p50)} / p99 ${fmt(p.loopDelay.p99)} / max ${fmt(p.loopDelay.max)} ms.`;
     return {
       rows,
       notes: [
