@@ -4,7 +4,7 @@
 // many runs (as the group commit sees them). Durable step writes per second, and the CPU of the
 // backend that ran them.
 import pg from 'pg';
-import { RECORD_STEPS, stepRecord } from '../../src/otp/store/run-store.js';
+import { RECORD_STEPS, stepRecord } from '../../src/otp/store/run-sql.js';
 import { cpuSeconds } from './procs.js';
 import type { ServiceUnderTest } from './service.js';
 

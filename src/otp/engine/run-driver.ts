@@ -23,7 +23,7 @@ export interface RunDriverDeps {
   store: RunStore;
   /** Checks the evidence references of outcomes before they are written (assets belong to the run). */
   verifyEvidence?: (runId: string, outcomes: StepOutcome[]) => Promise<StepOutcome[]>;
-  /** Called once the run's verdict is durable (e.g. to record test results). */
+  /** Called once the verdict is durable, for a run that owes test results (it has a test run). */
   onFinished?: (runId: string) => Promise<void>;
   writer: StepWriter;
   log: Logger;
@@ -49,8 +49,19 @@ function labelOf(t: AnyTransitionDefinition): TraceLabel {
   return label;
 }
 
+// Transitions come in bursts within one millisecond (a step is several): the last ISO form is reused.
+let lastMs = NaN;
+let lastIso = '';
+function isoOf(ms: number): string {
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
+
 function traceEntry(t: TracedTransition): TraceEntry {
-  return { at: (t.iso ??= new Date(t.ms).toISOString()), ...t.label };
+  return { at: (t.iso ??= isoOf(t.ms)), ...t.label };
 }
 
 export class RunDriver {
@@ -247,6 +258,7 @@ export class RunDriver {
 
   private async writeFinish({ runId, outcomes, status, counts, reason }: Effect<'finishRun'>): Promise<void> {
     const { deps } = this;
+    let finished: { durationMs: number; owesResults: boolean };
     try {
       const verified = await this.verified(runId, outcomes);
       // The trace goes with the verdict, ending in the transition this very write leads to when it
@@ -255,12 +267,13 @@ export class RunDriver {
       const last = { at: new Date().toISOString(), event: 'RUN_FINISH_WRITTEN', from: 'finishing', to: 'done' };
       const transitions = [...trace.transitions, last].slice(-TRACE_LIMIT);
       const dropped = trace.dropped + trace.transitions.length + 1 - transitions.length;
-      this.duration = await deps.store.finishRun({ runId, status, counts, reason, outcomes: verified, trace: { transitions, dropped } });
+      finished = await deps.store.finishRun({ runId, status, counts, reason, outcomes: verified, trace: { transitions, dropped } });
+      this.duration = finished.durationMs;
     } catch (err) {
       await this.finishWithoutOutcomes(err, reason);
       throw err;
     }
-    await deps.onFinished?.(runId).catch((err) => deps.log.error('after-run hook failed', { runId, err }));
+    if (finished.owesResults) await deps.onFinished?.(runId).catch((err) => deps.log.error('after-run hook failed', { runId, err }));
   }
 
   /**

@@ -1,7 +1,7 @@
 // Durable state of OTP runs, their steps and the executor sessions that drive them: every statement
 // the engine makes on otp_runs, otp_run_steps and otp_sessions is a method here, so the engine holds
-// no SQL. Plain knex and hand-written statements: insertRun, claimRuns and recordSteps are the
-// engine's hot paths, one round trip each.
+// no SQL. Plain knex and hand-written statements (the hottest in run-sql.ts): insertRun, claimRuns,
+// recordSteps and the finish's statement are the engine's hot paths, one round trip each.
 import type pg from 'pg';
 import type { Db } from '../../db/connect.js';
 import { EventType, noChangeEvents, type ChangeEvent, type ChangeEvents } from '../../db/change-events.js';
@@ -16,6 +16,7 @@ import {
 } from '../../../machines/types.js';
 import { runSummary } from './run-views.js';
 import { writeError } from './write-error.js';
+import { FINISH_RUN_SQL, INSERT_RUN_SQL, RECORD_STEPS, recordStepsSql, stepRecord } from './run-sql.js';
 
 export type RunCaseRef = { id: string; title: string; steps: number };
 
@@ -47,57 +48,6 @@ export interface StepWrite {
   runId: string;
   outcome: StepOutcome;
 }
-
-// A step write as the group commit's jsonb batch carries it (exported for the benchmark's baseline).
-export function stepRecord({ runId, outcome }: StepWrite) {
-  return {
-    run_id: runId,
-    step_index: outcome.stepIndex,
-    status: outcome.status,
-    source: outcome.source,
-    duration_ms: outcome.durationMs ?? null,
-    error: outcome.error ?? null,
-    evidence: outcome.evidence ?? null,
-    actual: outcome.actual ?? null,
-    used_locator: outcome.usedLocator ?? null,
-  };
-}
-
-// One statement for any number of steps: the batch travels as a single jsonb parameter. Only pending
-// rows change, so a step is never recorded twice.
-// The LIMIT is the batch's own length (no row is ever cut): without it the planner assumes the
-// usual 100 rows for a set-returning function and, while the steps table is young or its statistics
-// stale, hash-joins against a sequential scan of every step row, a cost that grows with the table
-// (seen in the benchmark: 5-15 ms per group commit). With the real count it looks each row up by
-// the primary key.
-const recordStepsSql = (batch: string, count: string) => `
-UPDATE otp_run_steps s
-   SET status = v.status, source = v.source, duration_ms = v.duration_ms, error = v.error,
-       evidence = v.evidence, actual = v.actual, used_locator = v.used_locator, finished_at = now()
-  FROM (SELECT * FROM jsonb_to_recordset(${batch}::jsonb) AS r(run_id text, step_index int, status text, source text,
-          duration_ms int, error jsonb, evidence jsonb, actual text, used_locator jsonb) LIMIT ${count}) v
- WHERE s.run_id = v.run_id AND s.step_index = v.step_index AND s.status = 'pending'`;
-
-// The group commit's statement, prepared once on its own connection (see RunStore): it runs for
-// nearly every step, and through knex and the shared pool it cost the service more than the rest
-// of a step's write. Exported for the benchmark's PostgreSQL baseline, which sends it alone.
-export const RECORD_STEPS = { name: 'otp_record_steps', text: recordStepsSql('$1', '$2') };
-
-// A new run and its steps in one statement: the steps travel as one jsonb parameter. The steps'
-// foreign key is checked at the end of the statement, when the run row exists.
-const INSERT_RUN_SQL = `
-WITH run AS (
-  INSERT INTO otp_runs (id, tenant_id, project_id, requested_session_id, status, vars, allowed_origins, test_cases,
-                        plan_id, test_run_id, finish_test_run, total_steps)
-  VALUES (?, ?, ?, ?, 'queued', ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?)
-  RETURNING *
-), steps AS (
-  INSERT INTO otp_run_steps (run_id, step_index, case_index, test_case_id, label, action, timeout_ms, continue_on_fail, evidence_policy)
-  SELECT run.id, v.step_index, v.case_index, v.test_case_id, v.label, v.action, v.timeout_ms, v.continue_on_fail, v.evidence_policy
-    FROM run, jsonb_to_recordset(?::jsonb) AS v(step_index int, case_index int, test_case_id text, label text, action jsonb,
-                                                  timeout_ms int, continue_on_fail boolean, evidence_policy text)
-)
-SELECT * FROM run`;
 
 interface StepRow {
   step_index: number;
@@ -224,7 +174,10 @@ export class RunStore {
     }
   }
 
-  /** The last outcomes and the verdict in one transaction; answers the run's duration. */
+  /**
+   * The last outcomes and the verdict in one statement, in the transaction that reports the verdict to
+   * webhook subscribers. Answers the run's duration and whether it owes test results (it has a test run).
+   */
   async finishRun(input: {
     runId: string;
     status: FinalRunStatus;
@@ -233,27 +186,30 @@ export class RunStore {
     outcomes: StepOutcome[];
     /** The run machine's last transitions (run-trace.ts), written with the verdict. */
     trace?: { transitions: unknown[]; dropped: number };
-  }): Promise<number> {
-    return this.db.transaction(async (trx) => {
-      await this.recordSteps(input.outcomes.map((outcome) => ({ runId: input.runId, outcome })), trx);
-      const [row] = await trx('otp_runs')
-        .where('id', input.runId)
-        .update({
-          status: input.status,
-          passed: input.counts.passed,
-          failed: input.counts.failed,
-          skipped: input.counts.skipped,
-          reason: input.reason ?? null,
-          ...(input.trace ? { trace: JSON.stringify(input.trace.transitions), trace_dropped: input.trace.dropped } : {}),
-          finished_at: trx.fn.now(),
-          duration_ms: trx.raw('coalesce((extract(epoch from now() - started_at) * 1000)::int, 0)'),
-        })
-        .returning('*');
-      if (row) await this.reportFinished(trx, [row]);
-      return row?.duration_ms ?? 0;
-    }).catch((err) => {
-      throw writeError(err);
-    });
+  }): Promise<{ durationMs: number; owesResults: boolean }> {
+    const { runId, status, counts, trace } = input;
+    const outcomes = input.outcomes.map((outcome) => stepRecord({ runId, outcome }));
+    return this.db
+      .transaction(async (trx) => {
+        const { rows } = await trx.raw(FINISH_RUN_SQL, [
+          JSON.stringify(outcomes),
+          outcomes.length,
+          status,
+          counts.passed,
+          counts.failed,
+          counts.skipped,
+          input.reason ?? null,
+          trace ? JSON.stringify(trace.transitions) : null,
+          trace?.dropped ?? null,
+          runId,
+        ]);
+        const row = rows[0];
+        if (row) await this.reportFinished(trx, [row]);
+        return { durationMs: row?.duration_ms ?? 0, owesResults: Boolean(row?.test_run_id) };
+      })
+      .catch((err) => {
+        throw writeError(err);
+      });
   }
 
   /**
