@@ -207,6 +207,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       if (notice.kind === 'project') keys.invalidateProject(notice.projectId);
       if (notice.kind === 'run-view') runViews.invalidate(notice.runId);
       if (notice.kind === 'webhooks') webhooks.wake();
+      if (notice.kind === 'webhook-subscriptions') webhooks.subscriptionsChanged(notice.projectId);
       engine.handleNotice(notice);
     },
     // Back after a lost connection: forget what a missed notice would have changed, and look now
@@ -214,6 +215,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     () => {
       keys.clear();
       runViews.clear();
+      webhooks.forgetSubscriptions();
       webhooks.wake();
       engine.reconcile().catch((err) => log.error('reconcile failed', { err }));
     },

@@ -10,6 +10,7 @@ import * as recordings from './006_recordings.js';
 import * as runTrace from './008_run_trace.js';
 import * as oauth from './009_oauth.js';
 import * as webhookOutbox from './010_webhook_outbox.js';
+import * as webhookSubscriptionNotices from './011_webhook_subscription_notices.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -26,6 +27,7 @@ const migrations: Array<[string, Migration]> = [
   ['008_run_trace', runTrace],
   ['009_oauth', oauth],
   ['010_webhook_outbox', webhookOutbox],
+  ['011_webhook_subscription_notices', webhookSubscriptionNotices],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

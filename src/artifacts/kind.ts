@@ -3,6 +3,7 @@
 // artifacts, links, coverage, unique fields and hooks for the few rules a schema cannot say.
 // A group's definition file (bugs/bugs.ts, tests/cases.ts, ...) is one defineArtifact() call: it is
 // the resource's schema; the generic ArtifactStore (store.ts) keeps it and resourceRoutes serves it.
+import type { ChangeEvents } from '../db/change-events.js';
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
 import type { JsonSchema } from '../rest/route.js';
@@ -38,6 +39,8 @@ export interface WriteContext {
   /** The stored record (update only). */
   prev?: StoredArtifact;
   settings: ArtifactSettings;
+  /** Where the store reports its changes (webhooks): a subscription's write tells it subscriptions change. */
+  events: ChangeEvents;
 }
 
 /** What the service's configuration says to the rules of artifacts. */

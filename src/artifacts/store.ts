@@ -82,7 +82,7 @@ export class ArtifactStore implements ResourceStore {
     const base = { tenantId: row.tenant_id, projectId: row.project_id };
     const events: ChangeEvent[] = [{ ...base, type: `${this.def.kind}.${op}`, data: record }];
     for (const extra of this.def.hooks?.events?.({ op, record, prev }) ?? []) events.push({ ...base, type: extra, data: record });
-    await (this.deps.events ?? noChangeEvents).record(trx, events);
+    await this.events.record(trx, events);
   }
 
   private async answer(rows: StoredArtifact[]): Promise<Rec[]> {
@@ -126,6 +126,10 @@ export class ArtifactStore implements ResourceStore {
     return paginateSorted(q, query, (rows) => this.answer(rows as StoredArtifact[]), { id: 'id', updatedAt: 'updated_at' });
   }
 
+  private get events(): ChangeEvents {
+    return this.deps.events ?? noChangeEvents;
+  }
+
   private get settings(): ArtifactSettings {
     return this.deps.settings ?? defaultArtifactSettings;
   }
@@ -135,7 +139,7 @@ export class ArtifactStore implements ResourceStore {
       await checkArtifactQuota(trx, principal, this.deps.limits);
       const next = withDefaults(this.def, input);
       await this.checkRefs(trx, principal, next, Object.keys(input));
-      await this.def.hooks?.prepare?.({ db: trx, principal, op: 'create', next, settings: this.settings });
+      await this.def.hooks?.prepare?.({ db: trx, principal, op: 'create', next, settings: this.settings, events: this.events });
       const [inserted] = await trx('artifacts')
         .insert({
           id: newId(this.def.idPrefix as IdPrefix),
@@ -158,7 +162,7 @@ export class ArtifactStore implements ResourceStore {
       checkIfMatch(ifMatch, prev.version, `${capitalise(this.def.label)} ${id}`);
       const next = applyPatch(this.def, prev.data, patch);
       await this.checkRefs(trx, principal, next, Object.keys(patch));
-      await this.def.hooks?.prepare?.({ db: trx, principal, op: 'update', next, prev, settings: this.settings });
+      await this.def.hooks?.prepare?.({ db: trx, principal, op: 'update', next, prev, settings: this.settings, events: this.events });
       const [updated] = await trx('artifacts')
         .where('id', id)
         .update({ data: JSON.stringify(next), version: prev.version + 1, updated_at: trx.fn.now() })

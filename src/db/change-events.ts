@@ -36,6 +36,14 @@ export interface ChangeEvents {
    * or not at all. Cheap when no subscription of the project wants them (one indexed read).
    */
   record(trx: Knex, events: ChangeEvent | readonly ChangeEvent[]): Promise<void>;
+  /**
+   * False when no subscription of the project is active: a change may then be written without
+   * `record`, and without a transaction of its own. Answered from memory nearly always (a hot path,
+   * the finish of every run, asks it).
+   */
+  mayRecord(projectId: string): Promise<boolean>;
+  /** A subscription of the project is being written in this process (inside its transaction). */
+  subscriptionsChanging(projectId: string): void;
 }
 
-export const noChangeEvents: ChangeEvents = { record: async () => {} };
+export const noChangeEvents: ChangeEvents = { record: async () => {}, mayRecord: async () => false, subscriptionsChanging: () => {} };

@@ -15,6 +15,8 @@ export type Notice =
   | { kind: 'record'; frame: 'start' | 'stop'; sessionId: string; recordingId: string; title?: string; url?: string; testCaseId?: string; reason?: string }
   // Webhook deliveries were written (sent at commit by the outbox, to every process, the sender too).
   | { kind: 'webhooks' }
+  // Sent by triggers (db/migrations/011) when a webhook subscription is written or deleted.
+  | { kind: 'webhook-subscriptions'; projectId: string }
   // Sent by triggers (db/migrations/008) when a run or a session changes, for the console's live pages.
   | { kind: 'run-live'; runId: string; projectId: string; status: string }
   | { kind: 'session-live'; sessionId: string; projectId: string }

@@ -11,6 +11,7 @@ import { WebhookSubscriptions } from '../artifacts/index.js';
 import { DeliveryStore } from './delivery-store.js';
 import { WebhookDispatcher } from './dispatcher.js';
 import { Outbox } from './outbox.js';
+import { SubscribedProjects } from './subscribed-projects.js';
 import { webhookDeliveryRoutes } from './routes.js';
 export { webhookEvents } from './event-schemas.js';
 
@@ -22,23 +23,30 @@ export interface WebhookDelivery {
   start(): void;
   /** Deliveries were written somewhere (the outbox's notice): look for due ones now. */
   wake(): void;
+  /** A subscription of the project was written (the trigger's notice, db/migrations/011). */
+  subscriptionsChanged(projectId: string): void;
+  /** Notices may have been missed: whatever they would have changed is read again. */
+  forgetSubscriptions(): void;
   stop(): Promise<void>;
 }
 
 export function createWebhookDelivery({ config, db, log, instanceId }: { config: WebhookConfig; db: Db; log: Logger; instanceId: string }): WebhookDelivery {
   const subscriptions = new WebhookSubscriptions(db);
+  const subscribedProjects = new SubscribedProjects(subscriptions);
   const store = new DeliveryStore(db);
   const dispatcher = new WebhookDispatcher({ db, store, subscriptions, config, instanceId, log });
   const wake = () => {
     if (config.deliver) dispatcher.wake();
   };
   return {
-    events: new Outbox(subscriptions),
+    events: new Outbox(subscriptions, subscribedProjects),
     routes: webhookDeliveryRoutes({ store, subscriptions, secretGraceMs: config.secretGraceMs, wake }),
     start: () => {
       if (config.deliver) dispatcher.start();
     },
     wake,
+    subscriptionsChanged: (projectId) => subscribedProjects.forget(projectId),
+    forgetSubscriptions: () => subscribedProjects.forgetAll(),
     stop: () => dispatcher.stop(),
   };
 }

@@ -7,6 +7,7 @@ import type { ChangeEvent, ChangeEvents } from '../db/change-events.js';
 import { notifyAtCommit } from '../db/notifier.js';
 import { newId } from '../ids.js';
 import type { WebhookSubscriptions } from '../artifacts/index.js';
+import type { SubscribedProjects } from './subscribed-projects.js';
 
 /** The body of a delivery: the Standard Webhooks shape (type, timestamp, data) with the event's id and project. */
 export function eventBody(id: string, event: ChangeEvent, at: Date): string {
@@ -14,7 +15,18 @@ export function eventBody(id: string, event: ChangeEvent, at: Date): string {
 }
 
 export class Outbox implements ChangeEvents {
-  constructor(private readonly subscriptions: WebhookSubscriptions) {}
+  constructor(
+    private readonly subscriptions: WebhookSubscriptions,
+    private readonly subscribedProjects: SubscribedProjects,
+  ) {}
+
+  mayRecord(projectId: string): Promise<boolean> {
+    return this.subscribedProjects.subscribed(projectId);
+  }
+
+  subscriptionsChanging(projectId: string): void {
+    this.subscribedProjects.pin(projectId);
+  }
 
   async record(trx: Knex, input: ChangeEvent | readonly ChangeEvent[]): Promise<void> {
     const events: readonly ChangeEvent[] = Array.isArray(input) ? input : [input as ChangeEvent];

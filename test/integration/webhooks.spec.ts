@@ -9,6 +9,7 @@ import { WebhookReceiver, verifies, type Received } from '../support/webhook-rec
 import { ajv } from '../../src/validation/ajv.js';
 import { webhookEvents } from '../../src/webhook-delivery/index.js';
 import { Outbox } from '../../src/webhook-delivery/outbox.js';
+import { SubscribedProjects } from '../../src/webhook-delivery/subscribed-projects.js';
 import { DeliveryStore } from '../../src/webhook-delivery/delivery-store.js';
 import { WebhookSubscriptions } from '../../src/artifacts/index.js';
 import { EventType } from '../../src/db/change-events.js';
@@ -121,7 +122,8 @@ describe('Webhook delivery', () => {
     recorder.close();
     expected.push('test_case.created');
     // A rolled-back change reports nothing.
-    const outbox = new Outbox(new WebhookSubscriptions(t.service.db));
+    const subscriptions = new WebhookSubscriptions(t.service.db);
+    const outbox = new Outbox(subscriptions, new SubscribedProjects(subscriptions));
     const finishedAt = new Date().toISOString();
     await t.service.db
       .transaction(async (trx) => {

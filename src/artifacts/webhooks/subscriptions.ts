@@ -47,6 +47,15 @@ export class WebhookSubscriptions {
     return out;
   }
 
+  /** Whether the project has an active subscription at all (the outbox's SubscribedProjects asks). */
+  async anyActive(projectId: string): Promise<boolean> {
+    const row = await this.webhooks()
+      .where('project_id', projectId)
+      .whereRaw(`(data->>'active')::boolean IS NOT FALSE`)
+      .first(this.db.raw('1 AS one'));
+    return row !== undefined;
+  }
+
   /** A subscription of any project (the dispatcher's view), or null when it is gone. */
   async target(id: string): Promise<WebhookTarget | null> {
     const row = await this.webhooks().where('id', id).first('id', 'tenant_id', 'project_id', 'data');

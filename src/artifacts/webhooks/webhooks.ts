@@ -73,7 +73,9 @@ export function webhooksDefinition(artifactKinds: readonly string[]): ArtifactDe
     // A subscription is not news to subscriptions: its changes carry secrets and report nothing.
     events: false,
     hooks: {
-      prepare: async ({ op, next, prev, settings }) => {
+      prepare: async ({ op, next, prev, settings, events, principal }) => {
+        // Changes of this project are reported from now on, even before the notice of this write.
+        events.subscriptionsChanging(principal.projectId);
         if (typeof next.secret !== 'string') next.secret = newWebhookSecret();
         if (prev && next.secret !== prev.data.secret) {
           // A secret written by hand replaces the old one at once (rotate-secret keeps a grace period).

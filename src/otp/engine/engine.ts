@@ -390,6 +390,9 @@ export class OtpEngine {
   }
 
   private async checkSessionOpen(projectId: string, sessionId: string): Promise<void> {
+    // Welcomed here and attached: open (its row was written before its welcome), no need to ask.
+    const local = this.sessions.get(sessionId);
+    if (local?.ready && !local.closed && local.principal.projectId === projectId) return;
     const status = await this.deps.store.sessionStatus(projectId, sessionId);
     if (!status) throw errors.notFound('Session', sessionId);
     if (status !== 'open') throw errors.conflict(`Session ${sessionId} is closed`, { sessionId });

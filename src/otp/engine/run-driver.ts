@@ -267,7 +267,7 @@ export class RunDriver {
       const last = { at: new Date().toISOString(), event: 'RUN_FINISH_WRITTEN', from: 'finishing', to: 'done' };
       const transitions = [...trace.transitions, last].slice(-TRACE_LIMIT);
       const dropped = trace.dropped + trace.transitions.length + 1 - transitions.length;
-      finished = await deps.store.finishRun({ runId, status, counts, reason, outcomes: verified, trace: { transitions, dropped } });
+      finished = await deps.store.finishRun({ runId, projectId: this.run.projectId, status, counts, reason, outcomes: verified, trace: { transitions, dropped } });
       this.duration = finished.durationMs;
     } catch (err) {
       await this.finishWithoutOutcomes(err, reason);

@@ -175,11 +175,13 @@ export class RunStore {
   }
 
   /**
-   * The last outcomes and the verdict in one statement, in the transaction that reports the verdict to
-   * webhook subscribers. Answers the run's duration and whether it owes test results (it has a test run).
+   * The last outcomes and the verdict in one statement. When a webhook subscription of the project may
+   * want to hear of it, in a transaction that reports the verdict too; otherwise alone. Answers the
+   * run's duration and whether it owes test results (it has a test run).
    */
   async finishRun(input: {
     runId: string;
+    projectId: string;
     status: FinalRunStatus;
     counts: RunCounts;
     reason?: string;
@@ -189,27 +191,32 @@ export class RunStore {
   }): Promise<{ durationMs: number; owesResults: boolean }> {
     const { runId, status, counts, trace } = input;
     const outcomes = input.outcomes.map((outcome) => stepRecord({ runId, outcome }));
-    return this.db
-      .transaction(async (trx) => {
-        const { rows } = await trx.raw(FINISH_RUN_SQL, [
-          JSON.stringify(outcomes),
-          outcomes.length,
-          status,
-          counts.passed,
-          counts.failed,
-          counts.skipped,
-          input.reason ?? null,
-          trace ? JSON.stringify(trace.transitions) : null,
-          trace?.dropped ?? null,
-          runId,
-        ]);
-        const row = rows[0];
+    const values = [
+      JSON.stringify(outcomes),
+      outcomes.length,
+      status,
+      counts.passed,
+      counts.failed,
+      counts.skipped,
+      input.reason ?? null,
+      trace ? JSON.stringify(trace.transitions) : null,
+      trace?.dropped ?? null,
+      runId,
+    ];
+    const answer = (row: { duration_ms?: number; test_run_id?: string | null } | undefined) => ({
+      durationMs: row?.duration_ms ?? 0,
+      owesResults: Boolean(row?.test_run_id),
+    });
+    try {
+      if (!(await this.events.mayRecord(input.projectId))) return answer((await this.db.raw(FINISH_RUN_SQL, values)).rows[0]);
+      return await this.db.transaction(async (trx) => {
+        const row = (await trx.raw(FINISH_RUN_SQL, values)).rows[0];
         if (row) await this.reportFinished(trx, [row]);
-        return { durationMs: row?.duration_ms ?? 0, owesResults: Boolean(row?.test_run_id) };
-      })
-      .catch((err) => {
-        throw writeError(err);
+        return answer(row);
       });
+    } catch (err) {
+      throw writeError(err);
+    }
   }
 
   /**
