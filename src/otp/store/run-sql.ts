@@ -37,15 +37,25 @@ UPDATE otp_run_steps s
 // of a step's write. Exported for the benchmark's PostgreSQL baseline, which sends it alone.
 export const RECORD_STEPS = { name: 'otp_record_steps', text: recordStepsSql('$1', '$2') };
 
+// The columns runSummary (run-views.ts) reads, and the tenant an event names: what a reported verdict
+// needs, without the trace the statement has just written (up to 500 transitions to parse back).
+const SUMMARY_COLUMNS = `id, tenant_id, project_id, status, session_id, requested_session_id, plan_id, test_run_id,
+  finish_test_run, test_cases, allowed_origins, vars, total_steps, passed, failed, skipped, reason, cancel_requested_at,
+  created_at, started_at, finished_at, duration_ms`;
+
 // A run's last outcomes and its verdict in one statement (a trace given replaces the one flushed).
-export const FINISH_RUN_SQL = `
+const finishRunSql = (returning: string) => `
 WITH recorded AS (${recordStepsSql('?', '?')} RETURNING 1)
 UPDATE otp_runs
    SET status = ?, passed = ?, failed = ?, skipped = ?, reason = ?,
        trace = coalesce(?::jsonb, trace), trace_dropped = coalesce(?::int, trace_dropped),
        finished_at = now(), duration_ms = coalesce((extract(epoch from now() - started_at) * 1000)::int, 0)
  WHERE id = ?
-RETURNING *`;
+RETURNING ${returning}`;
+/** Answers what the driver needs: the duration and whether a test run waits for results. */
+export const FINISH_RUN_SQL = finishRunSql('duration_ms, test_run_id');
+/** Answers the run as `run.finished` reports it to webhooks. */
+export const FINISH_REPORTED_RUN_SQL = finishRunSql(SUMMARY_COLUMNS);
 
 // A new run and its steps in one statement: the steps travel as one jsonb parameter. The steps'
 // foreign key is checked at the end of the statement, when the run row exists.

@@ -16,7 +16,7 @@ import {
 } from '../../../machines/types.js';
 import { runSummary } from './run-views.js';
 import { writeError } from './write-error.js';
-import { FINISH_RUN_SQL, INSERT_RUN_SQL, RECORD_STEPS, recordStepsSql, stepRecord } from './run-sql.js';
+import { FINISH_REPORTED_RUN_SQL, FINISH_RUN_SQL, INSERT_RUN_SQL, RECORD_STEPS, recordStepsSql, stepRecord } from './run-sql.js';
 
 export type RunCaseRef = { id: string; title: string; steps: number };
 
@@ -210,7 +210,7 @@ export class RunStore {
     try {
       if (!(await this.events.mayRecord(input.projectId))) return answer((await this.db.raw(FINISH_RUN_SQL, values)).rows[0]);
       return await this.db.transaction(async (trx) => {
-        const row = (await trx.raw(FINISH_RUN_SQL, values)).rows[0];
+        const row = (await trx.raw(FINISH_REPORTED_RUN_SQL, values)).rows[0];
         if (row) await this.reportFinished(trx, [row]);
         return answer(row);
       });
