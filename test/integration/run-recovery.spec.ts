@@ -155,3 +155,63 @@ describe('Runs left without a driver, and results that cannot be written', () =>
     executor.close();
   });
 });
+
+describe('A run claimed for a session that went away before it started', () => {
+  let t: TestService;
+  before(async () => {
+    // No orphan check: the runs below are claimed by a process that does not exist.
+    t = await startTestService({ orphanCheckMs: 0 });
+  });
+  after(async () => t?.stop());
+
+  it('goes back to the queue, unless it is pinned to a session that closed (or asked to cancel)', async () => {
+    const { projectId, tenantId } = await t.newProject('admin');
+    const store = new RunStore(t.service.db);
+    const session = async () => {
+      const id = newId('ots');
+      await store.insertSession({ id, tenantId, projectId, keyId: 'key_x', instanceId: 'ins_claimer', executor: 'test', capabilities: {}, maxParallel: 4 });
+      return id;
+    };
+    const run = async (requestedSessionId: string | null) => {
+      const id = newId('otr');
+      await store.insertRun({
+        id,
+        tenantId,
+        projectId,
+        requestedSessionId,
+        vars: {},
+        allowedOrigins: [],
+        testCases: [{ id: 'tc_x', title: 'x', steps: 1 }],
+        planId: null,
+        testRunId: null,
+        finishTestRun: false,
+        steps: [{ stepIndex: 0, caseIndex: 0, testCaseId: 'tc_x', action: { action: 'navigate', url: 'https://a.test' }, timeoutMs: 1000, continueOnFail: false }],
+      });
+      return id;
+    };
+    const [open, closing] = [await session(), await session()];
+    const [free, cancelled, pinnedOpen, pinnedClosed] = [await run(null), await run(null), await run(open), await run(closing)];
+    const claim = async (sessionId: string, limit: number) =>
+      (await store.claimRuns({ id: sessionId, projectId }, 'ins_claimer', limit)).map((r) => r.id);
+    expect(await claim(open, 3)).to.deep.equal([free, cancelled, pinnedOpen]);
+    expect(await claim(closing, 1)).to.deep.equal([pinnedClosed]);
+    await store.requestCancel(cancelled);
+    await store.closeSession(closing, 1000, 'gone');
+
+    expect(await store.requeueUnstarted(free, 'ins_other'), 'only the process that claimed it').to.equal(null);
+    expect(await store.requeueUnstarted(free, 'ins_claimer')).to.deep.equal({ projectId, sessionId: null });
+    expect(await store.requeueUnstarted(pinnedOpen, 'ins_claimer')).to.deep.equal({ projectId, sessionId: open });
+    expect(await store.requeueUnstarted(pinnedClosed, 'ins_claimer')).to.equal(null);
+    expect(await store.requeueUnstarted(cancelled, 'ins_claimer')).to.equal(null);
+
+    const rows = await t.service.db('otp_runs').whereIn('id', [free, cancelled, pinnedOpen, pinnedClosed]).orderBy('id').select('id', 'status', 'session_id', 'instance_id', 'started_at');
+    expect(rows.map((r) => [r.status, r.session_id, r.instance_id, r.started_at])).to.deep.equal([
+      ['queued', null, null, null],
+      ['running', open, 'ins_claimer', rows[1].started_at],
+      ['queued', null, null, null],
+      ['running', closing, 'ins_claimer', rows[3].started_at],
+    ]);
+    // Back in the queue, it is claimed like any queued run.
+    expect(await claim(open, 4)).to.deep.equal([free, pinnedOpen]);
+  });
+});

@@ -341,8 +341,17 @@ export class OtpEngine {
 
   private async startRun(run: ClaimedRun, session: ExecutorSession): Promise<void> {
     if (session.closed || this.shutdowns.stopping) {
-      // The session went away (or the process stopped) while the claim was in flight. A run claimed
-      // as the drain began still starts: the drain lets it finish or hands it over with its session.
+      // The session went away (closed, or handed to another process by a drain) or the process
+      // stopped while the claim was in flight: nothing was sent, so the run goes back to the queue for
+      // another session (or process) to claim. A run claimed as the drain began on a session still
+      // here starts: the drain lets it finish or hands it over with its session.
+      const requeued = await this.deps.store.requeueUnstarted(run.id, this.deps.instanceId);
+      if (requeued) {
+        this.deps.log.info('run claimed as its session left: back in the queue', { runId: run.id, sessionId: session.id });
+        if (!this.shutdowns.stopping && !requeued.sessionId) this.dispatch.wakeProject(requeued.projectId);
+        await this.notify({ kind: 'dispatch', projectId: requeued.projectId, ...(requeued.sessionId ? { sessionId: requeued.sessionId } : {}) });
+        return;
+      }
       await this.deps.store.finishOrphanedRuns([run.id], {
         status: 'error',
         code: 'E_INTERNAL',

@@ -316,6 +316,24 @@ export class RunStore {
       .pluck('id');
   }
 
+  /**
+   * A run this process claimed but never started (its session closed or moved to another process
+   * while the claim was in flight) goes back to the queue as it was. Not when it was asked to cancel,
+   * or is pinned to a session that is no longer open (the session's row is locked against a
+   * concurrent close): answers false, and the caller finishes it.
+   */
+  async requeueUnstarted(runId: string, instanceId: string): Promise<{ projectId: string; sessionId: string | null } | null> {
+    const { rows } = await this.db.raw(
+      `UPDATE otp_runs r SET status = 'queued', session_id = NULL, instance_id = NULL, started_at = NULL
+        WHERE r.id = ? AND r.status = 'running' AND r.instance_id = ? AND r.cancel_requested_at IS NULL
+          AND (r.requested_session_id IS NULL
+               OR EXISTS (SELECT 1 FROM otp_sessions s WHERE s.id = r.requested_session_id AND s.status = 'open' FOR SHARE))
+        RETURNING r.project_id, r.requested_session_id`,
+      [runId, instanceId],
+    );
+    return rows[0] ? { projectId: rows[0].project_id, sessionId: rows[0].requested_session_id } : null;
+  }
+
   /** Cancels a run that no session has claimed yet; false when it was claimed (or finished) first. */
   async cancelQueuedRun(runId: string, reason: string): Promise<boolean> {
     return this.db.transaction(async (trx) => {
