@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startTestService, type TestService } from '../support/service.js';
-import { newProject, notFound, CHECKOUT_STEPS, type Project } from './seed.js';
+import { newProject, notFound, CHECKOUT_STEPS, SIGN_IN_STEPS, type Project } from './seed.js';
 
 describe('Console: the engineers\' web UI', function () {
   this.timeout(20_000);
@@ -126,6 +126,26 @@ describe('Console: the engineers\' web UI', function () {
     await page.waitForSelector('#run-status .s-cancelled');
     expect((await q.req('GET', `/otp/runs/${runId}`)).body.status).to.equal('cancelled');
     expect(exec.payload.stepIndex).to.equal(0);
+    executor.close();
+    await context.close();
+  });
+
+  it('asks for the values of a case\'s {{variables}} before it runs it, secrets in a password field', async () => {
+    const q = await newProject(t);
+    const { context, page } = await signedIn(q.key);
+    const caseId = await q.testCase('Sign in with variables', SIGN_IN_STEPS);
+    const executor = await q.executor('vars-runner');
+    await page.goto(`${t.service.restUrl}/console/cases/${caseId}`);
+    const form = page.getByRole('form', { name: 'Run Sign in with variables' });
+    expect(await form.getByLabel('secret_1').getAttribute('type')).to.equal('password');
+    for (const [name, value] of [['base', 'https://app.test'], ['user', 'ada@example.com'], ['secret_1', 'hunter2']]) await form.getByLabel(name, { exact: true }).fill(value!);
+    await form.getByRole('button', { name: 'Run' }).click();
+    await page.waitForURL(/\/console\/runs\/otr_/);
+    const runId = page.url().split('/').pop()!;
+    const exec = await executor.next('step.exec', (f) => f.runId === runId);
+    // The first step's {{base}} went out filled in.
+    expect(exec.payload.step.url).to.equal('https://app.test/login');
+    expect((await q.req('GET', `/otp/runs/${runId}`)).body.varNames).to.have.members(['base', 'user', 'secret_1']);
     executor.close();
     await context.close();
   });

@@ -4,6 +4,8 @@ import type { ConsoleData } from '../data.js';
 import type { Principal } from '../../auth/principal.js';
 import { BASE } from '../layout.js';
 import { stepSentence } from '../sentences.js';
+import { referencedVars } from '../../../machines/vars.js';
+import type { StepAction } from '../../../machines/types.js';
 
 interface CaseStep {
   otp: { action: string };
@@ -15,6 +17,16 @@ interface CaseStep {
 const runButton = (id: string, what: string) =>
   html`<form hx-post="${BASE}/f/runs" hx-target="next .run-result" hx-swap="innerHTML" class="inline-button">
     <input type="hidden" name="what" value="${id}"><button type="submit" aria-label="Run ${what}">Run</button></form><span class="run-result" role="status"></span>`;
+
+/** A case whose steps use {{variables}}: a field for each, then Run (secret_ ones are not shown as typed). */
+const runWithVars = (id: string, what: string, names: string[]) =>
+  html`<form hx-post="${BASE}/f/runs" hx-target="next .run-result" hx-swap="innerHTML" aria-label="Run ${what}">
+    <input type="hidden" name="what" value="${id}">
+    <fieldset class="vars"><legend>Values of the steps' variables</legend>
+      ${names.map((name) => html`<div><label for="var-${name}">${name}</label>
+        <input id="var-${name}" name="var.${name}" type="${name.startsWith('secret_') ? 'password' : 'text'}" autocomplete="off" required></div>`)}
+    </fieldset>
+    <button type="submit">Run</button></form><span class="run-result" role="status"></span>`;
 
 export async function casesFragment(data: ConsoleData, principal: Principal): Promise<Html> {
   const [cases, plans] = await Promise.all([data.artifacts(principal, 'test_case', 200), data.artifacts(principal, 'test_plan', 200)]);
@@ -42,12 +54,13 @@ export async function casesFragment(data: ConsoleData, principal: Principal): Pr
 export async function caseFragment(data: ConsoleData, principal: Principal, id: string): Promise<Html> {
   const c = await data.artifact(principal, 'test_case', id);
   const steps = (c.steps as CaseStep[] | undefined) ?? [];
+  const varNames = [...new Set(steps.flatMap((s) => referencedVars(s.otp as StepAction)))];
   return html`<section class="card" aria-labelledby="case-h">
       <h2 id="case-h">${c.title ?? c.id}</h2>
       <p class="muted mono">${c.id}</p>
       ${c.description ? html`<p>${String(c.description)}</p>` : ''}
       ${c.preconditions ? html`<p><strong>Before:</strong> ${String(c.preconditions)}</p>` : ''}
-      ${runButton(c.id, c.title ?? c.id)}
+      ${varNames.length ? runWithVars(c.id, c.title ?? c.id, varNames) : runButton(c.id, c.title ?? c.id)}
       <p><a href="${BASE}/runs?testCaseId=${c.id}">Runs of this test case</a></p>
     </section>
     <h2>Steps</h2>

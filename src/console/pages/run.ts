@@ -114,7 +114,10 @@ export async function startRun(ctx: Koa.Context, data: ConsoleData, principal: P
   const what = form.get('what') ?? '';
   const request = /^tc_[A-Za-z0-9]{1,60}$/.test(what) ? { testCaseIds: [what] } : /^tp_[A-Za-z0-9]{1,60}$/.test(what) ? { planId: what } : null;
   if (!request) throw errors.validation('Choose a test case or a plan to run');
-  const run = await data.createRun(principal, request);
+  // The case page's fields: var.<name>=value for each {{variable}} its steps use.
+  const vars: Record<string, string> = {};
+  for (const [name, value] of form) if (name.startsWith('var.')) vars[name.slice(4)] = value;
+  const run = await data.createRun(principal, Object.keys(vars).length ? { ...request, vars } : request);
   // htmx follows this header with a full navigation to the new run's page.
   ctx.set('HX-Redirect', `${BASE}/runs/${run.id}`);
   return html`Started <a href="${BASE}/runs/${run.id}">${run.id}</a>`;
