@@ -101,6 +101,14 @@ function describeSpec(spec: NonNullable<AssertStep['locator']>): string {
   return 'candidates' in spec ? spec.candidates.map(describe).join(' | ') : describe(spec);
 }
 
+function failed(step: AssertStep, seen: Observation): StepError {
+  return new StepError('E_ASSERT_FAILED', `expected ${expectation(step)}, got "${seen.actual}"`, {
+    actual: seen.actual,
+    usedLocator: seen.resolved?.used,
+    triedLocators: seen.resolved?.tried,
+  });
+}
+
 export interface AssertResult {
   actual: string;
   usedLocator?: Locator;
@@ -108,8 +116,18 @@ export interface AssertResult {
 
 export async function performAssert(page: Page, step: AssertStep, deadline: Deadline): Promise<AssertResult> {
   const op = step.op ?? 'equals';
+  let last: Observation | undefined;
   for (let attempt = 0; ; attempt++) {
-    const seen = await observe(page, step, deadline);
+    let seen: Observation;
+    try {
+      seen = await observe(page, step, deadline);
+    } catch (err) {
+      // The step's time ran out during a later look (on a busy machine a read can take what was
+      // left): the assert did not hold by then, and `actual` is the last value seen.
+      if (last && !last.missing && isTimeout(err)) throw failed(step, last);
+      throw err;
+    }
+    last = seen;
     const verdict = seen.missing ? false : holds(step.kind, op, seen.actual, step.expected);
     if (typeof verdict === 'string') throw new StepError('E_ASSERT_FAILED', verdict, { actual: seen.actual, usedLocator: seen.resolved?.used });
     if (verdict) return { actual: seen.actual, usedLocator: seen.resolved?.used };
@@ -118,11 +136,7 @@ export async function performAssert(page: Page, step: AssertStep, deadline: Dead
       if (seen.missing && NEEDS_ELEMENT.has(step.kind)) {
         throw new StepError('E_LOCATOR_NOT_FOUND', `no element matched ${describeSpec(step.locator!)}`, { actual: '', triedLocators: seen.resolved?.tried });
       }
-      throw new StepError('E_ASSERT_FAILED', `expected ${expectation(step)}, got "${seen.actual}"`, {
-        actual: seen.actual,
-        usedLocator: seen.resolved?.used,
-        triedLocators: seen.resolved?.tried,
-      });
+      throw failed(step, seen);
     }
     await new Promise((resolve) => setTimeout(resolve, pause));
   }
