@@ -49,7 +49,8 @@ export interface StepWrite {
   outcome: StepOutcome;
 }
 
-interface StepRow {
+/** A planned step as the claim and the hand-over read it (json_build_object of otp_run_steps columns). */
+export interface PlannedStepRow {
   step_index: number;
   case_index: number;
   action: PlannedStep['action'];
@@ -57,6 +58,35 @@ interface StepRow {
   continue_on_fail: boolean;
   evidence_policy: string | null;
   label: string | null;
+}
+
+/** A run as the claim and the hand-over read it, with its planned steps. */
+export interface ClaimedRunRow {
+  id: string;
+  project_id: string;
+  vars: Record<string, string>;
+  allowed_origins: string[];
+  test_cases: RunCaseRef[];
+  steps: PlannedStepRow[] | null;
+}
+
+export function claimedRunOf(r: ClaimedRunRow): ClaimedRun {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    vars: r.vars,
+    allowedOrigins: r.allowed_origins,
+    testCases: r.test_cases,
+    steps: (r.steps ?? []).map((s) => ({
+      stepIndex: s.step_index,
+      caseIndex: s.case_index,
+      action: s.action,
+      timeoutMs: s.timeout_ms,
+      continueOnFail: s.continue_on_fail,
+      ...(s.evidence_policy ? { evidence: s.evidence_policy } : {}),
+      ...(s.label ? { label: s.label } : {}),
+    })),
+  };
 }
 
 export class RunStore {
@@ -133,33 +163,8 @@ export class RunStore {
          FROM claimed c`,
       [session.id, instanceId, session.projectId, session.id, limit],
     );
-    if (!rows.length) return [];
-    const byRun = new Map<string, PlannedStep[]>();
-    for (const r of rows as Array<{ id: string; steps: StepRow[] | null }>) {
-      byRun.set(
-        r.id,
-        (r.steps ?? []).map((s) => ({
-          stepIndex: s.step_index,
-          caseIndex: s.case_index,
-          action: s.action,
-          timeoutMs: s.timeout_ms,
-          continueOnFail: s.continue_on_fail,
-          ...(s.evidence_policy ? { evidence: s.evidence_policy } : {}),
-          ...(s.label ? { label: s.label } : {}),
-        })),
-      );
-    }
     // Keep the queue order (oldest first) for the caller.
-    return rows
-      .sort((a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1))
-      .map((r: { id: string; project_id: string; vars: Record<string, string>; allowed_origins: string[]; test_cases: RunCaseRef[] }) => ({
-        id: r.id,
-        projectId: r.project_id,
-        vars: r.vars,
-        allowedOrigins: r.allowed_origins,
-        testCases: r.test_cases,
-        steps: byRun.get(r.id) ?? [],
-      }));
+    return (rows as ClaimedRunRow[]).sort((x, y) => (x.id < y.id ? -1 : 1)).map(claimedRunOf);
   }
 
   /** The outcomes, in one statement: inside `trx` when given, else on the group commit's own connection. */

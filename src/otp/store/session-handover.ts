@@ -3,8 +3,8 @@
 // (handOver) once its runs are quiet; the new holder then reads what it needs to drive them on
 // (adoptedRuns): the runs as a claim gives them, plus the outcomes already recorded.
 import type { Db } from '../../db/connect.js';
-import { FINAL_RUN_STATUSES, type Capabilities, type PlannedStep, type StepOutcome } from '../../../machines/types.js';
-import type { ClaimedRun, RunCaseRef } from './run-store.js';
+import { FINAL_RUN_STATUSES, type Capabilities, type StepOutcome } from '../../../machines/types.js';
+import { claimedRunOf, type ClaimedRun, type ClaimedRunRow, type PlannedStepRow } from './run-store.js';
 
 export interface ResumableSession {
   id: string;
@@ -19,28 +19,18 @@ export interface AdoptedRun extends ClaimedRun {
   recorded: StepOutcome[];
 }
 
-interface AdoptedRow {
-  id: string;
-  project_id: string;
-  vars: Record<string, string>;
-  allowed_origins: string[];
-  test_cases: RunCaseRef[];
-  steps: Array<{
-    step_index: number;
-    case_index: number;
-    action: PlannedStep['action'];
-    timeout_ms: number;
-    continue_on_fail: boolean;
-    evidence_policy: string | null;
-    label: string | null;
-    status: string;
-    source: 'executor' | 'service' | null;
-    duration_ms: number | null;
-    error: StepOutcome['error'] | null;
-    evidence: StepOutcome['evidence'] | null;
-    actual: string | null;
-    used_locator: unknown;
-  }>;
+interface AdoptedRow extends ClaimedRunRow {
+  steps: Array<
+    PlannedStepRow & {
+      status: string;
+      source: 'executor' | 'service' | null;
+      duration_ms: number | null;
+      error: StepOutcome['error'] | null;
+      evidence: StepOutcome['evidence'] | null;
+      actual: string | null;
+      used_locator: unknown;
+    }
+  > | null;
 }
 
 export class SessionHandOverStore {
@@ -107,20 +97,7 @@ export class SessionHandOverStore {
     return (rows as AdoptedRow[]).map((r) => {
       const steps = r.steps ?? [];
       return {
-        id: r.id,
-        projectId: r.project_id,
-        vars: r.vars,
-        allowedOrigins: r.allowed_origins,
-        testCases: r.test_cases,
-        steps: steps.map((s) => ({
-          stepIndex: s.step_index,
-          caseIndex: s.case_index,
-          action: s.action,
-          timeoutMs: s.timeout_ms,
-          continueOnFail: s.continue_on_fail,
-          ...(s.evidence_policy ? { evidence: s.evidence_policy } : {}),
-          ...(s.label ? { label: s.label } : {}),
-        })),
+        ...claimedRunOf(r),
         recorded: steps
           .filter((s) => s.status !== 'pending')
           .map((s) => ({
