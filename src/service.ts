@@ -2,7 +2,6 @@
 import http from 'node:http';
 import fs from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import pg from 'pg';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { createDb, migrate, type Db } from './db/connect.js';
@@ -19,7 +18,8 @@ import { newId } from './ids.js';
 import { Api } from './rest/route.js';
 import { createRestApp } from './rest/app.js';
 import { answerClientError } from './rest/middleware/storable-text.js';
-import { RunStore } from './otp/store/run-store.js';
+import { RunStore, type RunStoreConnections } from './otp/store/run-store.js';
+import { DedicatedConnection } from './db/dedicated-connection.js';
 import { InstanceStore } from './otp/store/instance-store.js';
 import { SessionHandOverStore } from './otp/store/session-handover.js';
 import { RunResultsStore } from './otp/store/run-results-store.js';
@@ -111,12 +111,15 @@ export async function startService(config: Config, log: Logger = createLogger(co
   // Reads the engine lazily: the engine is built below, with the metrics' port.
   const metrics = new ServiceMetrics({ activeRuns: () => engine.activeRuns });
   const health = readiness({ probe: () => db.raw('SELECT 1'), draining: () => lifecycle.draining });
-  // The group commit of step results: one statement in flight at a time, on a connection of its own.
-  const stepsPool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
-  stepsPool.on('error', (err) => log.error('step-result connection failed', { err }));
+  // The engine's hot statements on connections of their own: the group commit of step results (one
+  // statement in flight at a time), and the claims, inserts and finishes of runs.
+  const runConnections: RunStoreConnections = {
+    steps: new DedicatedConnection(databaseUrl, `otp-steps ${instanceId}`, (err) => log.error('step-result connection failed', { err })),
+    runs: new DedicatedConnection(databaseUrl, `otp-runs ${instanceId}`, (err) => log.error('run connection failed', { err })),
+  };
   // Webhook delivery: the outbox every store reports its changes to, in the changes' transactions.
   const webhooks = createWebhookDelivery({ config: config.webhooks, db, log, instanceId });
-  const store = new RunStore(db, stepsPool, webhooks.events);
+  const store = new RunStore(db, runConnections, webhooks.events);
   const writer = new StepWriter(store);
   const notifier = new Notifier(db, databaseUrl, instanceId, log);
   const runViews = new RunViewCache(config.runViewCacheBytes);
@@ -358,7 +361,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
       await assets.stop();
       await rateCounter?.close().catch((err) => log.error('last rate-limit sync failed', { err }));
       await countersDb.destroy();
-      await stepsPool.end();
+      await runConnections.steps.end();
+      await runConnections.runs.end();
       await db.destroy();
       await embedded?.stop();
     })());

@@ -4,7 +4,7 @@
 // many runs (as the group commit sees them). Durable step writes per second, and the CPU of the
 // backend that ran them.
 import pg from 'pg';
-import { RECORD_STEPS, stepRecord } from '../../src/otp/store/run-sql.js';
+import { RECORD_STEPS, preparedQuery, stepRecord } from '../../src/otp/store/run-sql.js';
 import { cpuSeconds } from './procs.js';
 import type { ServiceUnderTest } from './service.js';
 
@@ -70,7 +70,7 @@ export async function pgStepWrites(
       while (performance.now() < end && k + options.batch <= total) {
         const writes = nextBatch();
         const sentAt = performance.now();
-        const result = await client.query({ ...RECORD_STEPS, values: [JSON.stringify(writes), writes.length] });
+        const result = await client.query(preparedQuery(RECORD_STEPS, [JSON.stringify(writes), writes.length]));
         if (measure) {
           times.push(performance.now() - sentAt);
           rows += result.rowCount ?? 0;

@@ -1,9 +1,10 @@
 // Durable state of OTP runs, their steps and the executor sessions that drive them: every statement
 // the engine makes on otp_runs, otp_run_steps and otp_sessions is a method here, so the engine holds
 // no SQL. Plain knex and hand-written statements (the hottest in run-sql.ts): insertRun, claimRuns,
-// recordSteps and the finish's statement are the engine's hot paths, one round trip each.
-import type pg from 'pg';
+// recordSteps and the finish's statement are the engine's hot paths, one round trip each, prepared
+// on connections of their own when the store has them.
 import type { Db } from '../../db/connect.js';
+import type { DedicatedConnection } from '../../db/dedicated-connection.js';
 import { EventType, noChangeEvents, type ChangeEvent, type ChangeEvents } from '../../db/change-events.js';
 import {
   ACTIVE_RUN_STATUSES,
@@ -16,7 +17,7 @@ import {
 } from '../../../machines/types.js';
 import { runSummary } from './run-views.js';
 import { writeError } from './write-error.js';
-import { FINISH_REPORTED_RUN_SQL, FINISH_RUN_SQL, INSERT_RUN_SQL, RECORD_STEPS, recordStepsSql, stepRecord } from './run-sql.js';
+import { CLAIM_RUNS, FINISH_REPORTED_RUN, FINISH_RUN, INSERT_RUN, RECORD_STEPS, preparedQuery, stepRecord, type HotStatement } from './run-sql.js';
 
 export type RunCaseRef = { id: string; title: string; steps: number };
 
@@ -89,17 +90,30 @@ export function claimedRunOf(r: ClaimedRunRow): ClaimedRun {
   };
 }
 
+/**
+ * Connections of the store's own for its hot statements, each prepared once per connection:
+ * `steps` for the group commit (one statement in flight), `runs` for the claims, inserts and
+ * finishes of runs (so that none waits behind a group commit, nor for a pool's next tick).
+ */
+export interface RunStoreConnections {
+  steps: DedicatedConnection;
+  runs: DedicatedConnection;
+}
+
 export class RunStore {
-  /**
-   * `stepsPool`: a pool of one connection for the group commit's prepared statement (recordSteps
-   * without a transaction). Without it every write goes through `db`.
-   */
+  /** Without `connections` every statement goes through `db` (knex's pool). */
   constructor(
     private readonly db: Db,
-    private readonly stepsPool?: pg.Pool,
+    private readonly connections?: RunStoreConnections,
     /** Where a run's verdict is reported (`run.finished`), in the transaction that writes it. */
     private readonly events: ChangeEvents = noChangeEvents,
   ) {}
+
+  /** A hot statement: prepared on `connection` when the store has it, else through knex (`trx` first). */
+  private async hot<R = any>(statement: HotStatement, values: unknown[], connection?: DedicatedConnection, trx?: Db): Promise<R[]> {
+    if (!trx && connection) return (await connection.query(preparedQuery(statement, values))).rows as R[];
+    return (await (trx ?? this.db).raw(statement.knexText, values as any[])).rows as R[];
+  }
 
   /** `run.finished` for runs that have just reached their verdict (rows as RETURNING * gives them). */
   private async reportFinished(trx: Db, rows: unknown[]): Promise<void> {
@@ -124,7 +138,7 @@ export class RunStore {
       continue_on_fail: s.continueOnFail,
       evidence_policy: s.evidence ?? null,
     }));
-    const { rows } = await this.db.raw(INSERT_RUN_SQL, [
+    const rows = await this.hot(INSERT_RUN, [
       run.id,
       run.tenantId,
       run.projectId,
@@ -137,7 +151,7 @@ export class RunStore {
       run.finishTestRun,
       run.steps.length,
       JSON.stringify(steps),
-    ]);
+    ], this.connections?.runs);
     return rows[0];
   }
 
@@ -148,23 +162,9 @@ export class RunStore {
   async claimRuns(session: { id: string; projectId: string }, instanceId: string, limit: number): Promise<ClaimedRun[]> {
     if (limit <= 0) return [];
     // One round trip: the claimed runs come back with their steps (one JSON array each).
-    const { rows } = await this.db.raw(
-      `WITH claimed AS (
-         UPDATE otp_runs r SET status = 'running', session_id = ?, instance_id = ?, started_at = now()
-          WHERE r.id IN (SELECT id FROM otp_runs
-                          WHERE status = 'queued' AND project_id = ?
-                            AND (requested_session_id IS NULL OR requested_session_id = ?)
-                          ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
-          RETURNING r.id, r.project_id, r.vars, r.allowed_origins, r.test_cases)
-       SELECT c.*, (SELECT json_agg(json_build_object('step_index', s.step_index, 'case_index', s.case_index, 'action', s.action,
-                                                      'timeout_ms', s.timeout_ms, 'continue_on_fail', s.continue_on_fail,
-                                                      'evidence_policy', s.evidence_policy, 'label', s.label) ORDER BY s.step_index)
-                      FROM otp_run_steps s WHERE s.run_id = c.id) AS steps
-         FROM claimed c`,
-      [session.id, instanceId, session.projectId, session.id, limit],
-    );
+    const rows = await this.hot<ClaimedRunRow>(CLAIM_RUNS, [session.id, instanceId, session.projectId, session.id, limit], this.connections?.runs);
     // Keep the queue order (oldest first) for the caller.
-    return (rows as ClaimedRunRow[]).sort((x, y) => (x.id < y.id ? -1 : 1)).map(claimedRunOf);
+    return rows.sort((x, y) => (x.id < y.id ? -1 : 1)).map(claimedRunOf);
   }
 
   /** The outcomes, in one statement: inside `trx` when given, else on the group commit's own connection. */
@@ -172,8 +172,7 @@ export class RunStore {
     if (!writes.length) return;
     const values = [JSON.stringify(writes.map(stepRecord)), writes.length];
     try {
-      if (!trx && this.stepsPool) await this.stepsPool.query({ ...RECORD_STEPS, values });
-      else await (trx ?? this.db).raw(recordStepsSql('?', '?'), values);
+      await this.hot(RECORD_STEPS, values, this.connections?.steps, trx);
     } catch (err) {
       throw writeError(err);
     }
@@ -213,9 +212,9 @@ export class RunStore {
       owesResults: Boolean(row?.test_run_id),
     });
     try {
-      if (!(await this.events.mayRecord(input.projectId))) return answer((await this.db.raw(FINISH_RUN_SQL, values)).rows[0]);
+      if (!(await this.events.mayRecord(input.projectId))) return answer((await this.hot(FINISH_RUN, values, this.connections?.runs))[0]);
       return await this.db.transaction(async (trx) => {
-        const row = (await trx.raw(FINISH_REPORTED_RUN_SQL, values)).rows[0];
+        const row = (await this.hot(FINISH_REPORTED_RUN, values, undefined, trx))[0];
         if (row) await this.reportFinished(trx, [row]);
         return answer(row);
       });

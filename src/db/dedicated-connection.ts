@@ -1,0 +1,69 @@
+// One PostgreSQL connection of its own, for a stream of hot statements (the group commit of step
+// results; the claims, inserts and finishes of runs).
+//
+// Why not a pg.Pool of one: a pool hands out its idle client a tick later (process.nextTick), after
+// every promise reaction already queued has run. When a group commit returns, its completions (each
+// a run machine's transition and a step.exec sent) are queued reactions, so the next statement
+// waited for all of them. Here a query is written to the socket in the call that makes it: the
+// next batch is on its way to PostgreSQL before the last batch's completions are processed.
+//
+// Statements given a `name` are prepared once per connection (pg remembers them); after a lost
+// connection the next query opens a new one, and its statements are prepared again.
+import pg from 'pg';
+
+export class DedicatedConnection {
+  private client: pg.Client | undefined;
+  private connecting: Promise<pg.Client> | undefined;
+  private ended = false;
+
+  constructor(
+    private readonly url: string,
+    /** Shown in pg_stat_activity.application_name. */
+    private readonly name: string,
+    /** A connection that failed between statements (its queries in flight fail on their own). */
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  query<R extends pg.QueryResultRow = any>(config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
+    const client = this.client;
+    if (client) return client.query<R>(config);
+    return this.connect().then((connected) => connected.query<R>(config));
+  }
+
+  private connect(): Promise<pg.Client> {
+    if (this.ended) return Promise.reject(new Error(`the ${this.name} connection is closed`));
+    this.connecting ??= (async () => {
+      const client = new pg.Client({ connectionString: this.url, application_name: this.name });
+      client.on('error', (err) => {
+        this.onError(err);
+        this.drop(client);
+      });
+      client.on('end', () => this.drop(client));
+      try {
+        await client.connect();
+        if (this.ended) throw new Error(`the ${this.name} connection is closed`);
+        this.client = client;
+        return client;
+      } catch (err) {
+        this.drop(client);
+        throw err;
+      } finally {
+        this.connecting = undefined;
+      }
+    })();
+    return this.connecting;
+  }
+
+  private drop(client: pg.Client): void {
+    if (this.client === client) this.client = undefined;
+    client.end().catch(() => {});
+  }
+
+  /** Waits for the statements in flight, then closes the connection; later queries fail. */
+  async end(): Promise<void> {
+    this.ended = true;
+    const client = this.client ?? (await this.connecting?.catch(() => undefined));
+    this.client = undefined;
+    await client?.end().catch(() => {});
+  }
+}
