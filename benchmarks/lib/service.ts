@@ -18,7 +18,10 @@ export interface ServiceOptions {
   databaseUrl?: string;
   /** Extra environment for the service (e.g. OTP_KEEPALIVE_SEC). */
   env?: Record<string, string>;
-  /** Write a V8 CPU profile of the service into this directory (node --cpu-prof). */
+  /**
+   * Write V8 CPU profiles of the service into this directory: the whole process (node --cpu-prof)
+   * and, with `inspect`, the measured window alone where a scenario asks for it (profileWindow).
+   */
   cpuProfDir?: string;
   /** Open the V8 inspector on a loopback port (for forcing a garbage collection before reading memory). */
   inspect?: boolean;
@@ -41,6 +44,11 @@ export interface ServiceUnderTest {
   collectGarbage(): Promise<number>;
   /** Evaluates an expression in the service (needs `inspect`; `require` is available); answers its JSON value. */
   evaluate<T = unknown>(expression: string): Promise<T>;
+  /**
+   * Starts a CPU profile through the inspector (needs `inspect` and `cpuProfDir`, otherwise a no-op);
+   * the function it answers stops it and writes `<name>.window.cpuprofile` into cpuProfDir.
+   */
+  profileWindow(name: string): Promise<() => Promise<void>>;
   /** Process ids of the PostgreSQL backends serving the service's database (when PostgreSQL runs here). */
   backendPids(): Promise<number[]>;
   /** Calls the REST API with the bench key; throws on a non-2xx answer. */
@@ -178,6 +186,21 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
       } finally {
         inspector.close();
       }
+    },
+    profileWindow: async (name) => {
+      if (!inspectorUrl || !options.cpuProfDir) return async () => {};
+      const inspector = await connectInspector(inspectorUrl);
+      await inspector.call('Profiler.enable');
+      await inspector.call('Profiler.setSamplingInterval', { interval: 1000 });
+      await inspector.call('Profiler.start');
+      return async () => {
+        try {
+          const { profile } = await inspector.call<{ profile: unknown }>('Profiler.stop');
+          await fs.writeFile(path.join(options.cpuProfDir!, `${name}.${Date.now()}.window.cpuprofile`), JSON.stringify(profile));
+        } finally {
+          inspector.close();
+        }
+      };
     },
     backendPids: async () =>
       (await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map(

@@ -71,15 +71,20 @@ async function engineRate(ctx: ScenarioContext) {
     // The group commit as the service reports it (otp:step.write): statements, rows, time to durable.
     const commits = channelMeter(service, 'otp:step.write');
     let written = { p50: NaN, p99: NaN, max: NaN, count: 0, rows: 0 };
+    let stopProfile = async () => {};
     const result = await measureWindow(fleet, ctx.progress, 'steps/engine', {
       warmupS: runsPerExecutor ? 0 : options.warmup,
       durationS: runsPerExecutor ? 60 : options.duration,
       latency: false,
       until: () => fleet.totals().runsFinished >= target,
       cpu: {
-        start: async () => void (await Promise.all([cpu.start(), commits.start()])),
+        start: async () => {
+          stopProfile = await service.profileWindow('steps');
+          await Promise.all([cpu.start(), commits.start()]);
+        },
         stop: async () => {
           const [used, writes] = await Promise.all([cpu.stop(), commits.stop()]);
+          await stopProfile();
           written = writes;
           return used;
         },
