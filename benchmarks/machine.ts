@@ -6,6 +6,7 @@
 import { createActor } from 'xstate';
 import { runMachine } from '../machines/run.machine.js';
 import type { PlannedStep, StepReport } from '../machines/types.js';
+import { TimerWheel } from '../src/otp/engine/timer-wheel.js';
 
 const runs = Number(process.argv[2] ?? 600);
 const stepsPerRun = Number(process.argv[3] ?? 100);
@@ -17,11 +18,14 @@ const steps: PlannedStep[] = Array.from({ length: stepsPerRun }, (_, i) => ({
   continueOnFail: false,
 }));
 
+// The engine's clock for the step time-outs (one wheel for every run).
+const clock = new TimerWheel();
+
 // As src/otp/engine/run-driver.ts does: one machine for every run, each actor's effects heard with
 // `actor.on('*')`. The executor and the writes answer in a later microtask, as a socket or the
 // database would in a later tick.
 async function oneRun(runId: string): Promise<void> {
-  const actor = createActor(runMachine, { input: { runId, steps, capabilities: {}, vars: {}, graceMs: 1_000 } });
+  const actor = createActor(runMachine, { input: { runId, steps, capabilities: {}, vars: {}, graceMs: 1_000 }, clock });
   actor.on('*', (effect) => {
     switch (effect.type) {
       case 'sendStepExec': {

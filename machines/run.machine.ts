@@ -31,7 +31,7 @@ import { assertEvent, assign, emit, setup } from 'xstate';
 import {
   DEFAULT_CANCEL_REASON,
   decideOutput,
-  decideReport,
+  decideReportAndSettle,
   decideStop,
   decideTimeout,
   decideWriteFailed,
@@ -94,9 +94,10 @@ export const runMachine = setup({
 
     // Context updates (run.steps.ts).
     settle: assign(({ context }) => settle(context)),
+    // The hot path's one context update: the report decided and the cursor settled on the next step.
     decideReport: assign(({ context, event }) => {
       assertEvent(event, 'STEP_RESULT');
-      return decideReport(context, event.report);
+      return decideReportAndSettle(context, event.report);
     }),
     decideTimeout: assign(({ context }) => decideTimeout(context)),
     clearPending: assign({ pending: () => [] }),
@@ -128,6 +129,8 @@ export const runMachine = setup({
     cancelRequested: ({ context }) => context.stop?.kind === 'cancel' && !context.executorLost,
     executorLost: ({ context }) => context.executorLost,
     detached: ({ context }) => context.detached,
+    // No stop asked, a step left to send and the session attached: the next step goes out.
+    sendNext: ({ context }) => context.stop === null && context.cursor < context.input.steps.length && !context.detached,
     isInFlight: ({ context, event }) => event.type === 'STEP_RESULT' && isInFlight(context, event.report),
     isLastInFlight: ({ context, event }) => event.type === 'STEP_RESULT' && isLastInFlight(context, event.report),
   },
@@ -161,6 +164,8 @@ export const runMachine = setup({
       entry: 'recordSteps',
       on: {
         STEPS_RECORDED: [
+          // The usual answer, decided by one guard: what the four below would decide for it.
+          { guard: 'sendNext', target: 'running', actions: 'clearPending' },
           {
             // A CANCEL arrived during the write: act on it now that the write is durable.
             guard: 'cancelRequested',
@@ -193,9 +198,9 @@ export const runMachine = setup({
       on: {
         STEP_RESULT: [
           // The last step to send: its outcome goes to finishRun with the verdict, in one write.
-          { guard: 'isLastInFlight', target: 'finishing', actions: ['decideReport', 'settle'] },
+          { guard: 'isLastInFlight', target: 'finishing', actions: 'decideReport' },
           // Straight to `recording`, settling the cursor on the way: one transition per result.
-          { guard: 'isInFlight', target: 'recording', actions: ['decideReport', 'settle'] },
+          { guard: 'isInFlight', target: 'recording', actions: 'decideReport' },
           { actions: { type: 'rejectStepResult', params: { running: true } } },
         ],
         CANCEL: {

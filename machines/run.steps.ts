@@ -196,6 +196,13 @@ export function decideReport(context: RunContext, report: StepReport): Partial<R
   return decideCurrent(context, { ...report, source: 'executor' });
 }
 
+/** decideReport, then settle, as one update (the step.result's transition makes one context, not two). */
+export function decideReportAndSettle(context: RunContext, report: StepReport): Partial<RunContext> {
+  const decided = decideReport(context, report);
+  const settled = settle({ ...context, ...decided });
+  return settled.cursor === undefined ? decided : { ...decided, ...settled };
+}
+
 /** The step in flight got no step.result in time. */
 export function decideTimeout(context: RunContext): Partial<RunContext> {
   const step = context.input.steps[context.cursor]!;

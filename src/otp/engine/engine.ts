@@ -9,6 +9,7 @@ import { errors } from '../../errors.js';
 import { CloseCode, isFinalRunStatus, type SessionOutput, type StepOutcome } from '../../../machines/types.js';
 import { ExecutorSession, type Connection } from './session.js';
 import { RunDriver, type RunDriverDeps } from './run-driver.js';
+import { TimerWheel } from './timer-wheel.js';
 import { planRun, type RunRequest } from './run-planner.js';
 import { queuedRunView, type RunView, type RunViews } from '../store/run-views.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
@@ -60,6 +61,8 @@ const CANCEL_WAIT_MS = 5_000;
 export class OtpEngine {
   private readonly sessions = new Map<string, ExecutorSession>();
   private readonly runs = new Map<string, RunDriver>();
+  // Every run's step time-outs, on one wheel (timer-wheel.ts).
+  private readonly clock = new TimerWheel(10, (err) => this.deps.log.error('step time-out failed', { err }));
   private readonly dispatch: Dispatch;
   /** Recordings made on this process's sessions, and the REST side of every recording. */
   readonly recordings: Recordings;
@@ -374,6 +377,7 @@ export class OtpEngine {
         log: this.deps.log,
         graceMs: otp.stepGraceMs,
         stepTimeoutMs: otp.stepTimeoutMs,
+        clock: this.clock,
         changed: (id, projectId) => this.watch.changed(id, projectId),
         ...this.deps.runHooks,
       },

@@ -1,10 +1,11 @@
 // Drives one claimed run: the run machine, and the effects it requests carried out (frames to the
 // executor, durable writes to PostgreSQL).
 import { createActor, type Actor, type AnyTransitionDefinition, type InspectionEvent } from 'xstate';
+import type { Clock } from './timer-wheel.js';
 import { runMachine } from '../../../machines/run.machine.js';
 import { answer } from '../../../machines/effects.js';
 import type { RunEffect, RunEvent, RunOutput, StepExecPayload, StepOutcome, StepReport } from '../../../machines/types.js';
-import { buildFrame, errorFrame } from '../protocol/frames.js';
+import { buildFrame, errorFrame, frameTemplate, isoAt } from '../protocol/frames.js';
 import { stepDispatch, type StepDispatchMessage } from './diagnostics.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
 import type { StepWriter } from './step-writer.js';
@@ -29,6 +30,8 @@ export interface RunDriverDeps {
   log: Logger;
   graceMs: number;
   stepTimeoutMs: number;
+  /** Where the machine's delays (the step time-out) are scheduled; Node's timers when none. */
+  clock?: Clock;
   /** Told after every transition of the run machine (the console's live pages in this process). */
   changed?: (runId: string, projectId: string) => void;
 }
@@ -49,19 +52,8 @@ function labelOf(t: AnyTransitionDefinition): TraceLabel {
   return label;
 }
 
-// Transitions come in bursts within one millisecond (a step is several): the last ISO form is reused.
-let lastMs = NaN;
-let lastIso = '';
-function isoOf(ms: number): string {
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
-  }
-  return lastIso;
-}
-
 function traceEntry(t: TracedTransition): TraceEntry {
-  return { at: (t.iso ??= isoOf(t.ms)), ...t.label };
+  return { at: (t.iso ??= isoAt(t.ms)), ...t.label };
 }
 
 export class RunDriver {
@@ -72,6 +64,7 @@ export class RunDriver {
   private started = false;
   private readonly actor: Actor<typeof runMachine>;
   private readonly fields: { sessionId: string; runId: string };
+  private readonly stepExecFrame: (payload: StepExecPayload) => string;
   private readonly send: (event: RunEvent) => void;
   private rejectDone!: (err: unknown) => void;
   private duration = 0;
@@ -94,6 +87,7 @@ export class RunDriver {
   ) {
     this.id = run.id;
     this.fields = { sessionId: channel.id, runId: run.id };
+    this.stepExecFrame = frameTemplate('step.exec', this.fields);
     // The initial state's eventless transitions are taken as the actor is created: the start goes first.
     this.pushTrace({ ms: Date.now(), label: { event: 'xstate.init', from: null, to: String(runMachine.config.initial) } });
     // One machine for every run: each driver only listens to its own actor's effects.
@@ -107,6 +101,7 @@ export class RunDriver {
         ...(run.recorded ? { recorded: run.recorded } : {}),
         ...(channel.detached ? { detached: true } : {}),
       },
+      ...(deps.clock ? { clock: deps.clock } : {}),
       // Microsteps only: each carries the transitions taken (eventless and delayed ones included).
       inspect: (event) => {
         if (event.type === '@xstate.microstep') this.traced(event);
@@ -210,7 +205,7 @@ export class RunDriver {
   private sendStepExec(payload: StepExecPayload): void {
     // The same step again (the session was resumed): the same frame, so the executor sees the same id.
     if (this.lastExec?.stepIndex === payload.stepIndex) return this.channel.send(this.lastExec.frame);
-    const frame = buildFrame('step.exec', this.fields, payload);
+    const frame = this.stepExecFrame(payload);
     this.lastExec = { stepIndex: payload.stepIndex, frame };
     this.channel.send(frame);
     if (this.resultAt !== undefined && stepDispatch.hasSubscribers) {
