@@ -11,15 +11,38 @@ export interface EnvelopeFields {
   ref?: string;
 }
 
+// Frames and trace entries come in bursts within one millisecond: the last ISO form is reused.
+let lastMs = NaN;
+let lastIso = '';
+/** `ms` (Date.now() or a time kept as a number) as an ISO 8601 UTC string. */
+export function isoAt(ms: number): string {
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
+
 export function buildFrame(type: string, fields: EnvelopeFields, payload?: unknown): string {
   return JSON.stringify({
     otp: OTP_VERSION,
     id: newMessageId(),
-    ts: new Date().toISOString(),
+    ts: isoAt(Date.now()),
     type,
     ...fields,
     ...(payload === undefined ? {} : { payload }),
   });
+}
+
+/**
+ * The frames of one type and envelope (a run's step.exec frames): the same text as buildFrame, with
+ * the envelope's fixed part serialised once. Each frame adds its id, time and payload (message ids
+ * and ISO times need no escaping).
+ */
+export function frameTemplate(type: string, fields: EnvelopeFields): (payload: unknown) => string {
+  const head = `{"otp":${JSON.stringify(OTP_VERSION)},"id":"`;
+  const fixed = `",${JSON.stringify({ type, ...fields }).slice(1, -1)},"payload":`;
+  return (payload) => `${head}${newMessageId()}","ts":"${isoAt(Date.now())}${fixed}${JSON.stringify(payload)}}`;
 }
 
 /** The longest message an error frame carries (messages may quote what the executor sent). */
