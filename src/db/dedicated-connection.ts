@@ -11,10 +11,20 @@
 // connection the next query opens a new one, and its statements are prepared again.
 import pg from 'pg';
 
+interface Waiting {
+  config: pg.QueryConfig;
+  resolve(result: pg.QueryResult): void;
+  reject(err: unknown): void;
+}
+
 export class DedicatedConnection {
   private client: pg.Client | undefined;
   private connecting: Promise<pg.Client> | undefined;
   private ended = false;
+  // One statement at a time on the connection; the others wait here, in order (pg's own queue is
+  // deprecated).
+  private busy = false;
+  private readonly waiting: Waiting[] = [];
 
   constructor(
     private readonly url: string,
@@ -25,9 +35,21 @@ export class DedicatedConnection {
   ) {}
 
   query<R extends pg.QueryResultRow = any>(config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
-    const client = this.client;
-    if (client) return client.query<R>(config);
-    return this.connect().then((connected) => connected.query<R>(config));
+    if (!this.busy) return this.run<R>(config);
+    return new Promise((resolve, reject) => this.waiting.push({ config, resolve: resolve as Waiting['resolve'], reject }));
+  }
+
+  private async run<R extends pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
+    this.busy = true;
+    try {
+      // Connected: the statement is written before this call returns.
+      const client = this.client ?? (await this.connect());
+      return await client.query<R>(config);
+    } finally {
+      this.busy = false;
+      const next = this.waiting.shift();
+      if (next) this.run(next.config).then(next.resolve, next.reject);
+    }
   }
 
   private connect(): Promise<pg.Client> {
