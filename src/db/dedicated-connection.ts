@@ -81,7 +81,7 @@ export class DedicatedConnection {
     client.end().catch(() => {});
   }
 
-  /** Waits for the statements in flight, then closes the connection; later queries fail. */
+  /** Closes the connection (PostgreSQL finishes a statement already sent first); later queries fail. */
   async end(): Promise<void> {
     this.ended = true;
     const client = this.client ?? (await this.connecting?.catch(() => undefined));
