@@ -13,6 +13,25 @@ import { newId } from '../../src/ids.js';
 
 const navigate = { otp: { action: 'navigate', url: 'https://app.test/' } };
 
+/** A queued run of one step, written straight through the store (no POST, no dispatch); answers its id. */
+async function insertOneStepRun(store: RunStore, tenantId: string, projectId: string, requestedSessionId: string | null = null): Promise<string> {
+  const id = newId('otr');
+  await store.insertRun({
+    id,
+    tenantId,
+    projectId,
+    requestedSessionId,
+    vars: {},
+    allowedOrigins: [],
+    testCases: [{ id: 'tc_x', title: 'x', steps: 1 }],
+    planId: null,
+    testRunId: null,
+    finishTestRun: false,
+    steps: [{ stepIndex: 0, caseIndex: 0, testCaseId: 'tc_x', action: { action: 'navigate', url: 'https://a.test' }, timeoutMs: 1000, continueOnFail: false }],
+  });
+  return id;
+}
+
 describe('Runs left without a driver, and results that cannot be written', () => {
   let t: TestService;
   before(async () => {
@@ -33,21 +52,7 @@ describe('Runs left without a driver, and results that cannot be written', () =>
     const store = new RunStore(t.service.db);
     const runIds: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const id = newId('otr');
-      await store.insertRun({
-        id,
-        tenantId: p.tenantId,
-        projectId: p.projectId,
-        requestedSessionId: null,
-        vars: {},
-        allowedOrigins: [],
-        testCases: [{ id: 'tc_x', title: 'x', steps: 1 }],
-        planId: null,
-        testRunId: null,
-        finishTestRun: false,
-        steps: [{ stepIndex: 0, caseIndex: 0, testCaseId: 'tc_x', action: { action: 'navigate', url: 'https://a.test' }, timeoutMs: 1000, continueOnFail: false }],
-      });
-      runIds.push(id);
+      runIds.push(await insertOneStepRun(store, p.tenantId, p.projectId));
     }
     const [first, ok1, poisoned, ok2] = runIds as [string, string, string, string];
     const write = (runId: string, actual?: string): StepWrite[] => [
@@ -172,23 +177,7 @@ describe('A run claimed for a session that went away before it started', () => {
       await store.insertSession({ id, tenantId, projectId, keyId: 'key_x', instanceId: 'ins_claimer', executor: 'test', capabilities: {}, maxParallel: 4 });
       return id;
     };
-    const run = async (requestedSessionId: string | null) => {
-      const id = newId('otr');
-      await store.insertRun({
-        id,
-        tenantId,
-        projectId,
-        requestedSessionId,
-        vars: {},
-        allowedOrigins: [],
-        testCases: [{ id: 'tc_x', title: 'x', steps: 1 }],
-        planId: null,
-        testRunId: null,
-        finishTestRun: false,
-        steps: [{ stepIndex: 0, caseIndex: 0, testCaseId: 'tc_x', action: { action: 'navigate', url: 'https://a.test' }, timeoutMs: 1000, continueOnFail: false }],
-      });
-      return id;
-    };
+    const run = (requestedSessionId: string | null) => insertOneStepRun(store, tenantId, projectId, requestedSessionId);
     const [open, closing] = [await session(), await session()];
     const [free, cancelled, pinnedOpen, pinnedClosed] = [await run(null), await run(null), await run(open), await run(closing)];
     const claim = async (sessionId: string, limit: number) =>
