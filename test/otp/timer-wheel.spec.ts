@@ -43,6 +43,21 @@ describe('TimerWheel (the run actors clock)', () => {
     expect(errors.map((e) => (e as Error).message)).to.deep.equal(['boom']);
   });
 
+  it('keeps turning while a callback is cleared and the next scheduled at once (one run on the wheel), then stops', async () => {
+    const wheel = new TimerWheel(10);
+    let handle = wheel.setTimeout(() => {}, 1_000);
+    for (let step = 0; step < 3; step++) {
+      wheel.clearTimeout(handle);
+      expect(wheel.turning).to.equal(true);
+      handle = wheel.setTimeout(() => {}, 1_000);
+    }
+    wheel.clearTimeout(handle);
+    // Nothing waits: its next turn stops the interval. Awaited through a later callback of another
+    // wheel (Node runs timers in the order they fall due).
+    await firing(new TimerWheel(10), 30).fired;
+    expect(wheel.turning).to.equal(false);
+  });
+
   it('lets a callback clear another of the same tick, and schedule a new one', async () => {
     const wheel = new TimerWheel(10);
     const order: string[] = [];

@@ -2,8 +2,8 @@
 // scheduled as every step.exec goes out and, nearly always, cancelled a few milliseconds later by
 // its step.result. Here that is a Map entry added and removed, not a Node timer made and cleared per
 // step: scheduled callbacks wait in slots `tickMs` wide, turned by one Node interval that runs only
-// while something is scheduled. A callback fires at most one tick (plus the event loop's delay)
-// after its time, never before.
+// while something is scheduled (it stops at the first turn that finds nothing). A callback fires at
+// most one tick (plus the event loop's delay) after its time, never before.
 import type { ActorOptions, AnyActorLogic } from 'xstate';
 
 /** XState's clock (createActor's `clock` option): setTimeout and clearTimeout. */
@@ -50,12 +50,18 @@ export class TimerWheel implements Clock {
     const due = this.slots.get(slot)!;
     due.delete(handle);
     if (!due.size) this.slots.delete(slot);
-    if (!this.slotOf.size) this.stop();
+    // The interval stops at its next turn when nothing waits, not here: a run alone on the wheel
+    // clears its step's time-out and schedules the next one at once, every step.
   }
 
   /** How many callbacks wait. */
   get size(): number {
     return this.slotOf.size;
+  }
+
+  /** Whether its Node interval runs. */
+  get turning(): boolean {
+    return this.interval !== undefined;
   }
 
   private turn(): void {
