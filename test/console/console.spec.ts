@@ -135,7 +135,10 @@ describe('Console: the engineers\' web UI', function () {
     const { context, page } = await signedIn(q.key);
     const caseId = await q.testCase('Sign in with variables', SIGN_IN_STEPS);
     const executor = await q.executor('vars-runner');
-    await page.goto(`${t.service.restUrl}/console/cases/${caseId}`);
+    // The list does not run it without its variables: its Run leads to the case's page.
+    await page.goto(`${t.service.restUrl}/console/cases`);
+    await page.getByRole('link', { name: 'Run Sign in with variables (give its variables first)' }).click();
+    await page.waitForURL(`${t.service.restUrl}/console/cases/${caseId}`);
     const form = page.getByRole('form', { name: 'Run Sign in with variables' });
     expect(await form.getByLabel('secret_1').getAttribute('type')).to.equal('password');
     for (const [name, value] of [['base', 'https://app.test'], ['user', 'ada@example.com'], ['secret_1', 'hunter2']]) await form.getByLabel(name, { exact: true }).fill(value!);

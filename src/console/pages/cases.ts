@@ -18,6 +18,13 @@ const runButton = (id: string, what: string) =>
   html`<form hx-post="${BASE}/f/runs" hx-target="next .run-result" hx-swap="innerHTML" class="inline-button">
     <input type="hidden" name="what" value="${id}"><button type="submit" aria-label="Run ${what}">Run</button></form><span class="run-result" role="status"></span>`;
 
+/** From the list, a case whose steps use {{variables}} is run from its page, which asks for their values. */
+const runOnItsPage = (id: string, what: string) =>
+  html`<a class="button" href="${BASE}/cases/${id}" aria-label="Run ${what} (give its variables first)">Run…</a>`;
+
+/** The {{variables}} a case's steps use, each once. */
+const caseVarNames = (steps: CaseStep[]) => [...new Set(steps.flatMap((s) => referencedVars(s.otp as StepAction)))];
+
 /** A case whose steps use {{variables}}: a field for each, then Run (secret_ ones are not shown as typed). */
 const runWithVars = (id: string, what: string, names: string[]) =>
   html`<form hx-post="${BASE}/f/runs" hx-target="next .run-result" hx-swap="innerHTML" aria-label="Run ${what}">
@@ -34,7 +41,7 @@ export async function casesFragment(data: ConsoleData, principal: Principal): Pr
     const steps = (c.steps as CaseStep[] | undefined) ?? [];
     return html`<tr data-case="${c.id}"><td><a href="${BASE}/cases/${c.id}">${c.title ?? c.id}</a><div class="muted mono">${c.id}</div></td>
       <td>${steps.length}</td><td>${steps[0] ? stepSentence(steps[0].otp) : ''}${steps.length > 1 ? ' …' : ''}</td>
-      <td>${String(c.status ?? '')}</td><td>${runButton(c.id, c.title ?? c.id)}</td></tr>`;
+      <td>${String(c.status ?? '')}</td><td>${caseVarNames(steps).length ? runOnItsPage(c.id, c.title ?? c.id) : runButton(c.id, c.title ?? c.id)}</td></tr>`;
   });
   const planRows = plans.items.map((p) => {
     const ids = (p.testCaseIds as string[] | undefined) ?? [];
@@ -54,7 +61,7 @@ export async function casesFragment(data: ConsoleData, principal: Principal): Pr
 export async function caseFragment(data: ConsoleData, principal: Principal, id: string): Promise<Html> {
   const c = await data.artifact(principal, 'test_case', id);
   const steps = (c.steps as CaseStep[] | undefined) ?? [];
-  const varNames = [...new Set(steps.flatMap((s) => referencedVars(s.otp as StepAction)))];
+  const varNames = caseVarNames(steps);
   return html`<section class="card" aria-labelledby="case-h">
       <h2 id="case-h">${c.title ?? c.id}</h2>
       <p class="muted mono">${c.id}</p>
