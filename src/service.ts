@@ -112,10 +112,12 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const metrics = new ServiceMetrics({ activeRuns: () => engine.activeRuns });
   const health = readiness({ probe: () => db.raw('SELECT 1'), draining: () => lifecycle.draining });
   // The engine's hot statements on connections of their own: the group commit of step results (one
-  // statement in flight at a time), and the claims, inserts and finishes of runs.
+  // statement in flight at a time), the claims and inserts of runs, and the group commit of their
+  // verdicts (so that a claim or an insert never waits behind the finishes).
   const runConnections: RunStoreConnections = {
     steps: new DedicatedConnection(databaseUrl, `otp-steps ${instanceId}`, (err) => log.error('step-result connection failed', { err })),
     runs: new DedicatedConnection(databaseUrl, `otp-runs ${instanceId}`, (err) => log.error('run connection failed', { err })),
+    finishes: new DedicatedConnection(databaseUrl, `otp-finishes ${instanceId}`, (err) => log.error('verdict connection failed', { err })),
   };
   // Webhook delivery: the outbox every store reports its changes to, in the changes' transactions.
   const webhooks = createWebhookDelivery({ config: config.webhooks, db, log, instanceId });
@@ -363,6 +365,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       await countersDb.destroy();
       await runConnections.steps.end();
       await runConnections.runs.end();
+      await runConnections.finishes?.end();
       await db.destroy();
       await embedded?.stop();
     })());

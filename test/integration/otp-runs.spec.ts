@@ -4,6 +4,8 @@ import { TestExecutor, type Frame } from '../support/executor.js';
 import { eventually } from '../support/eventually.js';
 import diagnostics from 'node:diagnostics_channel';
 import type { StepDispatchMessage } from '../../src/otp/engine/diagnostics.js';
+import { RunStore } from '../../src/otp/store/run-store.js';
+import { newId } from '../../src/ids.js';
 
 const locator = { by: 'role', value: 'button', name: 'Go' };
 const step = (otp: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ otp, ...extra });
@@ -212,8 +214,15 @@ describe('OTP: runs end to end', () => {
     const p = await project();
     const id = await p.testCase('parallel', [step({ action: 'click', locator })]);
     const executor = await p.executor({ maxParallel: 2 });
-    const runs = [];
-    for (let i = 0; i < 3; i++) runs.push((await p.req('POST', '/otp/runs', { testCaseIds: [id] })).body.runId as string);
+    const posted = [];
+    for (let i = 0; i < 3; i++) posted.push((await p.req('POST', '/otp/runs', { testCaseIds: [id] })).body);
+    // A run that finds room on a session here is inserted claimed by it and starts at once: POST says so.
+    expect(posted.map((r) => [r.status, r.sessionId])).to.deep.equal([
+      ['running', executor.sessionId],
+      ['running', executor.sessionId],
+      ['queued', null],
+    ]);
+    const runs = posted.map((r) => r.runId as string);
     const first = await executor.next('step.exec');
     const second = await executor.next('step.exec');
     expect(new Set([first.runId, second.runId]).size).to.equal(2);
@@ -229,6 +238,26 @@ describe('OTP: runs end to end', () => {
     executor.result(second, 'pass');
     executor.result(third, 'pass');
     for (let i = 0; i < 3; i++) expect((await executor.next('run.finished')).payload.status).to.equal('passed');
+    executor.close();
+  });
+
+  it('queues a new run behind the runs already waiting for its session, even when the session has room', async () => {
+    const { key, projectId, tenantId } = await t.newProject('admin');
+    const id = (await t.request('POST', '/tests/cases', { key, body: { title: 'order', steps: [step({ action: 'click', locator })] } })).body.id;
+    const executor = await TestExecutor.connect(t.otpUrl, { key });
+    await executor.hello({ maxParallel: 2 });
+    // A run that waits in the queue for this session, written behind the engine's back (nothing wakes a claim).
+    const waiting = newId('otr');
+    await new RunStore(t.service.db).insertRun({
+      id: waiting, tenantId, projectId, requestedSessionId: executor.sessionId!, vars: {}, allowedOrigins: [],
+      testCases: [{ id, title: 'order', steps: 1 }], planId: null, testRunId: null, finishTestRun: false,
+      steps: [{ stepIndex: 0, caseIndex: 0, testCaseId: id, action: { action: 'click', locator }, timeoutMs: 5000, continueOnFail: false }],
+    });
+    const created = await t.request('POST', '/otp/runs', { key, body: { testCaseIds: [id], sessionId: executor.sessionId } });
+    expect(created.body).to.include({ status: 'queued', sessionId: null });
+    // The claim its POST asked for takes the queue in order: the one that waited first.
+    expect((await executor.next('run.start')).runId).to.equal(waiting);
+    expect((await executor.next('run.start')).runId).to.equal(created.body.runId);
     executor.close();
   });
 

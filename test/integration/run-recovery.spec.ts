@@ -83,6 +83,51 @@ describe('Runs left without a driver, and results that cannot be written', () =>
     await t.service.db('otp_runs').whereIn('id', runIds).update({ status: 'cancelled' });
   });
 
+  it('writes the verdicts that arrive together in one statement, and a verdict that fails fails alone', async () => {
+    const p = await project();
+    const store = new RunStore(t.service.db);
+    const runIds: string[] = [];
+    for (let i = 0; i < 4; i++) runIds.push(await insertOneStepRun(store, p.tenantId, p.projectId));
+    const [first, ok1, poisoned, ok2] = runIds as [string, string, string, string];
+    const finish = (runId: string, actual?: string) =>
+      store.finishRun({
+        runId,
+        projectId: p.projectId,
+        status: 'passed',
+        counts: { total: 1, passed: 1, failed: 0, skipped: 0 },
+        outcomes: [{ stepIndex: 0, status: 'pass', source: 'executor', durationMs: 1, ...(actual === undefined ? {} : { actual }) } as StepWrite['outcome']],
+        trace: { transitions: [{ at: new Date().toISOString(), event: 'RUN_FINISH_WRITTEN', from: 'finishing', to: 'done' }], dropped: 0 },
+      });
+    // This store has no connections of its own: its statements go through knex, where they can be counted.
+    const verdictStatements: number[] = [];
+    const counted = (q: { sql: string; bindings?: unknown[] }) => {
+      if (q.sql.includes('UPDATE otp_runs r') && q.sql.includes('AS v(id text')) verdictStatements.push(Number(q.bindings?.[3]));
+    };
+    t.service.db.on('query', counted);
+    try {
+      // The first verdict goes at once, alone; the three that arrive while it is in flight share the next statement.
+      const results = await Promise.allSettled([finish(first), finish(ok1), finish(poisoned, 'a\u0000b'), finish(ok2)]);
+      expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      // The shared statement failed whole (jsonb refuses \u0000); each of its verdicts was then tried alone.
+      expect(verdictStatements).to.deep.equal([1, 3, 1, 1, 1]);
+    } finally {
+      t.service.db.off('query', counted);
+    }
+    const rows = await t.service.db('otp_runs').whereIn('id', runIds).select('id', 'status', 'trace', 'passed');
+    const byId = Object.fromEntries(rows.map((r: { id: string; status: string; trace: unknown[] | null; passed: number }) => [r.id, r]));
+    for (const runId of [first, ok1, ok2]) {
+      expect(byId[runId].status, runId).to.equal('passed');
+      expect(byId[runId].passed).to.equal(1);
+      expect(byId[runId].trace).to.have.length(1);
+    }
+    expect(byId[poisoned].status).to.equal('queued');
+    const steps = await t.service.db('otp_run_steps').whereIn('run_id', runIds).orderBy('run_id').select('run_id', 'status');
+    expect(Object.fromEntries(steps.map((s: { run_id: string; status: string }) => [s.run_id, s.status]))).to.deep.equal({
+      [first]: 'pass', [ok1]: 'pass', [poisoned]: 'pending', [ok2]: 'pass',
+    });
+    await t.service.db('otp_runs').where('id', poisoned).update({ status: 'cancelled' });
+  });
+
   it('ends a run whose result PostgreSQL refuses as error in the database, and the runs beside it pass', async () => {
     // A row the database refuses, as any constraint or storage failure would.
     await t.service.db.raw(`ALTER TABLE otp_run_steps ADD CONSTRAINT test_poison CHECK (actual IS DISTINCT FROM 'poison')`);

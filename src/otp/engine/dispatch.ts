@@ -1,5 +1,7 @@
 // Dispatch of queued runs to this process's ready sessions: one claim at a time per session (FOR
 // UPDATE SKIP LOCKED in the store), and a project's new run offered to its sessions with the most room.
+// A new run may also skip the queue's claim: a slot reserved on a session here before its insert,
+// the insert writes it claimed (see OtpEngine.createRun).
 import type { Logger } from '../../log.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
 import type { ExecutorSession } from './session.js';
@@ -23,6 +25,7 @@ export class Dispatch {
   private readonly readyByProject = new Map<string, Set<ExecutorSession>>();
   private readonly claiming = new Map<ExecutorSession, ClaimState>();
   private readonly projectWakes = new Map<string, { again: boolean }>();
+  private readonly reserved = new Map<ExecutorSession, number>();
 
   constructor(private readonly deps: DispatchDeps) {}
 
@@ -46,6 +49,42 @@ export class Dispatch {
     return this.readyByProject.has(projectId);
   }
 
+  /** Runs the session can take now, less the slots reserved for runs being inserted for it. */
+  private room(session: ExecutorSession): number {
+    return session.freeCapacity - (this.reserved.get(session) ?? 0);
+  }
+
+  /**
+   * A slot for a run about to be inserted, on `pinned` (the local session it is pinned to) or, when
+   * it is pinned to none, on the project's local session with the most room; none while the process
+   * drains. A claim in flight for that session is waited for first: it counts the room it saw when
+   * it began, so a slot taken meanwhile could overfill the session. Given back with `unreserve` once
+   * the run has started or was queued.
+   */
+  async reserve(projectId: string, pinned: ExecutorSession | null): Promise<ExecutorSession | undefined> {
+    for (;;) {
+      const ready = this.readyByProject.get(projectId);
+      if (!ready || this.deps.draining()) return undefined;
+      let best: ExecutorSession | undefined;
+      for (const session of pinned ? [pinned] : ready) {
+        if (ready.has(session) && this.room(session) > 0 && (!best || this.room(session) > this.room(best))) best = session;
+      }
+      if (!best) return undefined;
+      const claim = this.claiming.get(best);
+      if (!claim) {
+        this.reserved.set(best, (this.reserved.get(best) ?? 0) + 1);
+        return best;
+      }
+      await claim.done;
+    }
+  }
+
+  unreserve(session: ExecutorSession): void {
+    const left = (this.reserved.get(session) ?? 1) - 1;
+    if (left > 0) this.reserved.set(session, left);
+    else this.reserved.delete(session);
+  }
+
   /**
    * Claims queued runs for one session until it is full or nothing waits for it, one claim at a time
    * per session. Resolves true when the queue ran dry (so other sessions need not ask).
@@ -63,8 +102,8 @@ export class Dispatch {
       try {
         do {
           state.again = false;
-          while (!this.deps.draining() && session.freeCapacity > 0) {
-            const wanted = session.freeCapacity;
+          while (!this.deps.draining() && this.room(session) > 0) {
+            const wanted = this.room(session);
             const claimed = await this.deps.store.claimRuns(
               { id: session.id, projectId: session.principal.projectId },
               this.deps.instanceId,
@@ -99,8 +138,8 @@ export class Dispatch {
         do {
           mine.again = false;
           const sessions = [...(this.readyByProject.get(projectId) ?? [])]
-            .filter((s) => s.freeCapacity > 0)
-            .sort((a, b) => b.freeCapacity - a.freeCapacity);
+            .filter((s) => this.room(s) > 0)
+            .sort((a, b) => this.room(b) - this.room(a));
           for (const session of sessions) {
             if (this.deps.draining() || (await this.claimFor(session))) break;
           }

@@ -11,7 +11,7 @@ import { ExecutorSession, type Connection } from './session.js';
 import { RunDriver, type RunDriverDeps } from './run-driver.js';
 import { TimerWheel } from './timer-wheel.js';
 import { planRun, type RunRequest } from './run-planner.js';
-import { queuedRunView, type RunView, type RunViews } from '../store/run-views.js';
+import { newRunView, type RunView, type RunViews } from '../store/run-views.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
 import type { StepWriter } from './step-writer.js';
 import type { EngineEvents } from './diagnostics.js';
@@ -89,7 +89,7 @@ export class OtpEngine {
       notify: (notice) => this.notify(notice),
       log: deps.log,
     });
-    this.watch = new RunWatch({ runs: this.runs, sessions: this.sessions, store: deps.store, traces: deps.traces, log: deps.log, traceFlushMs: deps.config.otp.traceFlushMs });
+    this.watch = new RunWatch({ runs: this.runs, sessions: this.sessions, store: deps.store, views: deps.views, traces: deps.traces, log: deps.log, traceFlushMs: deps.config.otp.traceFlushMs });
     this.shutdowns = new Shutdown({ sessions: this.sessions, runs: this.runs, config: deps.config, log: deps.log, livePeers: deps.livePeers });
     this.handOvers = new HandOvers({
       instanceId: deps.instanceId,
@@ -156,17 +156,25 @@ export class OtpEngine {
   async createRun(principal: Principal, request: RunRequest): Promise<RunView> {
     if (request.sessionId) await this.checkSessionOpen(principal.projectId, request.sessionId);
     const run = await planRun(this.deps.testCases, principal, request, this.deps.config.otp);
-    const row = await this.deps.store.insertRun(run);
     const local = run.requestedSessionId ? this.sessions.get(run.requestedSessionId) : undefined;
-    if (local) {
-      // Pinned to a session of this process: no other process can take it, nothing to tell them.
-      void this.dispatch.claimFor(local);
-    } else {
+    // A session here with room: the insert writes the run claimed by it, and it starts at once.
+    const slot = run.requestedSessionId && !local ? undefined : await this.dispatch.reserve(run.projectId, local ?? null);
+    let row: Record<string, unknown>;
+    try {
+      row = await this.deps.store.insertRun(run, slot && { sessionId: slot.id, instanceId: this.deps.instanceId });
+      if (slot && row.status === 'running') await this.startRun(run, slot);
+    } finally {
+      if (slot) this.dispatch.unreserve(slot);
+    }
+    // As inserted (queued, or started here): GET /otp/runs/:id follows it from there.
+    if (row.status === 'running') return newRunView(row, run.steps);
+    // Pinned to a session of this process: no other process can take it, nothing to tell them.
+    if (local) void this.dispatch.claimFor(local);
+    else {
       if (!run.requestedSessionId) this.dispatch.wakeProject(run.projectId);
       await this.notify({ kind: 'dispatch', projectId: run.projectId, ...(run.requestedSessionId ? { sessionId: run.requestedSessionId } : {}) });
     }
-    // As inserted (queued): a session may claim it meanwhile; GET /otp/runs/:id follows it from there.
-    return queuedRunView(row, run.steps);
+    return newRunView(row, run.steps);
   }
 
   async cancelRun(principal: Principal, runId: string): Promise<RunView> {
@@ -193,22 +201,8 @@ export class OtpEngine {
    * Waits up to `ms` for a run's verdict: on its driver when this process holds it, otherwise by
    * reading its status (another process may hold it, or it waits queued). Answers the run either way.
    */
-  async awaitVerdict(principal: Principal, runId: string, ms: number): Promise<RunView> {
-    const { store } = this.deps;
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const left = deadline - Date.now();
-      const driver = this.runs.get(runId);
-      if (driver && left > 0) {
-        await Promise.race([driver.done.catch(() => {}), new Promise((r) => setTimeout(r, left).unref())]);
-        break;
-      }
-      const status = await store.runStatus(principal.projectId, runId);
-      if (!status) throw errors.notFound('Run', runId);
-      if (isFinalRunStatus(status) || left <= 0) break;
-      await new Promise((r) => setTimeout(r, Math.min(50, left)).unref());
-    }
-    return this.deps.views.run(principal.projectId, runId);
+  awaitVerdict(principal: Principal, runId: string, ms: number): Promise<RunView> {
+    return this.watch.awaitVerdict(principal.projectId, runId, ms);
   }
 
   /** Closes at once every open session of a revoked key, here and (by notice) in other processes. */

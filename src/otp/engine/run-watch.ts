@@ -1,10 +1,13 @@
 // What the console watches of this process's runs and sessions: every transition of a run it drives
 // (listeners, for the live pages), a run's machine trace (from memory while driven here, else as last
-// written), a session's liveness (only its holder knows the last pong), and the periodic trace flush.
+// written), a session's liveness (only its holder knows the last pong), a run's verdict awaited, and
+// the periodic trace flush.
 import type { Logger } from '../../log.js';
 import { errors } from '../../errors.js';
 import type { RunStore } from '../store/run-store.js';
 import type { RunTrace, RunTraceStore } from '../store/run-trace.js';
+import type { RunView, RunViews } from '../store/run-views.js';
+import { isFinalRunStatus } from '../../../machines/types.js';
 import type { RunDriver } from './run-driver.js';
 import type { ExecutorSession } from './session.js';
 import { TraceFlusher } from './trace-flusher.js';
@@ -13,6 +16,7 @@ export interface RunWatchDeps {
   runs: ReadonlyMap<string, RunDriver>;
   sessions: ReadonlyMap<string, ExecutorSession>;
   store: RunStore;
+  views: RunViews;
   /** Where traces are kept; none: memory only. */
   traces?: RunTraceStore;
   log: Logger;
@@ -66,6 +70,28 @@ export class RunWatch {
     }
     if (!this.deps.traces) throw errors.notFound('Run', runId);
     return this.deps.traces.read(projectId, runId);
+  }
+
+  /**
+   * Waits up to `ms` for a run's verdict: on its driver when this process holds it, otherwise by
+   * reading its status (another process may hold it, or it waits queued). Answers the run either way.
+   */
+  async awaitVerdict(projectId: string, runId: string, ms: number): Promise<RunView> {
+    const { store } = this.deps;
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const left = deadline - Date.now();
+      const driver = this.deps.runs.get(runId);
+      if (driver && left > 0) {
+        await Promise.race([driver.done.catch(() => {}), new Promise((r) => setTimeout(r, left).unref())]);
+        break;
+      }
+      const status = await store.runStatus(projectId, runId);
+      if (!status) throw errors.notFound('Run', runId);
+      if (isFinalRunStatus(status) || left <= 0) break;
+      await new Promise((r) => setTimeout(r, Math.min(50, left)).unref());
+    }
+    return this.deps.views.run(projectId, runId);
   }
 
   stop(): void {

@@ -59,7 +59,7 @@ export function otpRoutes({ engine, config, views, runViews }: OtpRoutesDeps): R
       method: 'post', path: '/otp/runs', auth: 'write', tag, status: 202, body: RunRequestSchema, response: RunSchema,
       operationId: 'startOtpRun', errors: [404],
       description: 'With testRunId (an open test run of the project: 404 when unknown, 409 when closed), one result per test case is recorded in it when the run finishes; finishTestRun then closes it.',
-      summary: 'Start a run of test cases or a plan on an executor session; it waits `queued` until one has room',
+      summary: 'Start a run of test cases or a plan on an executor session: `running` at once when a session has room, else `queued` until one has',
       handler: ({ principal, body }) => engine.createRun(principal, body),
     }),
     route<unknown, RunsQuery>({

@@ -1,9 +1,10 @@
 // The hot statements of RunStore, as text: the group commit's step write (also sent alone by the
-// benchmark's PostgreSQL baseline), a new run with its steps, a claim, and a run's finish.
+// benchmark's PostgreSQL baseline), a new run with its steps, a claim, and the finishes of runs.
 //
 // Written with PostgreSQL's numbered parameters, each used once and in order, so that the same text
 // serves pg (as a named statement, prepared once on a connection of its own) and knex (`?`, inside
 // a transaction or where the store has no connection of its own).
+import type { FinalRunStatus, RunCounts, StepOutcome } from '../../../machines/types.js';
 import type { StepWrite } from './run-store.js';
 
 /** A statement as pg prepares it (name and text), and its text for knex. */
@@ -59,23 +60,68 @@ export const RECORD_STEPS = hot('otp_record_steps', recordStepsSql('$1', '$2'));
 
 // The columns runSummary (run-views.ts) reads, and the tenant an event names: what a reported verdict
 // needs, without the trace the statement has just written (up to 500 transitions to parse back).
-const SUMMARY_COLUMNS = `id, tenant_id, project_id, status, session_id, requested_session_id, plan_id, test_run_id,
-  finish_test_run, test_cases, allowed_origins, vars, total_steps, passed, failed, skipped, reason, cancel_requested_at,
-  created_at, started_at, finished_at, duration_ms`;
+const SUMMARY_COLUMNS = `r.id, r.tenant_id, r.project_id, r.status, r.session_id, r.requested_session_id, r.plan_id,
+  r.test_run_id, r.finish_test_run, r.test_cases, r.allowed_origins, r.vars, r.total_steps, r.passed, r.failed, r.skipped,
+  r.reason, r.cancel_requested_at, r.created_at, r.started_at, r.finished_at, r.duration_ms`;
 
-// A run's last outcomes and its verdict in one statement (a trace given replaces the one flushed).
-const finishRunSql = (returning: string) => `
+/** A run's verdict with its last outcomes, as the driver writes it. */
+export interface RunFinish {
+  runId: string;
+  projectId: string;
+  status: FinalRunStatus;
+  counts: RunCounts;
+  reason?: string;
+  outcomes: StepOutcome[];
+  /** The run machine's last transitions (run-trace.ts), written with the verdict. */
+  trace?: { transitions: unknown[]; dropped: number };
+}
+
+/** What the driver learns of a written verdict. */
+export interface FinishAnswer {
+  durationMs: number;
+  /** The run has a test run waiting for its results. */
+  owesResults: boolean;
+}
+
+export type FinishedRow = { id: string; duration_ms?: number; test_run_id?: string | null };
+
+export function finishAnswer(row: Omit<FinishedRow, 'id'> | undefined): FinishAnswer {
+  return { durationMs: row?.duration_ms ?? 0, owesResults: Boolean(row?.test_run_id) };
+}
+
+/** The parameters of FINISH_RUNS / FINISH_REPORTED_RUNS: every run's outcomes, then every verdict. */
+export function finishValues(finishes: RunFinish[]): unknown[] {
+  const outcomes = finishes.flatMap(({ runId, outcomes }) => outcomes.map((outcome) => stepRecord({ runId, outcome })));
+  const verdicts = finishes.map(({ runId, status, counts, reason, trace }) => ({
+    id: runId,
+    status,
+    passed: counts.passed,
+    failed: counts.failed,
+    skipped: counts.skipped,
+    reason: reason ?? null,
+    trace: trace?.transitions ?? null,
+    trace_dropped: trace?.dropped ?? null,
+  }));
+  return [JSON.stringify(outcomes), outcomes.length, JSON.stringify(verdicts), verdicts.length];
+}
+
+// Runs' last outcomes and their verdicts in one statement: the verdicts travel as one jsonb
+// parameter ($3, $4 rows), the outcomes of all of them as another ($1, $2), so the finishes that
+// arrive together share one statement (RunStore.finishRun). A trace given replaces the one flushed.
+const finishRunsSql = (returning: string) => `
 WITH recorded AS (${recordStepsSql('$1', '$2')} RETURNING 1)
-UPDATE otp_runs
-   SET status = $3, passed = $4, failed = $5, skipped = $6, reason = $7,
-       trace = coalesce($8::jsonb, trace), trace_dropped = coalesce($9::int, trace_dropped),
-       finished_at = now(), duration_ms = coalesce((extract(epoch from now() - started_at) * 1000)::int, 0)
- WHERE id = $10
+UPDATE otp_runs r
+   SET status = v.status, passed = v.passed, failed = v.failed, skipped = v.skipped, reason = v.reason,
+       trace = coalesce(v.trace, r.trace), trace_dropped = coalesce(v.trace_dropped, r.trace_dropped),
+       finished_at = now(), duration_ms = coalesce((extract(epoch from now() - r.started_at) * 1000)::int, 0)
+  FROM (SELECT * FROM jsonb_to_recordset($3::jsonb) AS v(id text, status text, passed int, failed int, skipped int,
+          reason text, trace jsonb, trace_dropped int) LIMIT $4) v
+ WHERE r.id = v.id
 RETURNING ${returning}`;
-/** Answers what the driver needs: the duration and whether a test run waits for results. */
-export const FINISH_RUN = hot('otp_finish_run', finishRunSql('duration_ms, test_run_id'));
-/** Answers the run as `run.finished` reports it to webhooks (in the transaction that records the event). */
-export const FINISH_REPORTED_RUN = hot('otp_finish_reported_run', finishRunSql(SUMMARY_COLUMNS));
+/** Answers what the drivers need: each run's duration and whether a test run waits for its results. */
+export const FINISH_RUNS = hot('otp_finish_runs', finishRunsSql('r.id, r.duration_ms, r.test_run_id'));
+/** Answers the runs as `run.finished` reports them to webhooks (in the transaction that records the events). */
+export const FINISH_REPORTED_RUNS = hot('otp_finish_reported_runs', finishRunsSql(SUMMARY_COLUMNS));
 
 // Queued runs for one session: those asked for it, or for no session in particular, oldest first,
 // with their steps (one JSON array each). SKIP LOCKED lets several processes share one queue.
@@ -98,19 +144,35 @@ export const CLAIM_RUNS = hot(
 
 // A new run and its steps in one statement: the steps travel as one jsonb parameter. The steps'
 // foreign key is checked at the end of the statement, when the run row exists.
+// Given a session and an instance ($13, $14), the run is inserted already claimed by them, so that
+// it starts with no claim of its own (POST → run.start in one round trip), unless a queued run waits
+// for that session: then it is queued behind it, and the queue's order holds.
 export const INSERT_RUN = hot(
   'otp_insert_run',
   `
-WITH run AS (
-  INSERT INTO otp_runs (id, tenant_id, project_id, requested_session_id, status, vars, allowed_origins, test_cases,
-                        plan_id, test_run_id, finish_test_run, total_steps)
-  VALUES ($1, $2, $3, $4, 'queued', $5::jsonb, $6::jsonb, $7::jsonb, $8, $9, $10, $11)
+WITH p AS (
+  SELECT $1::text AS id, $2::text AS tenant_id, $3::text AS project_id, $4::text AS requested_session_id, $5::jsonb AS vars,
+         $6::jsonb AS allowed_origins, $7::jsonb AS test_cases, $8::text AS plan_id, $9::text AS test_run_id,
+         $10::boolean AS finish_test_run, $11::int AS total_steps, $12::jsonb AS steps, $13::text AS start_session, $14::text AS start_instance
+), s AS (
+  SELECT p.*, p.start_session IS NOT NULL AND NOT EXISTS (
+           SELECT 1 FROM otp_runs q
+            WHERE q.status = 'queued' AND q.project_id = p.project_id
+              AND (q.requested_session_id IS NULL OR q.requested_session_id = p.start_session)) AS start
+    FROM p
+), run AS (
+  INSERT INTO otp_runs (id, tenant_id, project_id, requested_session_id, status, session_id, instance_id, started_at, vars,
+                        allowed_origins, test_cases, plan_id, test_run_id, finish_test_run, total_steps)
+  SELECT id, tenant_id, project_id, requested_session_id, CASE WHEN start THEN 'running' ELSE 'queued' END,
+         CASE WHEN start THEN start_session END, CASE WHEN start THEN start_instance END, CASE WHEN start THEN now() END,
+         vars, allowed_origins, test_cases, plan_id, test_run_id, finish_test_run, total_steps
+    FROM s
   RETURNING *
 ), steps AS (
   INSERT INTO otp_run_steps (run_id, step_index, case_index, test_case_id, label, action, timeout_ms, continue_on_fail, evidence_policy)
   SELECT run.id, v.step_index, v.case_index, v.test_case_id, v.label, v.action, v.timeout_ms, v.continue_on_fail, v.evidence_policy
-    FROM run, jsonb_to_recordset($12::jsonb) AS v(step_index int, case_index int, test_case_id text, label text, action jsonb,
-                                                   timeout_ms int, continue_on_fail boolean, evidence_policy text)
+    FROM run, p, jsonb_to_recordset(p.steps) AS v(step_index int, case_index int, test_case_id text, label text, action jsonb,
+                                                 timeout_ms int, continue_on_fail boolean, evidence_policy text)
 )
 SELECT * FROM run`,
 );

@@ -5,19 +5,35 @@
 // on connections of their own when the store has them.
 import type { Db } from '../../db/connect.js';
 import type { DedicatedConnection } from '../../db/dedicated-connection.js';
+import { GroupCommit } from '../../db/group-commit.js';
 import { EventType, noChangeEvents, type ChangeEvent, type ChangeEvents } from '../../db/change-events.js';
 import {
   ACTIVE_RUN_STATUSES,
   type Capabilities,
   type FinalRunStatus,
   type PlannedStep,
-  type RunCounts,
   type RunStatus,
   type StepOutcome,
 } from '../../../machines/types.js';
 import { runSummary } from './run-views.js';
 import { writeError } from './write-error.js';
-import { CLAIM_RUNS, FINISH_REPORTED_RUN, FINISH_RUN, INSERT_RUN, RECORD_STEPS, preparedQuery, stepRecord, type HotStatement } from './run-sql.js';
+import {
+  CLAIM_RUNS,
+  FINISH_REPORTED_RUNS,
+  FINISH_RUNS,
+  INSERT_RUN,
+  RECORD_STEPS,
+  finishAnswer,
+  finishValues,
+  preparedQuery,
+  stepRecord,
+  type FinishAnswer,
+  type FinishedRow,
+  type HotStatement,
+  type RunFinish,
+} from './run-sql.js';
+
+export type { FinishAnswer, RunFinish };
 
 export type RunCaseRef = { id: string; title: string; steps: number };
 
@@ -98,9 +114,13 @@ export function claimedRunOf(r: ClaimedRunRow): ClaimedRun {
 export interface RunStoreConnections {
   steps: DedicatedConnection;
   runs: DedicatedConnection;
+  /** The group commit of verdicts; `runs` when not given. */
+  finishes?: DedicatedConnection;
 }
 
 export class RunStore {
+  private readonly finishes = new GroupCommit<RunFinish, FinishAnswer>((finishes) => this.finishRuns(finishes));
+
   /** Without `connections` every statement goes through `db` (knex's pool). */
   constructor(
     private readonly db: Db,
@@ -126,8 +146,12 @@ export class RunStore {
     await this.events.record(trx, events);
   }
 
-  /** The run and all its steps in one statement (one round trip, atomic like any statement); answers the run's row. */
-  async insertRun(run: NewRun): Promise<Record<string, unknown>> {
+  /**
+   * The run and all its steps in one statement (one round trip, atomic like any statement); answers
+   * the run's row. Given `startOn`, the run is inserted claimed by that session and process
+   * (status running) unless a queued run waits for the session (see INSERT_RUN).
+   */
+  async insertRun(run: NewRun, startOn?: { sessionId: string; instanceId: string }): Promise<Record<string, unknown>> {
     const steps = run.steps.map((s) => ({
       step_index: s.stepIndex,
       case_index: s.caseIndex,
@@ -151,6 +175,8 @@ export class RunStore {
       run.finishTestRun,
       run.steps.length,
       JSON.stringify(steps),
+      startOn?.sessionId ?? null,
+      startOn?.instanceId ?? null,
     ], this.connections?.runs);
     return rows[0];
   }
@@ -179,48 +205,29 @@ export class RunStore {
   }
 
   /**
-   * The last outcomes and the verdict in one statement. When a webhook subscription of the project may
-   * want to hear of it, in a transaction that reports the verdict too; otherwise alone. Answers the
-   * run's duration and whether it owes test results (it has a test run).
+   * The last outcomes and the verdict. When a webhook subscription of the project may want to hear
+   * of it, in a transaction of its own that reports the verdict too; otherwise in a group commit
+   * with the other runs finishing at the same moment (one statement for all). Answers the run's
+   * duration and whether it owes test results (it has a test run).
    */
-  async finishRun(input: {
-    runId: string;
-    projectId: string;
-    status: FinalRunStatus;
-    counts: RunCounts;
-    reason?: string;
-    outcomes: StepOutcome[];
-    /** The run machine's last transitions (run-trace.ts), written with the verdict. */
-    trace?: { transitions: unknown[]; dropped: number };
-  }): Promise<{ durationMs: number; owesResults: boolean }> {
-    const { runId, status, counts, trace } = input;
-    const outcomes = input.outcomes.map((outcome) => stepRecord({ runId, outcome }));
-    const values = [
-      JSON.stringify(outcomes),
-      outcomes.length,
-      status,
-      counts.passed,
-      counts.failed,
-      counts.skipped,
-      input.reason ?? null,
-      trace ? JSON.stringify(trace.transitions) : null,
-      trace?.dropped ?? null,
-      runId,
-    ];
-    const answer = (row: { duration_ms?: number; test_run_id?: string | null } | undefined) => ({
-      durationMs: row?.duration_ms ?? 0,
-      owesResults: Boolean(row?.test_run_id),
-    });
+  async finishRun(input: RunFinish): Promise<FinishAnswer> {
     try {
-      if (!(await this.events.mayRecord(input.projectId))) return answer((await this.hot(FINISH_RUN, values, this.connections?.runs))[0]);
+      if (!(await this.events.mayRecord(input.projectId))) return await this.finishes.submit(input);
       return await this.db.transaction(async (trx) => {
-        const row = (await this.hot(FINISH_REPORTED_RUN, values, undefined, trx))[0];
-        if (row) await this.reportFinished(trx, [row]);
-        return answer(row);
+        const rows = await this.hot(FINISH_REPORTED_RUNS, finishValues([input]), undefined, trx);
+        await this.reportFinished(trx, rows);
+        return finishAnswer(rows[0]);
       });
     } catch (err) {
       throw writeError(err);
     }
+  }
+
+  /** The verdicts of several runs in one statement; answers in their order. */
+  private async finishRuns(finishes: RunFinish[]): Promise<FinishAnswer[]> {
+    const rows = await this.hot<FinishedRow>(FINISH_RUNS, finishValues(finishes), this.connections?.finishes ?? this.connections?.runs);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return finishes.map((f) => finishAnswer(byId.get(f.runId)));
   }
 
   /**

@@ -115,7 +115,7 @@ export async function readRun(db: Db, projectId: string, runId: string): Promise
  * pending, nothing recorded yet. The same as readRun would answer at that instant, without reading
  * back a hundred step rows the caller just wrote.
  */
-export function queuedRunView(
+export function newRunView(
   row: any,
   steps: ReadonlyArray<{ stepIndex: number; caseIndex: number; testCaseId: string; label?: string; action: unknown }>,
 ): RunView {
