@@ -9,6 +9,12 @@
 //
 // Statements given a `name` are prepared once per connection (pg remembers them); after a lost
 // connection the next query opens a new one, and its statements are prepared again.
+//
+// Each execution is planned for its own parameters (plan_cache_mode force_custom_plan): after five
+// executions PostgreSQL may switch a prepared statement to a generic plan, which cannot see the
+// batch's length (the LIMIT $n of the group commit, run-sql.ts) and, chosen while the tables were
+// young, scanned every step row. Seen in the steps benchmark as a step write 2.5× slower and growing
+// with the table, halving the steps per second, in some runs and not others.
 import pg from 'pg';
 
 interface Waiting {
@@ -55,7 +61,7 @@ export class DedicatedConnection {
   private connect(): Promise<pg.Client> {
     if (this.ended) return Promise.reject(new Error(`the ${this.name} connection is closed`));
     this.connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: this.url, application_name: this.name });
+      const client = new pg.Client({ connectionString: this.url, application_name: this.name, options: '-c plan_cache_mode=force_custom_plan' });
       client.on('error', (err) => {
         this.onError(err);
         this.drop(client);

@@ -33,6 +33,21 @@ describe('DedicatedConnection (the hot statements connection of its own)', () =>
     }
   });
 
+  it('plans every execution for its own parameters, never with a generic plan', async () => {
+    const connection = new DedicatedConnection(database.url, 'dedicated-spec-plans', () => {});
+    try {
+      // Past the five executions after which PostgreSQL would otherwise consider a generic plan.
+      for (let n = 0; n < 8; n++) await connection.query(statement([n, 1]));
+      const plans = await connection.query({
+        text: 'SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name = $1',
+        values: ['dedicated_spec_add'],
+      });
+      expect(plans.rows[0]).to.deep.equal({ generic: 0, custom: 8 });
+    } finally {
+      await connection.end();
+    }
+  });
+
   it('opens a new connection after its backend is gone, and prepares the statement again', async () => {
     const errors: unknown[] = [];
     const connection = new DedicatedConnection(database.url, 'dedicated-spec-lost', (err) => errors.push(err));
