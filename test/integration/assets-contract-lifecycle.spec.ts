@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { describeAssetsContract, MAX_UPLOAD } from '../support/assets-contract.js';
 import { census, download, sha256, upload } from '../support/assets.js';
 import { tierLimits, UPGRADE_URL } from '../../src/tiers.js';
+import { eventually } from '../support/eventually.js';
 
 describeAssetsContract('isolation, deletion, limits and quota', (c) => {
   const { driver, project, storesNothing } = c;
@@ -193,11 +194,28 @@ describeAssetsContract('isolation, deletion, limits and quota', (c) => {
         expect(res.status).to.equal(402);
         expect(res.body.upgradeUrl).to.equal(UPGRADE_URL);
       });
-      // Two uploads that each fit but not together: the project lock lets exactly one in.
-      const [a, b] = await Promise.all([
+      // Two uploads that each fit but not together: the project lock lets exactly one in. The test
+      // holds that lock until both wait for it, so that both pass the checks made before the lock
+      // (otherwise the second may start after the first is in and be refused while it streams).
+      const db = c.t.service.db;
+      const holder = await db.transaction();
+      await holder.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`assets:quota:${p.projectId}`]);
+      const both = Promise.all([
         upload(c.t, 'quota', randomBytes(600), { key: p.key }),
         upload(c.t, 'quota', randomBytes(600), { key: p.key }),
       ]);
+      try {
+        await eventually(async () => {
+          const waiting = await db.raw(
+            `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+              WHERE l.locktype = 'advisory' AND NOT l.granted AND d.datname = current_database()`,
+          );
+          expect(waiting.rows[0].n).to.equal(2);
+        });
+      } finally {
+        await holder.commit();
+      }
+      const [a, b] = await both;
       expect([a.status, b.status].sort()).to.deep.equal([201, 402]);
       const rows = await c.t.service.db('assets').where('project_id', p.projectId);
       expect(rows.map((r) => Number(r.size)).sort((x, y) => x - y)).to.deep.equal([600, quota - 1000]);
