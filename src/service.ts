@@ -113,11 +113,12 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const health = readiness({ probe: () => db.raw('SELECT 1'), draining: () => lifecycle.draining });
   // The engine's hot statements on connections of their own: the group commit of step results (one
   // statement in flight at a time), the claims and inserts of runs, and the group commit of their
-  // verdicts (so that a claim or an insert never waits behind the finishes).
+  // verdicts (so that a claim or an insert never waits behind the finishes). The two group commits
+  // are planned for each batch's own length (see dedicated-connection.ts).
   const runConnections: RunStoreConnections = {
-    steps: new DedicatedConnection(databaseUrl, `otp-steps ${instanceId}`, (err) => log.error('step-result connection failed', { err })),
+    steps: new DedicatedConnection(databaseUrl, `otp-steps ${instanceId}`, (err) => log.error('step-result connection failed', { err }), { customPlans: true }),
     runs: new DedicatedConnection(databaseUrl, `otp-runs ${instanceId}`, (err) => log.error('run connection failed', { err })),
-    finishes: new DedicatedConnection(databaseUrl, `otp-finishes ${instanceId}`, (err) => log.error('verdict connection failed', { err })),
+    finishes: new DedicatedConnection(databaseUrl, `otp-finishes ${instanceId}`, (err) => log.error('verdict connection failed', { err }), { customPlans: true }),
   };
   // Webhook delivery: the outbox every store reports its changes to, in the changes' transactions.
   const webhooks = createWebhookDelivery({ config: config.webhooks, db, log, instanceId });

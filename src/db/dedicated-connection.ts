@@ -10,11 +10,14 @@
 // Statements given a `name` are prepared once per connection (pg remembers them); after a lost
 // connection the next query opens a new one, and its statements are prepared again.
 //
-// Each execution is planned for its own parameters (plan_cache_mode force_custom_plan): after five
-// executions PostgreSQL may switch a prepared statement to a generic plan, which cannot see the
-// batch's length (the LIMIT $n of the group commit, run-sql.ts) and, chosen while the tables were
-// young, scanned every step row. Seen in the steps benchmark as a step write 2.5× slower and growing
-// with the table, halving the steps per second, in some runs and not others.
+// `customPlans`: each execution is planned for its own parameters (plan_cache_mode
+// force_custom_plan), for the group commits: after five executions PostgreSQL may switch a prepared
+// statement to a generic plan, which cannot see the batch's length (the LIMIT $n of the group
+// commit, run-sql.ts) and, chosen while the tables were young, scanned every step row. Seen in the
+// steps benchmark as a step write 2.5× slower and growing with the table, halving the steps per
+// second, in some runs and not others. Not for the run inserts: the setting reaches the foreign-key
+// checks' own cached statements too, one per step row inserted, and planning each of them again made
+// an insert of 40 to 100 steps take 7 to 13 ms instead of under 1 (auto_explain, latency benchmark).
 import pg from 'pg';
 
 interface Waiting {
@@ -38,6 +41,7 @@ export class DedicatedConnection {
     private readonly name: string,
     /** A connection that failed between statements (its queries in flight fail on their own). */
     private readonly onError: (err: unknown) => void,
+    private readonly options: { customPlans?: boolean } = {},
   ) {}
 
   query<R extends pg.QueryResultRow = any>(config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
@@ -61,7 +65,11 @@ export class DedicatedConnection {
   private connect(): Promise<pg.Client> {
     if (this.ended) return Promise.reject(new Error(`the ${this.name} connection is closed`));
     this.connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: this.url, application_name: this.name, options: '-c plan_cache_mode=force_custom_plan' });
+      const client = new pg.Client({
+        connectionString: this.url,
+        application_name: this.name,
+        ...(this.options.customPlans ? { options: '-c plan_cache_mode=force_custom_plan' } : {}),
+      });
       client.on('error', (err) => {
         this.onError(err);
         this.drop(client);

@@ -33,8 +33,8 @@ describe('DedicatedConnection (the hot statements connection of its own)', () =>
     }
   });
 
-  it('plans every execution for its own parameters, never with a generic plan', async () => {
-    const connection = new DedicatedConnection(database.url, 'dedicated-spec-plans', () => {});
+  it('with customPlans, plans every execution for its own parameters, never with a generic plan', async () => {
+    const connection = new DedicatedConnection(database.url, 'dedicated-spec-plans', () => {}, { customPlans: true });
     try {
       // Past the five executions after which PostgreSQL would otherwise consider a generic plan.
       for (let n = 0; n < 8; n++) await connection.query(statement([n, 1]));
@@ -43,6 +43,16 @@ describe('DedicatedConnection (the hot statements connection of its own)', () =>
         values: ['dedicated_spec_add'],
       });
       expect(plans.rows[0]).to.deep.equal({ generic: 0, custom: 8 });
+    } finally {
+      await connection.end();
+    }
+  });
+
+  it("without customPlans, keeps PostgreSQL's own plan cache (the run inserts' foreign-key checks stay prepared)", async () => {
+    const connection = new DedicatedConnection(database.url, 'dedicated-spec-auto', () => {});
+    try {
+      const mode = await connection.query({ text: 'SHOW plan_cache_mode' });
+      expect(mode.rows[0].plan_cache_mode).to.equal('auto');
     } finally {
       await connection.end();
     }

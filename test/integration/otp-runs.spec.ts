@@ -3,7 +3,7 @@ import { startTestService, type TestService } from '../support/service.js';
 import { TestExecutor, type Frame } from '../support/executor.js';
 import { eventually } from '../support/eventually.js';
 import diagnostics from 'node:diagnostics_channel';
-import type { StepDispatchMessage } from '../../src/otp/engine/diagnostics.js';
+import type { RunClaimMessage, StepDispatchMessage } from '../../src/otp/engine/diagnostics.js';
 import { RunStore } from '../../src/otp/store/run-store.js';
 import { newId } from '../../src/ids.js';
 
@@ -259,6 +259,48 @@ describe('OTP: runs end to end', () => {
     expect((await executor.next('run.start')).runId).to.equal(waiting);
     expect((await executor.next('run.start')).runId).to.equal(created.body.runId);
     executor.close();
+  });
+
+  it("asks PostgreSQL for queued runs at a run's end only when one may wait for its session", async () => {
+    const p = await project();
+    const id = await p.testCase('claims', [step({ action: 'click', locator })]);
+    const claims: RunClaimMessage[] = [];
+    const channel = diagnostics.channel('otp:run.claim');
+    const listen = (m: unknown) => claims.push(m as RunClaimMessage);
+    channel.subscribe(listen);
+    try {
+      const executor = await p.executor({ maxParallel: 1 });
+      const mine = () => claims.filter((c) => c.sessionId === executor.sessionId).map((c) => c.claimed);
+      // Ready: one claim, which finds the queue empty.
+      await eventually(async () => expect(mine()).to.deep.equal([0]));
+      const runOnce = async (expected: 'running' | 'queued') => {
+        const posted = (await p.req('POST', '/otp/runs', { testCaseIds: [id] })).body;
+        expect(posted.status).to.equal(expected);
+        return posted.runId as string;
+      };
+      const finish = async (runId: string) => {
+        expect((await executor.next('run.start')).runId).to.equal(runId);
+        executor.result(await executor.next('step.exec'), 'pass');
+        expect((await executor.next('run.finished')).payload.status).to.equal('passed');
+      };
+      // Runs that start from their POST end without a claim. A POST that finds room comes after the
+      // end of the run before it, and after any claim that end began (a POST waits for it).
+      await finish(await runOnce('running'));
+      const second = await runOnce('running');
+      expect(mine(), 'no claim after a run no queued run waited behind').to.deep.equal([0]);
+      // A run queued behind it (maxParallel 1): the end claims it, and the next end looks again.
+      const queued = await runOnce('queued');
+      await finish(second);
+      await finish(queued);
+      await eventually(async () => expect(mine()).to.deep.equal([0, 1, 0]));
+      await finish(await runOnce('running'));
+      const last = await runOnce('running');
+      expect(mine(), 'the queue found empty once more: no claim').to.deep.equal([0, 1, 0]);
+      await finish(last);
+      executor.close();
+    } finally {
+      channel.unsubscribe(listen);
+    }
   });
 
   it('sends a run with a sessionId to that session only', async () => {

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/service.js';
 import { TestExecutor, type Frame } from '../support/executor.js';
 import { eventually } from '../support/eventually.js';
-import { RunStore, type StepWrite } from '../../src/otp/store/run-store.js';
+import { RunStore, type NewRun, type StepWrite } from '../../src/otp/store/run-store.js';
 import { StepWriter } from '../../src/otp/engine/step-writer.js';
 import type { StepWriteMessage } from '../../src/otp/engine/diagnostics.js';
 import { newId } from '../../src/ids.js';
@@ -126,6 +126,40 @@ describe('Runs left without a driver, and results that cannot be written', () =>
       [first]: 'pass', [ok1]: 'pass', [poisoned]: 'pending', [ok2]: 'pass',
     });
     await t.service.db('otp_runs').where('id', poisoned).update({ status: 'cancelled' });
+  });
+
+  it('inserts the runs that arrive together in one statement, each answered with its own row, and a run that fails fails alone', async () => {
+    const p = await project();
+    const store = new RunStore(t.service.db);
+    const newRun = (title: string): NewRun => ({
+      id: newId('otr'), tenantId: p.tenantId, projectId: p.projectId, requestedSessionId: null, vars: { title }, allowedOrigins: [],
+      testCases: [{ id: 'tc_x', title, steps: 2 }], planId: null, testRunId: null, finishTestRun: false,
+      steps: [0, 1].map((stepIndex) => ({ stepIndex, caseIndex: 0, testCaseId: 'tc_x', action: { action: 'navigate', url: 'https://a.test' }, timeoutMs: 1000, continueOnFail: false })),
+    });
+    // A value the statement cannot store (jsonb refuses \u0000) in the third run.
+    const runs = [newRun('first'), newRun('ok1'), newRun('a\u0000b'), newRun('ok2')];
+    const statements: number[] = [];
+    const counted = (q: { sql: string; bindings?: unknown[] }) => {
+      if (q.sql.includes('INSERT INTO otp_runs') && q.sql.includes('jsonb_to_recordset')) statements.push(Number(q.bindings?.[1]));
+    };
+    t.service.db.on('query', counted);
+    try {
+      // The first insert goes at once, alone; the three that arrive while it is in flight share the next statement.
+      const results = await Promise.allSettled(runs.map((run) => store.insertRun(run)));
+      expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect(results.map((r) => (r.status === 'fulfilled' ? [r.value.id, r.value.status, (r.value.vars as { title: string }).title] : null))).to.deep.equal([
+        [runs[0]!.id, 'queued', 'first'], [runs[1]!.id, 'queued', 'ok1'], null, [runs[3]!.id, 'queued', 'ok2'],
+      ]);
+      // The shared statement failed whole; each of its runs was then tried alone.
+      expect(statements).to.deep.equal([1, 3, 1, 1, 1]);
+    } finally {
+      t.service.db.off('query', counted);
+    }
+    const ids = runs.map((r) => r.id);
+    const steps = await t.service.db('otp_run_steps').whereIn('run_id', ids).groupBy('run_id').select('run_id').count<{ run_id: string; count: string }[]>('* as n');
+    expect(Object.fromEntries(steps.map((s: any) => [s.run_id, Number(s.n)]))).to.deep.equal({ [ids[0]!]: 2, [ids[1]!]: 2, [ids[3]!]: 2 });
+    expect(await t.service.db('otp_runs').whereIn('id', ids).pluck('id')).to.have.members([ids[0], ids[1], ids[3]]);
+    await t.service.db('otp_runs').whereIn('id', ids).update({ status: 'cancelled' });
   });
 
   it('ends a run whose result PostgreSQL refuses as error in the database, and the runs beside it pass', async () => {

@@ -24,6 +24,18 @@ export interface StepWriteMessage {
 /** One message per group-commit statement of step results. */
 export const stepWrite = diagnostics.channel('otp:step.write');
 
+export interface RunClaimMessage {
+  sessionId: string;
+  /** Runs the session had room for. */
+  wanted: number;
+  /** Queued runs the statement claimed for it. */
+  claimed: number;
+  ms: number;
+}
+
+/** One message per claim statement: how often the engine asks PostgreSQL for queued runs. */
+export const runClaim = diagnostics.channel('otp:run.claim');
+
 /**
  * What the engine tells an observer of this process (metrics, see src/observability/): unlike the
  * channels above, which are global to the Node process, these belong to one service.

@@ -5,6 +5,7 @@
 import type { Logger } from '../../log.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
 import type { ExecutorSession } from './session.js';
+import { runClaim, type RunClaimMessage } from './diagnostics.js';
 
 export interface DispatchDeps {
   store: RunStore;
@@ -26,6 +27,16 @@ export class Dispatch {
   private readonly claiming = new Map<ExecutorSession, ClaimState>();
   private readonly projectWakes = new Map<string, { again: boolean }>();
   private readonly reserved = new Map<ExecutorSession, number>();
+  // What this process has heard of queued runs, so that a run's end asks PostgreSQL only when a run
+  // may wait for its session (most runs start from their POST, and the claim after their end would
+  // find nothing). Every sign of a queued run (a run queued here, a dispatch notice, a requeue, the
+  // reconcile, a session ready) is numbered and kept against its session, or its project when it is
+  // for any session; a claim that found the queue dry settles its session at the number it read
+  // before asking. A notice missed in a lost connection is made up by the reconcile that follows it.
+  private heard = 0;
+  private readonly heardForProject = new Map<string, number>();
+  private readonly heardForSession = new WeakMap<ExecutorSession, number>();
+  private readonly settled = new WeakMap<ExecutorSession, number>();
 
   constructor(private readonly deps: DispatchDeps) {}
 
@@ -42,6 +53,14 @@ export class Dispatch {
     const set = this.readyByProject.get(session.principal.projectId);
     set?.delete(session);
     if (set?.size === 0) this.readyByProject.delete(session.principal.projectId);
+    this.settled.delete(session);
+  }
+
+  /** A run of the session ended: it claims again only when a queued run may wait for it. */
+  runEnded(session: ExecutorSession): void {
+    const settled = this.settled.get(session) ?? -1;
+    const heard = Math.max(this.heardForProject.get(session.principal.projectId) ?? 0, this.heardForSession.get(session) ?? 0);
+    if (settled < heard) void this.claim(session);
   }
 
   /** Whether any session of the project is ready here. */
@@ -86,10 +105,17 @@ export class Dispatch {
   }
 
   /**
-   * Claims queued runs for one session until it is full or nothing waits for it, one claim at a time
-   * per session. Resolves true when the queue ran dry (so other sessions need not ask).
+   * A run may wait for this session (the session is ready, a run was queued for it here or by
+   * another process, the reconcile found one): claims queued runs for it until it is full or nothing
+   * waits, one claim at a time per session. Resolves true when the queue ran dry (so other sessions
+   * need not ask).
    */
   claimFor(session: ExecutorSession): Promise<boolean> {
+    this.heardForSession.set(session, ++this.heard);
+    return this.claim(session);
+  }
+
+  private claim(session: ExecutorSession): Promise<boolean> {
     const running = this.claiming.get(session);
     if (running) {
       running.again = true;
@@ -104,14 +130,19 @@ export class Dispatch {
           state.again = false;
           while (!this.deps.draining() && this.room(session) > 0) {
             const wanted = this.room(session);
-            const claimed = await this.deps.store.claimRuns(
-              { id: session.id, projectId: session.principal.projectId },
-              this.deps.instanceId,
-              wanted,
-            );
+            const heard = this.heard;
+            const began = performance.now();
+            const claimed = await this.deps.store.claimRuns({ id: session.id, projectId: session.principal.projectId }, this.deps.instanceId, wanted);
+            if (runClaim.hasSubscribers) {
+              const message: RunClaimMessage = { sessionId: session.id, wanted, claimed: claimed.length, ms: performance.now() - began };
+              runClaim.publish(message);
+            }
             for (const run of claimed) await this.deps.start(run, session);
             drained = claimed.length < wanted;
-            if (drained) break;
+            if (drained) {
+              if (!session.closed) this.settled.set(session, heard);
+              break;
+            }
           }
         } while (state.again && !this.deps.draining());
       } catch (err) {
@@ -126,6 +157,7 @@ export class Dispatch {
 
   /** A run for any session of the project: offer it to the local sessions with the most room first. */
   wakeProject(projectId: string): void {
+    this.heardForProject.set(projectId, ++this.heard);
     const state = this.projectWakes.get(projectId);
     if (state) {
       state.again = true;
@@ -141,7 +173,7 @@ export class Dispatch {
             .filter((s) => this.room(s) > 0)
             .sort((a, b) => this.room(b) - this.room(a));
           for (const session of sessions) {
-            if (this.deps.draining() || (await this.claimFor(session))) break;
+            if (this.deps.draining() || (await this.claim(session))) break;
           }
         } while (mine.again && !this.deps.draining());
       } finally {

@@ -391,7 +391,7 @@ export class OtpEngine {
       .finally(() => {
         session.runs.delete(run.id);
         if (this.runs.get(run.id) === driver) this.runs.delete(run.id);
-        if (!session.closed && !driver.released) void this.dispatch.claimFor(session);
+        if (!session.closed && !driver.released) this.dispatch.runEnded(session);
       });
     return driver;
   }

@@ -5,7 +5,7 @@
 // serves pg (as a named statement, prepared once on a connection of its own) and knex (`?`, inside
 // a transaction or where the store has no connection of its own).
 import type { FinalRunStatus, RunCounts, StepOutcome } from '../../../machines/types.js';
-import type { StepWrite } from './run-store.js';
+import type { NewRun, StepWrite } from './run-store.js';
 
 /** A statement as pg prepares it (name and text), and its text for knex. */
 export interface HotStatement {
@@ -142,18 +142,21 @@ export const CLAIM_RUNS = hot(
      FROM claimed c`,
 );
 
-// A new run and its steps in one statement: the steps travel as one jsonb parameter. The steps'
-// foreign key is checked at the end of the statement, when the run row exists.
-// Given a session and an instance ($13, $14), the run is inserted already claimed by them, so that
-// it starts with no claim of its own (POST → run.start in one round trip), unless a queued run waits
-// for that session: then it is queued behind it, and the queue's order holds.
-export const INSERT_RUN = hot(
-  'otp_insert_run',
+// New runs and their steps in one statement: the runs travel as one jsonb parameter ($1, $2 rows),
+// each with its steps, so that the POSTs that arrive together share one statement (RunStore.insertRun).
+// The steps' foreign key is checked at the end of the statement, when the run rows exist.
+// A run given a session and an instance (start_session, start_instance) is inserted already claimed
+// by them, so that it starts with no claim of its own (POST → run.start in one round trip), unless a
+// queued run waits for that session: then it is queued behind it, and the queue's order holds. The
+// runs of one batch do not look at each other: their POSTs were in flight together, so none of them
+// was answered before another was sent, and any order between them is theirs.
+export const INSERT_RUNS = hot(
+  'otp_insert_runs',
   `
 WITH p AS (
-  SELECT $1::text AS id, $2::text AS tenant_id, $3::text AS project_id, $4::text AS requested_session_id, $5::jsonb AS vars,
-         $6::jsonb AS allowed_origins, $7::jsonb AS test_cases, $8::text AS plan_id, $9::text AS test_run_id,
-         $10::boolean AS finish_test_run, $11::int AS total_steps, $12::jsonb AS steps, $13::text AS start_session, $14::text AS start_instance
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id text, tenant_id text, project_id text, requested_session_id text, vars jsonb,
+           allowed_origins jsonb, test_cases jsonb, plan_id text, test_run_id text, finish_test_run boolean, total_steps int,
+           steps jsonb, start_session text, start_instance text) LIMIT $2
 ), s AS (
   SELECT p.*, p.start_session IS NOT NULL AND NOT EXISTS (
            SELECT 1 FROM otp_runs q
@@ -171,8 +174,45 @@ WITH p AS (
 ), steps AS (
   INSERT INTO otp_run_steps (run_id, step_index, case_index, test_case_id, label, action, timeout_ms, continue_on_fail, evidence_policy)
   SELECT run.id, v.step_index, v.case_index, v.test_case_id, v.label, v.action, v.timeout_ms, v.continue_on_fail, v.evidence_policy
-    FROM run, p, jsonb_to_recordset(p.steps) AS v(step_index int, case_index int, test_case_id text, label text, action jsonb,
-                                                 timeout_ms int, continue_on_fail boolean, evidence_policy text)
+    FROM run JOIN p ON p.id = run.id,
+         jsonb_to_recordset(p.steps) AS v(step_index int, case_index int, test_case_id text, label text, action jsonb,
+                                          timeout_ms int, continue_on_fail boolean, evidence_policy text)
 )
 SELECT * FROM run`,
 );
+
+/** A run to insert, and the session and process it starts on when it may (see INSERT_RUNS). */
+export interface RunInsert {
+  run: NewRun;
+  startOn?: { sessionId: string; instanceId: string };
+}
+
+/** INSERT_RUNS' parameters for a batch of runs. */
+export function insertValues(inserts: RunInsert[]): unknown[] {
+  const runs = inserts.map(({ run, startOn }) => ({
+    id: run.id,
+    tenant_id: run.tenantId,
+    project_id: run.projectId,
+    requested_session_id: run.requestedSessionId,
+    vars: run.vars,
+    allowed_origins: run.allowedOrigins,
+    test_cases: run.testCases,
+    plan_id: run.planId,
+    test_run_id: run.testRunId,
+    finish_test_run: run.finishTestRun,
+    total_steps: run.steps.length,
+    steps: run.steps.map((s) => ({
+      step_index: s.stepIndex,
+      case_index: s.caseIndex,
+      test_case_id: s.testCaseId,
+      label: s.label ?? null,
+      action: s.action,
+      timeout_ms: s.timeoutMs,
+      continue_on_fail: s.continueOnFail,
+      evidence_policy: s.evidence ?? null,
+    })),
+    start_session: startOn?.sessionId ?? null,
+    start_instance: startOn?.instanceId ?? null,
+  }));
+  return [JSON.stringify(runs), runs.length];
+}

@@ -21,7 +21,8 @@ import {
   CLAIM_RUNS,
   FINISH_REPORTED_RUNS,
   FINISH_RUNS,
-  INSERT_RUN,
+  INSERT_RUNS,
+  insertValues,
   RECORD_STEPS,
   finishAnswer,
   finishValues,
@@ -31,6 +32,7 @@ import {
   type FinishedRow,
   type HotStatement,
   type RunFinish,
+  type RunInsert,
 } from './run-sql.js';
 
 export type { FinishAnswer, RunFinish };
@@ -120,6 +122,7 @@ export interface RunStoreConnections {
 
 export class RunStore {
   private readonly finishes = new GroupCommit<RunFinish, FinishAnswer>((finishes) => this.finishRuns(finishes));
+  private readonly inserts = new GroupCommit<RunInsert, Record<string, unknown>>((inserts) => this.insertRuns(inserts));
 
   /** Without `connections` every statement goes through `db` (knex's pool). */
   constructor(
@@ -147,38 +150,20 @@ export class RunStore {
   }
 
   /**
-   * The run and all its steps in one statement (one round trip, atomic like any statement); answers
-   * the run's row. Given `startOn`, the run is inserted claimed by that session and process
-   * (status running) unless a queued run waits for the session (see INSERT_RUN).
+   * The run and all its steps, atomic; answers the run's row. The runs inserted at the same moment
+   * share one statement (a group commit, on the connection of the claims). Given `startOn`, the run
+   * is inserted claimed by that session and process (status running) unless a queued run waits for
+   * the session (see INSERT_RUNS).
    */
-  async insertRun(run: NewRun, startOn?: { sessionId: string; instanceId: string }): Promise<Record<string, unknown>> {
-    const steps = run.steps.map((s) => ({
-      step_index: s.stepIndex,
-      case_index: s.caseIndex,
-      test_case_id: s.testCaseId,
-      label: s.label ?? null,
-      action: s.action,
-      timeout_ms: s.timeoutMs,
-      continue_on_fail: s.continueOnFail,
-      evidence_policy: s.evidence ?? null,
-    }));
-    const rows = await this.hot(INSERT_RUN, [
-      run.id,
-      run.tenantId,
-      run.projectId,
-      run.requestedSessionId,
-      JSON.stringify(run.vars),
-      JSON.stringify(run.allowedOrigins),
-      JSON.stringify(run.testCases),
-      run.planId,
-      run.testRunId,
-      run.finishTestRun,
-      run.steps.length,
-      JSON.stringify(steps),
-      startOn?.sessionId ?? null,
-      startOn?.instanceId ?? null,
-    ], this.connections?.runs);
-    return rows[0];
+  insertRun(run: NewRun, startOn?: RunInsert['startOn']): Promise<Record<string, unknown>> {
+    return this.inserts.submit(startOn ? { run, startOn } : { run });
+  }
+
+  /** Several runs in one statement; answers their rows in their order. */
+  private async insertRuns(inserts: RunInsert[]): Promise<Record<string, unknown>[]> {
+    const rows = await this.hot<Record<string, unknown>>(INSERT_RUNS, insertValues(inserts), this.connections?.runs);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return inserts.map(({ run }) => byId.get(run.id)!);
   }
 
   /**
