@@ -107,6 +107,7 @@ export class RunDriver {
         if (event.type === '@xstate.microstep') this.traced(event);
       },
     });
+    fastInspection(this.actor, (event) => this.traced(event));
     this.send = this.actor.send;
     this.done = new Promise<RunOutput>((resolve, reject) => {
       this.rejectDone = reject;
@@ -351,6 +352,26 @@ export class RunDriver {
     this.released = true;
     this.actor.stop();
   }
+}
+
+type Microstep = Extract<InspectionEvent, { type: '@xstate.microstep' }>;
+
+/**
+ * XState hands every inspection event of the run (each event, action, snapshot and microstep) to
+ * the `inspect` observers through its system's `_sendInspectionEvent`, copying each into a new
+ * object first; the trace needs the microsteps only. Once the actor exists (its first microsteps,
+ * taken as it is created, went through `inspect`), that sender is replaced by one that hands the
+ * microsteps straight to the trace and drops the rest, which only the trace would have seen:
+ * 11 µs of service CPU a step less in the steps benchmark's profile. It is XState's internal: when
+ * a version lacks it, inspection goes on as before (and test/otp/fast-inspection.spec.ts fails).
+ */
+export function fastInspection(actor: { system: unknown }, microstep: (event: Microstep) => void): boolean {
+  const system = actor.system as { _sendInspectionEvent?: (event: InspectionEvent) => void };
+  if (typeof system._sendInspectionEvent !== 'function') return false;
+  system._sendInspectionEvent = (event) => {
+    if (event.type === '@xstate.microstep') microstep(event);
+  };
+  return true;
 }
 
 /** `always` for an eventless transition, `after <delay>` for a delayed one (xstate.after.<delay>.<state id>). */

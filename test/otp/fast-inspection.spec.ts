@@ -1,0 +1,50 @@
+import { expect } from 'chai';
+import { SimulatedClock, createActor, type AnyTransitionDefinition, type InspectionEvent } from 'xstate';
+import { runMachine } from '../../machines/run.machine.js';
+import { fastInspection } from '../../src/otp/engine/run-driver.js';
+import { runInput, step } from '../machines/harness.js';
+
+type Microstep = Extract<InspectionEvent, { type: '@xstate.microstep' }>;
+const label = (t: AnyTransitionDefinition) => `${t.eventType || 'always'}:${t.source.path.join('.')}>${t.target?.[0]?.path.join('.') ?? ''}`;
+
+/**
+ * Drives a run of three steps (a pass, a time-out, a failure that ends it) and lists the
+ * transitions of every microstep the trace is handed.
+ */
+function traceOf(fast: boolean): { transitions: string[]; patched: boolean } {
+  const transitions: string[] = [];
+  const traced = (event: Microstep) => transitions.push(...event._transitions.map(label));
+  const clock = new SimulatedClock();
+  const actor = createActor(runMachine, {
+    input: runInput([step(0, 0), step(1, 0, { continueOnFail: true }), step(2, 0)]),
+    clock,
+    inspect: (event) => {
+      if (event.type === '@xstate.microstep') traced(event);
+    },
+  });
+  const patched = fast && fastInspection(actor, traced);
+  actor.on('recordSteps', () => actor.send({ type: 'STEPS_RECORDED' }));
+  actor.on('finishRun', () => actor.send({ type: 'RUN_FINISH_WRITTEN' }));
+  actor.start();
+  actor.send({ type: 'STEP_RESULT', report: { stepIndex: 0, status: 'pass' } });
+  clock.increment(1_200);
+  actor.send({ type: 'STEP_RESULT', report: { stepIndex: 2, status: 'fail' } });
+  expect(actor.getSnapshot().status).to.equal('done');
+  return { transitions, patched };
+}
+
+describe('The run trace without the rest of XState inspection (fastInspection)', () => {
+  it("still finds XState's inspection sender to replace", () => {
+    // When this fails, an XState upgrade moved its internal: the trace still works through
+    // `inspect`, but every step pays again for the inspection events nobody reads.
+    expect(traceOf(true).patched).to.equal(true);
+  });
+
+  it('hands the trace the same transitions as XState inspection, eventless and delayed ones included', () => {
+    const plain = traceOf(false).transitions;
+    expect(traceOf(true).transitions).to.deep.equal(plain);
+    expect(plain).to.include.members(['always:advancing>running', 'STEP_RESULT:running>recording', 'STEPS_RECORDED:recording>running']);
+    expect(plain.some((t) => t.startsWith('xstate.after.stepTimeout'))).to.equal(true);
+    expect(plain.at(-1)).to.equal('RUN_FINISH_WRITTEN:finishing>done');
+  });
+});
