@@ -65,20 +65,23 @@ async function engine(ctx: ScenarioContext) {
     const loop = loopDelayMeter(service);
     const inService = channelMeter(service, 'otp:step.dispatch');
     const commits = channelMeter(service, 'otp:step.write');
+    const claims = channelMeter(service, 'otp:run.claim');
     let loopDelay = { p50: NaN, p99: NaN, max: NaN };
     let served = { p50: NaN, p99: NaN, max: NaN, count: 0, rows: 0 };
     let written = { ...served };
+    let claimed = { ...served };
     const result = await measureWindow(fleet, ctx.progress, 'latency/engine', {
       warmupS: options.warmup,
       durationS: options.duration,
       latency: true,
       cpu: {
-        start: async () => void (await Promise.all([cpu.start(), loop.start(), inService.start(), commits.start()])),
+        start: async () => void (await Promise.all([cpu.start(), loop.start(), inService.start(), commits.start(), claims.start()])),
         stop: async () => {
-          const [used, delay, measured, writes] = await Promise.all([cpu.stop(), loop.stop(), inService.stop(), commits.stop()]);
+          const [used, delay, measured, writes, asked] = await Promise.all([cpu.stop(), loop.stop(), inService.stop(), commits.stop(), claims.stop()]);
           loopDelay = delay;
           served = measured;
           written = writes;
+          claimed = asked;
           return used;
         },
       },
@@ -94,6 +97,7 @@ async function engine(ctx: ScenarioContext) {
       loopDelay,
       served,
       written,
+      claimed,
       result,
     };
   } finally {
@@ -139,6 +143,7 @@ export const latencyScenario: Scenario = {
         `Measured by the executors: each figure includes both loopback hops and the client's event loop.`,
         `step.result → step.exec: ${ms(e.step)} over ${fmt(e.step.count)} steps; uWS echo round trip ${ms(base.summary)}.`,
         `POST /otp/runs request start → run.start received: ${ms(e.dispatch)} over ${fmt(e.dispatch.count)} runs; the POST's own response time: ${ms(e.post)}.`,
+        `Claims of queued runs in the window (otp:run.claim): ${fmt(e.claimed.count)} statements for ${fmt(e.result.window.runsStarted)} runs started (a run that finds room starts from its POST, with no claim).`,
         ...(e.result.window.errorFrames ? [`${e.result.window.errorFrames} error frames: ${e.result.errorSamples.join(' | ')}`] : []),
       ],
     };
