@@ -2,7 +2,8 @@
 // together in the next one. Each caller's promise settles with its own item's answer once the
 // statement is durable, or fails with the reason its own item could not be written, never another's:
 // a statement that fails whole is tried again item by item, so only the items that fail learn of it.
-// Used for the step results of every run (StepWriter) and for their verdicts (RunStore.finishRun).
+// Used for the step results of every run (StepWriter), for new runs (RunStore.insertRun) and for
+// their verdicts (RunStore.finishRun).
 
 interface Waiting<I, R> {
   item: I;

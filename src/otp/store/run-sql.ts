@@ -1,5 +1,5 @@
 // The hot statements of RunStore, as text: the group commit's step write (also sent alone by the
-// benchmark's PostgreSQL baseline), a new run with its steps, a claim, and the finishes of runs.
+// benchmark's PostgreSQL baseline), new runs with their steps, a claim, and the finishes of runs.
 //
 // Written with PostgreSQL's numbered parameters, each used once and in order, so that the same text
 // serves pg (as a named statement, prepared once on a connection of its own) and knex (`?`, inside

@@ -110,8 +110,9 @@ export function claimedRunOf(r: ClaimedRunRow): ClaimedRun {
 
 /**
  * Connections of the store's own for its hot statements, each prepared once per connection:
- * `steps` for the group commit (one statement in flight), `runs` for the claims, inserts and
- * finishes of runs (so that none waits behind a group commit, nor for a pool's next tick).
+ * `steps` for the group commit of step results, `runs` for the claims and the group commit of new
+ * runs, `finishes` for the group commit of verdicts (so that no claim or insert waits behind them,
+ * nor for a pool's next tick).
  */
 export interface RunStoreConnections {
   steps: DedicatedConnection;
