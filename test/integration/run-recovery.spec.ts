@@ -162,6 +162,56 @@ describe('Runs left without a driver, and results that cannot be written', () =>
     await t.service.db('otp_runs').whereIn('id', ids).update({ status: 'cancelled' });
   });
 
+  it('claims the runs this process planned without reading their steps back, as another process reads them', async () => {
+    const p = await project();
+    const planner = new RunStore(t.service.db);
+    const other = new RunStore(t.service.db);
+    const newRun = (title: string): NewRun => ({
+      id: newId('otr'), tenantId: p.tenantId, projectId: p.projectId, requestedSessionId: null, vars: { title }, allowedOrigins: ['https://a.test'],
+      testCases: [{ id: 'tc_x', title, steps: 2 }], planId: null, testRunId: null, finishTestRun: false,
+      steps: [
+        { stepIndex: 0, caseIndex: 0, testCaseId: 'tc_x', action: { action: 'navigate', url: 'https://a.test' }, timeoutMs: 1000, continueOnFail: false },
+        { stepIndex: 1, caseIndex: 0, testCaseId: 'tc_x', action: { action: 'click', locator: { by: 'css', value: '#go' } }, timeoutMs: 2000, continueOnFail: true, evidence: 'always', label: 'Go' },
+      ],
+    });
+    const [older, newer] = [newRun('older'), newRun('newer')];
+    await planner.insertRun(older);
+    await planner.insertRun(newer);
+    expect(planner.planned.size).to.equal(2);
+    // What each claim asked and what PostgreSQL answered.
+    const claims: Array<{ known: unknown; steps: unknown[] }> = [];
+    const asked: unknown[] = [];
+    const onQuery = (q: { sql: string; bindings?: unknown[] }) => {
+      if (q.sql.includes('WITH claimed AS')) asked.push(q.bindings?.[5]);
+    };
+    const onResponse = (response: { rows?: Array<{ steps: unknown }> }, q: { sql: string }) => {
+      if (q.sql.includes('WITH claimed AS')) claims.push({ known: asked.shift(), steps: (response.rows ?? []).map((row) => row.steps) });
+    };
+    t.service.db.on('query', onQuery).on('query-response', onResponse);
+    let fromDatabase, fromMemory;
+    try {
+      // Another process takes the older run: it knows neither, and reads its steps back.
+      [fromDatabase] = await other.claimRuns({ id: 'ots_other', projectId: p.projectId }, 'ins_other', 1);
+      // This process takes the newer: it names both it planned, and the newer comes back without steps.
+      [fromMemory] = await planner.claimRuns({ id: 'ots_planner', projectId: p.projectId }, 'ins_planner', 1);
+    } finally {
+      t.service.db.off('query', onQuery).off('query-response', onResponse);
+    }
+    expect(claims.map((c) => c.known)).to.deep.equal([[], [older.id, newer.id]]);
+    expect(claims[0]!.steps[0]).to.have.length(2);
+    expect(claims[1]!.steps).to.deep.equal([null]);
+    // The same run either way: as planned, the steps without their test case ids.
+    const asClaimed = (run: NewRun) => ({
+      id: run.id, projectId: run.projectId, vars: run.vars, allowedOrigins: run.allowedOrigins, testCases: run.testCases,
+      steps: run.steps.map(({ testCaseId: _, ...step }) => step),
+    });
+    expect(fromDatabase).to.deep.equal(asClaimed(older));
+    expect(fromMemory).to.deep.equal(asClaimed(newer));
+    // The newer is forgotten once claimed; the older, claimed elsewhere, stays until it is the oldest.
+    expect(planner.planned.size).to.equal(1);
+    await t.service.db('otp_runs').whereIn('id', [older.id, newer.id]).update({ status: 'cancelled' });
+  });
+
   it('ends a run whose result PostgreSQL refuses as error in the database, and the runs beside it pass', async () => {
     // A row the database refuses, as any constraint or storage failure would.
     await t.service.db.raw(`ALTER TABLE otp_run_steps ADD CONSTRAINT test_poison CHECK (actual IS DISTINCT FROM 'poison')`);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { buildFrame, frameTemplate } from '../../src/otp/protocol/frames.js';
+import { buildFrame, frameTemplate, isoAt } from '../../src/otp/protocol/frames.js';
 import { validateOutbound } from '../../src/otp/protocol/validators.js';
 
 describe('frameTemplate (step.exec frames made from a per-run template)', () => {
@@ -30,5 +30,18 @@ describe('frameTemplate (step.exec frames made from a per-run template)', () => 
     expect(first.id).to.not.equal(second.id);
     expect(Date.parse(first.ts)).to.be.within(before, Date.now());
     expect(validateOutbound(first)).to.deep.include({ ok: true });
+  });
+});
+
+describe('isoAt (times as ISO strings, the second reused)', () => {
+  it('gives what Date#toISOString gives, across milliseconds, seconds, days and back in time', () => {
+    const base = Date.UTC(2026, 10, 23, 23, 59, 59, 990);
+    // In order, then jumping about: the same millisecond twice, the next second, the next day, back.
+    const offsets = [0, 0, 5, 9, 10, 11, 99, 100, 1000, 1009, -990, -991, 86_400_000, 3, 1, 2_000, 999, 1_000];
+    for (let i = 0; i < 2_000; i++) offsets.push(Math.floor((i * 7919) % 4_000) - 2_000);
+    const wrong = offsets.map((d) => base + d).filter((ms) => isoAt(ms) !== new Date(ms).toISOString());
+    expect(wrong).to.deep.equal([]);
+    expect(isoAt(0)).to.equal('1970-01-01T00:00:00.000Z');
+    expect(isoAt(1_000.5)).to.equal(new Date(1_000.5).toISOString());
   });
 });

@@ -12,14 +12,25 @@ export interface EnvelopeFields {
 }
 
 // Frames and trace entries come in bursts within one millisecond: the last ISO form is reused.
+// Within the same second only the milliseconds change: the rest of the string is reused too (a
+// run's trace turns 200 times into ISO strings at its finish, most of them in a few seconds).
 let lastMs = NaN;
 let lastIso = '';
+let secondStart = NaN;
+let secondPrefix = '';
 /** `ms` (Date.now() or a time kept as a number) as an ISO 8601 UTC string. */
 export function isoAt(ms: number): string {
-  if (ms !== lastMs) {
-    lastMs = ms;
+  if (ms === lastMs) return lastIso;
+  const within = ms - secondStart;
+  if (within >= 0 && within < 1000 && Number.isInteger(within)) {
+    lastIso = `${secondPrefix}${within < 10 ? '00' : within < 100 ? '0' : ''}${within}Z`;
+  } else {
     lastIso = new Date(ms).toISOString();
+    // "…T03:10:00." before the milliseconds and the Z (every ISO form ends ".mmmZ").
+    secondPrefix = lastIso.slice(0, -4);
+    secondStart = ms - Number(lastIso.slice(-4, -1));
   }
+  lastMs = ms;
   return lastIso;
 }
 

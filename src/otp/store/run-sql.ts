@@ -124,8 +124,10 @@ export const FINISH_RUNS = hot('otp_finish_runs', finishRunsSql('r.id, r.duratio
 export const FINISH_REPORTED_RUNS = hot('otp_finish_reported_runs', finishRunsSql(SUMMARY_COLUMNS));
 
 // Queued runs for one session: those asked for it, or for no session in particular, oldest first,
-// with their steps (one JSON array each). SKIP LOCKED lets several processes share one queue.
-// Parameters: session id, instance id, project id, session id again, how many.
+// with their steps (one JSON array each) unless the claimer has them already (PlannedRuns).
+// SKIP LOCKED lets several processes share one queue.
+// Parameters: session id, instance id, project id, session id again, how many, the ids whose steps
+// the claimer has.
 export const CLAIM_RUNS = hot(
   'otp_claim_runs',
   `WITH claimed AS (
@@ -135,10 +137,10 @@ export const CLAIM_RUNS = hot(
                         AND (requested_session_id IS NULL OR requested_session_id = $4)
                       ORDER BY id LIMIT $5 FOR UPDATE SKIP LOCKED)
       RETURNING r.id, r.project_id, r.vars, r.allowed_origins, r.test_cases)
-   SELECT c.*, (SELECT json_agg(json_build_object('step_index', s.step_index, 'case_index', s.case_index, 'action', s.action,
+   SELECT c.*, CASE WHEN c.id = ANY($6::text[]) THEN NULL ELSE (SELECT json_agg(json_build_object('step_index', s.step_index, 'case_index', s.case_index, 'action', s.action,
                                                   'timeout_ms', s.timeout_ms, 'continue_on_fail', s.continue_on_fail,
                                                   'evidence_policy', s.evidence_policy, 'label', s.label) ORDER BY s.step_index)
-                  FROM otp_run_steps s WHERE s.run_id = c.id) AS steps
+                  FROM otp_run_steps s WHERE s.run_id = c.id) END AS steps
      FROM claimed c`,
 );
 

@@ -17,6 +17,7 @@ import {
 } from '../../../machines/types.js';
 import { runSummary } from './run-views.js';
 import { writeError } from './write-error.js';
+import { PlannedRuns } from './planned-runs.js';
 import {
   CLAIM_RUNS,
   FINISH_REPORTED_RUNS,
@@ -124,6 +125,8 @@ export interface RunStoreConnections {
 export class RunStore {
   private readonly finishes = new GroupCommit<RunFinish, FinishAnswer>((finishes) => this.finishRuns(finishes));
   private readonly inserts = new GroupCommit<RunInsert, Record<string, unknown>>((inserts) => this.insertRuns(inserts));
+  /** Runs inserted queued here, whose steps a claim of this process need not read back. */
+  readonly planned = new PlannedRuns();
 
   /** Without `connections` every statement goes through `db` (knex's pool). */
   constructor(
@@ -160,11 +163,15 @@ export class RunStore {
     return this.inserts.submit(startOn ? { run, startOn } : { run });
   }
 
-  /** Several runs in one statement; answers their rows in their order. */
+  /** Several runs in one statement; answers their rows in their order. The queued ones are remembered as planned. */
   private async insertRuns(inserts: RunInsert[]): Promise<Record<string, unknown>[]> {
     const rows = await this.hot<Record<string, unknown>>(INSERT_RUNS, insertValues(inserts), this.connections?.runs);
     const byId = new Map(rows.map((row) => [row.id, row]));
-    return inserts.map(({ run }) => byId.get(run.id)!);
+    return inserts.map(({ run }) => {
+      const row = byId.get(run.id)!;
+      if (row.status === 'queued') this.planned.remember(run);
+      return row;
+    });
   }
 
   /**
@@ -173,10 +180,20 @@ export class RunStore {
    */
   async claimRuns(session: { id: string; projectId: string }, instanceId: string, limit: number): Promise<ClaimedRun[]> {
     if (limit <= 0) return [];
-    // One round trip: the claimed runs come back with their steps (one JSON array each).
-    const rows = await this.hot<ClaimedRunRow>(CLAIM_RUNS, [session.id, instanceId, session.projectId, session.id, limit], this.connections?.runs);
+    // One round trip: the claimed runs come back with their steps (one JSON array each), but for
+    // those this process planned and still has (a few more than asked: older runs may be taken).
+    const known = this.planned.candidates(session.projectId, session.id, limit + 16);
+    const values = [session.id, instanceId, session.projectId, session.id, limit, [...known.keys()]];
+    const rows = await this.hot<ClaimedRunRow>(CLAIM_RUNS, values, this.connections?.runs);
     // Keep the queue order (oldest first) for the caller.
-    return rows.sort((x, y) => (x.id < y.id ? -1 : 1)).map(claimedRunOf);
+    return rows
+      .sort((x, y) => (x.id < y.id ? -1 : 1))
+      .map((row) => {
+        const planned = known.get(row.id);
+        if (!planned) return claimedRunOf(row);
+        this.planned.forget(row.id);
+        return planned;
+      });
   }
 
   /** The outcomes, in one statement: inside `trx` when given, else on the group commit's own connection. */
@@ -333,6 +350,7 @@ export class RunStore {
 
   /** Cancels a run that no session has claimed yet; false when it was claimed (or finished) first. */
   async cancelQueuedRun(runId: string, reason: string): Promise<boolean> {
+    this.planned.forget(runId);
     return this.db.transaction(async (trx) => {
       const [claimed] = await trx('otp_runs')
         .where({ id: runId, status: 'queued' })
