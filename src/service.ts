@@ -120,8 +120,6 @@ export async function startService(config: Config, log: Logger = createLogger(co
     runs: new DedicatedConnection(databaseUrl, `otp-runs ${instanceId}`, (err) => log.error('run connection failed', { err })),
     finishes: new DedicatedConnection(databaseUrl, `otp-finishes ${instanceId}`, (err) => log.error('verdict connection failed', { err }), { customPlans: true }),
   };
-  // The run planner's reads of test cases, batched on a connection of their own (test-case-source.ts).
-  const planReads = new DedicatedConnection(databaseUrl, `otp-plans ${instanceId}`, (err) => log.error('plan connection failed', { err }));
   // Webhook delivery: the outbox every store reports its changes to, in the changes' transactions.
   const webhooks = createWebhookDelivery({ config: config.webhooks, db, log, instanceId });
   const store = new RunStore(db, runConnections, webhooks.events);
@@ -131,7 +129,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   // The ports between rooms: assets and the artifacts room read OTP runs through the OTP store, the
   // planner reads test cases through the artifacts room, the engine reads a project's keys through auth.
   const assets = await createAssets({ config, db, log, evidenceChanged: (runId) => runViews.invalidate(runId), runs: new RunFacts(db) });
-  const artifacts = await createArtifacts({ config, db, log, runResults: new RunResultsStore(db), events: webhooks.events, planReads });
+  const artifacts = await createArtifacts({ config, db, log, runResults: new RunResultsStore(db), events: webhooks.events });
   const views = new RunViews(db);
   // The service's HTTP base address, known once the REST listener is bound (its port may be 0): the
   // OAuth issuer and audience derive from it, MCP links start with it, welcome.apiUrl tells executors.
@@ -369,7 +367,6 @@ export async function startService(config: Config, log: Logger = createLogger(co
       await runConnections.steps.end();
       await runConnections.runs.end();
       await runConnections.finishes?.end();
-      await planReads.end();
       await db.destroy();
       await embedded?.stop();
     })());

@@ -4,7 +4,6 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/connect.js';
 import type { Logger } from '../log.js';
-import type { DedicatedConnection } from '../db/dedicated-connection.js';
 import type { RouteDef } from '../rest/route.js';
 import { buildSchemas, type ResourceSchemas } from '../rest/resource/schemas.js';
 import { resourceRoutes } from '../rest/resource/routes.js';
@@ -51,11 +50,9 @@ export interface ArtifactsDeps {
   runResults: RunResultsSource;
   /** Where changes are reported to webhooks (the webhook-delivery room's outbox). */
   events?: ChangeEvents;
-  /** A connection of its own for the run planner's reads of test cases (knex's pool when none). */
-  planReads?: DedicatedConnection;
 }
 
-export async function createArtifacts({ config, db, log, runResults, events, planReads }: ArtifactsDeps): Promise<Artifacts> {
+export async function createArtifacts({ config, db, log, runResults, events }: ArtifactsDeps): Promise<Artifacts> {
   const links = new LinkService(db, artifactRegistry);
   const routes: RouteDef[] = [];
   const settings = { allowPrivateWebhookTargets: config.webhooks.allowPrivateTargets };
@@ -89,7 +86,7 @@ export async function createArtifacts({ config, db, log, runResults, events, pla
   return {
     routes,
     onRunFinished: (runId) => recorder.record(runId),
-    testCases: new ArtifactTestCaseSource(db, planReads),
+    testCases: new ArtifactTestCaseSource(db),
     testCaseSink: new ArtifactTestCaseSink(testCaseStore!),
     stores,
     coverage: (principal, kind, id) => coverageOf(db, principal, artifactRegistry.get(kind)!, id),

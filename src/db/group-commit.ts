@@ -3,8 +3,7 @@
 // statement is durable, or fails with the reason its own item could not be written, never another's:
 // a statement that fails whole is tried again item by item, so only the items that fail learn of it.
 // Used for the step results of every run (StepWriter), for new runs (RunStore.insertRun) and for
-// their verdicts (RunStore.finishRun); and for reads the same way, the test cases of the runs being
-// planned (ArtifactTestCaseSource).
+// their verdicts (RunStore.finishRun).
 
 interface Waiting<I, R> {
   item: I;
