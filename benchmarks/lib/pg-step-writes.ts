@@ -14,6 +14,8 @@ export interface PgStepWrites {
   statements: number;
   /** Backend CPU per step written, µs. */
   backendUs: number;
+  /** The client's CPU per step written (building the batch, pg's protocol work), µs: this process's, which does nothing else meanwhile. */
+  clientUs: number;
   /** Time to durable per statement, ms. */
   p50: number;
   p99: number;
@@ -79,9 +81,11 @@ export async function pgStepWrites(
     };
     await loop(options.warmupS, false);
     cpuBefore = cpuSeconds(backend) ?? NaN;
+    const clientBefore = process.cpuUsage();
     const startedAt = performance.now();
     await loop(options.durationS, true);
     const elapsed = performance.now() - startedAt;
+    const clientCpu = process.cpuUsage(clientBefore);
     const cpu = (cpuSeconds(backend) ?? NaN) - cpuBefore;
     if (k + options.batch > total) throw new Error(`the PostgreSQL baseline ran out of pending rows (${total}); raise expectedRate`);
     times.sort((a, b) => a - b);
@@ -91,6 +95,7 @@ export async function pgStepWrites(
       batch: options.batch,
       statements: times.length,
       backendUs: (cpu * 1e6) / Math.max(1, rows),
+      clientUs: (clientCpu.user + clientCpu.system) / Math.max(1, rows),
       p50: at(0.5),
       p99: at(0.99),
     };

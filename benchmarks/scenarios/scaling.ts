@@ -44,15 +44,20 @@ async function drive(ctx: ScenarioContext, executors: number, stepDelayMs: numbe
     let served = { p50: NaN, p99: NaN, max: NaN, count: 0 };
     let written = { ...served, rows: 0 };
     let loopDelay = { p50: NaN, p99: NaN, max: NaN };
+    let stopProfile = async () => {};
     const label = `scaling/${executors}${stepDelayMs ? ` at ${stepDelayMs} ms a step` : ''}`;
     const result = await measureWindow(fleet, ctx.progress, label, {
       warmupS: options.warmup,
       durationS: options.duration,
       latency: false,
       cpu: {
-        start: async () => void (await Promise.all([cpu.start(), inService.start(), commits.start(), loop.start()])),
+        start: async () => {
+          stopProfile = await service.profileWindow(`scaling-${executors}${stepDelayMs ? '-paced' : ''}`);
+          await Promise.all([cpu.start(), inService.start(), commits.start(), loop.start()]);
+        },
         stop: async () => {
           const [used, measured, writes, delay] = await Promise.all([cpu.stop(), inService.stop(), commits.stop(), loop.stop()]);
+          await stopProfile();
           served = measured;
           written = writes;
           loopDelay = delay;

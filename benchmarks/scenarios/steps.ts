@@ -4,15 +4,15 @@
 import { Fleet, shares } from '../lib/fleet.js';
 import { testCaseBody } from '../lib/frames.js';
 import { measureWindow } from '../lib/measure.js';
-import { channelMeter, cpuMeter, sleep, startBaseline, type BaselineKind } from '../lib/procs.js';
+import { channelMeter, cpuMeter, keepTail, sleep, spawnTs, startBaseline, type BaselineKind } from '../lib/procs.js';
 import { cpuNote, fmt, pct, type Row } from '../lib/report.js';
 import { createTestCase } from '../lib/service.js';
 import { pgStepWrites, type PgStepWrites } from '../lib/pg-step-writes.js';
 import type { Scenario, ScenarioContext } from './context.js';
 
-async function baselineRate(ctx: ScenarioContext, kind: BaselineKind): Promise<{ rate: number; cpu: string }> {
+async function baselineRate(ctx: ScenarioContext, kind: BaselineKind): Promise<{ rate: number; cpu: string; serverUs: number }> {
   const { options } = ctx;
-  if (!options.baselines) return { rate: NaN, cpu: 'not measured (--no-baselines)' };
+  if (!options.baselines) return { rate: NaN, cpu: 'not measured (--no-baselines)', serverUs: NaN };
   const server = await startBaseline(kind);
   const fleet = await Fleet.start(options.workers);
   try {
@@ -25,7 +25,12 @@ async function baselineRate(ctx: ScenarioContext, kind: BaselineKind): Promise<{
       latency: false,
       cpu: cpuMeter(async () => ({ server: [server.pid], clients: fleet.pids })),
     });
-    return { rate: (result.window.roundTrips * 1000) / result.elapsedMs, cpu: cpuNote(result.cpu, result.elapsedMs, result.window.roundTrips) };
+    const { roundTrips } = result.window;
+    return {
+      rate: (roundTrips * 1000) / result.elapsedMs,
+      cpu: cpuNote(result.cpu, result.elapsedMs, roundTrips),
+      serverUs: result.cpu?.server !== undefined ? (result.cpu.server * 1e6) / Math.max(1, roundTrips) : NaN,
+    };
   } finally {
     await fleet.stop();
     await server.stop();
@@ -41,10 +46,28 @@ async function pgBaseline(ctx: ScenarioContext, batch: number): Promise<PgStepWr
     const testCaseId = await createTestCase(service, `bench ${options.steps.stepsPerRun} steps`, testCaseBody('bench steps', options.steps.stepsPerRun));
     return await pgStepWrites(service, testCaseId, {
       batch, stepsPerRun: options.steps.stepsPerRun, warmupS: options.warmup, durationS: options.duration,
+      // A smoke run writes batches of one or two: fewer pending rows to copy first (that took most of its time).
+      ...(options.smoke ? { expectedRate: 5_000 } : {}),
     });
   } finally {
     await service.stop();
   }
+}
+
+/**
+ * A step machine alone (benchmarks/machine.ts in a process of its own, its trace taken as the
+ * driver takes it): CPU per step of the run machine, or of the cheapest machine of its shape.
+ */
+async function machineCpuPerStep(ctx: ScenarioContext, machine: 'run' | 'floor'): Promise<number> {
+  if (!ctx.options.baselines) return NaN;
+  const runs = ctx.options.smoke ? 20 : 600;
+  const child = spawnTs('benchmarks/machine.ts', { args: [String(runs), String(ctx.options.steps.stepsPerRun), 'fast', machine, '--json'] });
+  const tail = keepTail(child);
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`benchmarks/machine.ts ${machine} exited (${code}): ${tail()}`);
+  return (JSON.parse(out) as { cpuUs: number }).cpuUs;
 }
 
 async function engineRate(ctx: ScenarioContext) {
@@ -113,8 +136,9 @@ export const stepsScenario: Scenario = {
   name: 'steps',
   title: 'Step round trips through the engine',
   async run(ctx) {
-    const { executors, stepsPerRun } = ctx.options.steps;
-    const { rate: uws, cpu: uwsCpu } = await baselineRate(ctx, 'uws-echo');
+    const { options } = ctx;
+    const { executors, stepsPerRun } = options.steps;
+    const { rate: uws, cpu: uwsCpu, serverUs: uwsServerUs } = await baselineRate(ctx, 'uws-echo');
     ctx.progress(`steps: uWS baseline ${fmt(uws)} round trips/s`);
     const { rate: ws, cpu: wsCpu } = await baselineRate(ctx, 'ws-echo');
     ctx.progress(`steps: ws baseline ${fmt(ws)} round trips/s`);
@@ -127,6 +151,15 @@ export const stepsScenario: Scenario = {
     const cpuPerStep = engine.result.cpu?.service !== undefined
       ? (engine.result.cpu.service * 1e6) / Math.max(1, engine.result.window.roundTrips)
       : NaN;
+    // The floor of the shape: what a step costs the service's process before any of its own work,
+    // each part measured alone in this run: the step machine, a uWS server's frame in and out, and
+    // pg's share of the step write. The run machine is the one whose tests the issue keeps unchanged.
+    const runMachineUs = await machineCpuPerStep(ctx, 'run');
+    const floorMachineUs = await machineCpuPerStep(ctx, 'floor');
+    const pgClientUs = pgWrites?.clientUs ?? NaN;
+    const shapeFloorUs = floorMachineUs + uwsServerUs + pgClientUs;
+    const runFloorUs = runMachineUs + uwsServerUs + pgClientUs;
+    if (options.baselines) ctx.progress(`steps: run machine ${fmt(runMachineUs)} µs, floor machine ${fmt(floorMachineUs)} µs of CPU per step`);
     const rows: Row[] = [
       {
         scenario: 'steps', measure: `step round trips/s vs uWS (${executors} executors, runs of ${stepsPerRun} steps)`,
@@ -148,6 +181,20 @@ export const stepsScenario: Scenario = {
         value: cpuPerStep, unit: 'µs', target: '< 60 µs', met: cpuPerStep < 60,
       },
       {
+        scenario: 'steps', measure: 'the run machine alone (XState, effects answered at once), CPU per step',
+        value: runMachineUs, unit: 'µs', baseline: `cheapest machine of its shape ${fmt(floorMachineUs, 'µs')}`, ratio: runMachineUs / floorMachineUs,
+      },
+      {
+        scenario: 'steps', measure: 'floor of a step with this run machine: it alone + uWS echo server + pg client of the step write',
+        value: runFloorUs, unit: 'µs', baseline: `service ${fmt(cpuPerStep, 'µs')}`, ratio: runFloorUs / cpuPerStep,
+        target: '< 60 µs leaves room', met: runFloorUs < 60,
+      },
+      {
+        scenario: 'steps', measure: 'floor of a step of the shape: cheapest step machine + uWS echo server + pg client',
+        value: shapeFloorUs, unit: 'µs', baseline: `service ${fmt(cpuPerStep, 'µs')}`, ratio: shapeFloorUs / cpuPerStep,
+        target: '< 60 µs leaves room', met: shapeFloorUs < 60,
+      },
+      {
         scenario: 'steps', measure: 'step results durable in PostgreSQL (rows / results sent)',
         value: engine.durable, unit: 'rows', baseline: `${fmt(engine.resultsSent)} sent`, ratio: engine.durable / engine.resultsSent,
         target: 'every one', met: engine.durable === engine.resultsSent && engine.resultsSent > 0,
@@ -163,8 +210,9 @@ export const stepsScenario: Scenario = {
         `Group commit (otp:step.write): ${fmt(engine.written.count)} statements of ${fmt(engine.written.rows / Math.max(1, engine.written.count))} step results on average, each durable in p50 ${fmt(engine.written.p50)} / p99 ${fmt(engine.written.p99)} / max ${fmt(engine.written.max)} ms.`,
         `uWS echo ${uwsCpu}; ws echo ${wsCpu}.`,
         pgWrites
-          ? `PostgreSQL baseline: the service's group-commit statement (RunStore RECORD_STEPS) alone through pg on one connection, one statement in flight, ${pgWrites.batch} pending rows of different runs per statement: ${fmt(pgWrites.rate, 'durable step writes/s')} over ${fmt(pgWrites.statements)} statements (p50 ${fmt(pgWrites.p50)} / p99 ${fmt(pgWrites.p99)} ms each); its backend used ${fmt(pgWrites.backendUs)} µs of CPU per step.`
+          ? `PostgreSQL baseline: the service's group-commit statement (RunStore RECORD_STEPS) alone through pg on one connection, one statement in flight, ${pgWrites.batch} pending rows of different runs per statement: ${fmt(pgWrites.rate, 'durable step writes/s')} over ${fmt(pgWrites.statements)} statements (p50 ${fmt(pgWrites.p50)} / p99 ${fmt(pgWrites.p99)} ms each); its backend used ${fmt(pgWrites.backendUs)} µs of CPU per step, its client (building the batch, pg's protocol work) ${fmt(pgWrites.clientUs)} µs.`
           : 'PostgreSQL baseline: not measured (--no-baselines).',
+        `The floor of a step, each part alone in this run: the run machine ${fmt(runMachineUs)} µs of CPU (the cheapest machine of its shape, lib/floor-machine.ts: ${fmt(floorMachineUs)} µs; benchmarks/machine.ts, trace as the driver takes it), the uWS echo server ${fmt(uwsServerUs)} µs per round trip, pg's client ${fmt(pgClientUs)} µs per step written: ${fmt(runFloorUs)} µs with the run machine, ${fmt(shapeFloorUs)} µs with the cheapest; the service used ${fmt(cpuPerStep)} µs, ${fmt(cpuPerStep - runFloorUs)} µs above the first (validation, sessions, the driver, the store, the trace, diagnostics, the garbage collection of all of it).`,
         `uWS echo ${fmt(uws, 'round trips/s')}, ws echo ${fmt(ws, 'round trips/s')}, engine ${fmt(engine.rate, 'step round trips/s')} (${pct(engine.rate / uws)} of uWS, ${pct(engine.rate / ws)} of ws).`,
       ],
     };
