@@ -33,6 +33,18 @@ export function createDb(url: string, pool: PoolOptions = {}): Db {
   });
 }
 
+// Any fixed number, the same in every process of this service: the key of the migrations' lock.
+const MIGRATION_LOCK = 0x6f74_706d; // "otpm"
+
+/**
+ * Brings the schema up to date. Processes started together on a new database would each create
+ * knex's own bookkeeping tables at once and all but one fail, so the whole walk is serialised on a
+ * PostgreSQL advisory lock, held by a transaction on one connection while the migrations run on
+ * others (the pool needs two): a process that waited finds nothing left to do.
+ */
 export async function migrate(db: Db): Promise<void> {
-  await db.migrate.latest({ migrationSource });
+  await db.transaction(async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
+    await db.migrate.latest({ migrationSource });
+  });
 }

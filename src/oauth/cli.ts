@@ -11,7 +11,8 @@ import { SigningKeys } from './signing-keys.js';
 async function main(args: string[]): Promise<void> {
   const config = loadConfig();
   if (!config.databaseUrl) throw new Error('set DATABASE_URL to the service database');
-  const db = createDb(config.databaseUrl, { max: 1 });
+  // Two connections: migrate() holds its lock on one while the migrations run on the other.
+  const db = createDb(config.databaseUrl, { max: 2 });
   try {
     await migrate(db);
     const keys = new SigningKeys(db);

@@ -1,7 +1,7 @@
 // Migrations that move data or add behaviour, each walked up (and down) on a database of its own.
 import { expect } from 'chai';
 import pg from 'pg';
-import { createDb, type Db } from '../../src/db/connect.js';
+import { createDb, migrate, type Db } from '../../src/db/connect.js';
 import { migrationSource } from '../../db/migrations/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { eventually } from '../support/eventually.js';
@@ -135,6 +135,26 @@ describe('migration 005_run_view_notices', () => {
       expect(await noticesOf(() => db('assets').insert(asset('ast_3', 'otr_a')))).to.deep.equal([]);
     } finally {
       await listener.end();
+    }
+  });
+});
+
+describe('migrate: several processes starting at once on a new database', () => {
+  const fresh = freshDatabase();
+
+  it('one migrates, the others wait for it and find the schema ready', async () => {
+    // Each its own pool, as separate processes would have.
+    const others = [createDb(fresh.url), createDb(fresh.url), createDb(fresh.url)];
+    try {
+      const outcomes = await Promise.allSettled([fresh.db, ...others].map((db) => migrate(db)));
+      expect(outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : 'ok'))).to.deep.equal(['ok', 'ok', 'ok', 'ok']);
+      const [done] = await fresh.db.migrate.list({ migrationSource });
+      expect(done.length).to.equal((await migrationSource.getMigrations([])).length);
+      // Each migration applied once.
+      const names = (await fresh.db('knex_migrations').select('name')).map((r: { name: string }) => r.name);
+      expect(new Set(names).size).to.equal(names.length);
+    } finally {
+      await Promise.all(others.map((db) => db.destroy()));
     }
   });
 });
