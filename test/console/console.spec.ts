@@ -153,6 +153,36 @@ describe('Console: the engineers\' web UI', function () {
     await context.close();
   });
 
+  it('asks in the plans list for the values of the {{variables}} a plan\'s cases use, and runs the plan with them', async () => {
+    const q = await newProject(t);
+    const signIn = await q.testCase('Sign in with variables', SIGN_IN_STEPS);
+    const checkout = await q.testCase('Checkout', CHECKOUT_STEPS);
+    const plan = (await q.req('POST', '/tests/plans', { title: 'Smoke', testCaseIds: [checkout, signIn] })).body.id as string;
+    const plain = (await q.req('POST', '/tests/plans', { title: 'Plain', testCaseIds: [checkout] })).body.id as string;
+    const executor = await q.executor('plan-runner');
+    const { context, page } = await signedIn(q.key);
+    await page.goto(`${t.service.restUrl}/console/cases`);
+    // A plan without variables keeps its one-click Run; the other asks for each variable once.
+    await page.locator(`tr[data-plan="${plain}"]`).getByRole('button', { name: 'Run plan Plain' }).waitFor();
+    const form = page.getByRole('form', { name: 'Run plan Smoke' });
+    const fields = await form.locator('input[name^="var."]').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).name));
+    expect(fields).to.deep.equal(['var.base', 'var.user', 'var.secret_1']);
+    expect(await form.getByLabel('secret_1').getAttribute('type')).to.equal('password');
+    for (const [name, value] of [['base', 'https://app.test'], ['user', 'ada@example.com'], ['secret_1', 'hunter2']]) await form.getByLabel(name, { exact: true }).fill(value!);
+    await form.getByRole('button', { name: 'Run' }).click();
+    await page.waitForURL(/\/console\/runs\/otr_/);
+    const runId = page.url().split('/').pop()!;
+    const run = (await q.req('GET', `/otp/runs/${runId}`)).body;
+    expect(run.planId).to.equal(plan);
+    expect(run.varNames).to.have.members(['base', 'user', 'secret_1']);
+    // The plan's second case is the one with variables: its first step goes out filled in.
+    for (let i = 0; i < CHECKOUT_STEPS.length; i++) executor.result(await executor.next('step.exec', (f) => f.runId === runId), 'pass');
+    const exec = await executor.next('step.exec', (f) => f.runId === runId);
+    expect(exec.payload.step.url).to.equal('https://app.test/login');
+    executor.close();
+    await context.close();
+  });
+
   it('shows a key of another project none of this project\'s data, and its stream carries none of its events', async () => {
     const other = await newProject(t);
     const mine = await p.req('GET', '/otp/runs?limit=1');
