@@ -52,8 +52,17 @@ export class Dispatch {
   gone(session: ExecutorSession): void {
     const set = this.readyByProject.get(session.principal.projectId);
     set?.delete(session);
-    if (set?.size === 0) this.readyByProject.delete(session.principal.projectId);
+    if (set?.size === 0) {
+      this.readyByProject.delete(session.principal.projectId);
+      // A session of the project that is ready later claims as it gets ready: nothing to remember.
+      this.heardForProject.delete(session.principal.projectId);
+    }
     this.settled.delete(session);
+  }
+
+  /** Projects whose queued runs this process keeps count of: those with a session ready here. */
+  get projectsHeard(): number {
+    return this.heardForProject.size;
   }
 
   /** A run of the session ended: it claims again only when a queued run may wait for it. */
@@ -157,6 +166,8 @@ export class Dispatch {
 
   /** A run for any session of the project: offer it to the local sessions with the most room first. */
   wakeProject(projectId: string): void {
+    // No session of the project here (every process hears every project's dispatch notices).
+    if (!this.readyByProject.has(projectId)) return;
     this.heardForProject.set(projectId, ++this.heard);
     const state = this.projectWakes.get(projectId);
     if (state) {
