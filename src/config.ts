@@ -45,6 +45,8 @@ export interface Config {
     traceFlushMs: number;
     /** How long a session whose socket dropped waits to be resumed before its runs end as error; 0: no resume. */
     resumeWindowMs: number;
+    /** What carries OTP frames (OTP_TRANSPORT): uWebSockets.js where it loads (auto), or forced. */
+    transport: 'auto' | 'uws' | 'ws';
   };
   /** On SIGTERM: how long runs in flight may go on before their executors are told to reconnect elsewhere. */
   drainMs: number;
@@ -190,6 +192,13 @@ function int(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
 function optionalInt(env: Env, name: string): number | undefined {
   return env[name] === undefined || env[name] === '' ? undefined : int(env, name, 0);
 }
@@ -262,6 +271,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
       defaultMaxParallel: 1,
       traceFlushMs: int(env, 'OTP_TRACE_FLUSH_MS', 1_000),
       resumeWindowMs: int(env, 'OTP_RESUME_WINDOW_MS', 30_000),
+      transport: oneOf(env, 'OTP_TRANSPORT', ['auto', 'uws', 'ws'] as const, 'auto'),
     },
     drainMs: int(env, 'OTP_DRAIN_MS', 30_000),
     heartbeatMs: int(env, 'HEARTBEAT_MS', 5_000),

@@ -32,7 +32,7 @@ import { Lifecycle } from './lifecycle.js';
 import { ServiceMetrics } from './observability/metrics.js';
 import { listenForMetrics } from './observability/server.js';
 import { readiness } from './rest/health.js';
-import { WsServer } from './otp/transport/ws-server.js';
+import { createOtpTransport, type TransportName } from './otp/transport/index.js';
 import { otpRoutes } from './otp/http/routes.js';
 import { recordingRoutes } from './otp/http/recording-routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
@@ -89,6 +89,8 @@ export interface Service {
   /** Addresses actually bound (ports may have been 0). */
   restUrl: string;
   wsUrl: string;
+  /** The adapter that carries OTP frames here (OTP_TRANSPORT, or what loaded). */
+  transport: TransportName;
   stop(): Promise<void>;
 }
 
@@ -324,7 +326,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     signingKeys.retireExpired(config.oauth.accessTokenTtlSec).catch((err) => log.error('retiring signing keys failed', { err }));
   }, 60_000);
   oauthSweep.unref();
-  const ws = new WsServer({
+  const { transport: ws, reason: transportReason } = createOtpTransport(config.otp.transport, {
     engine,
     authenticate: (credential) => principals.resolve(credential, { activeOnly: true }),
     log,
@@ -332,6 +334,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     refused: () => metrics.refusedConnection(),
   });
   const wsPort = await ws.listen(config.host, config.wsPort);
+  log.info('OTP transport', { transport: ws.name, reason: transportReason });
+  metrics.transport(ws.name);
   webhooks.start();
   const metricsListener =
     config.metricsPort === undefined ? undefined : await listenForMetrics(metrics, health, { host: config.metricsHost, port: config.metricsPort, log });
@@ -386,6 +390,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     metricsUrl: metricsListener?.url,
     restUrl: `http://${shownHost}:${restPort}`,
     wsUrl: `ws://${shownHost}:${wsPort}`,
+    transport: ws.name,
     stop,
   };
 }

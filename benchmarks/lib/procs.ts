@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { freePort } from '../../src/free-port.js';
+import { loadUws } from '../../src/otp/transport/index.js';
 
 export { freePort };
 
@@ -53,6 +54,11 @@ export interface Baseline {
 }
 
 export type BaselineKind = 'uws-echo' | 'ws-echo' | 'koa-hello';
+
+/** The echo of the library the service carries OTP on by default here: uWS where its binding loads, else ws. */
+export function defaultEcho(): { kind: BaselineKind; label: string } {
+  return loadUws().module ? { kind: 'uws-echo', label: 'uWS echo' } : { kind: 'ws-echo', label: 'ws echo' };
+}
 
 /** Starts a baseline server from benchmarks/baselines; it prints {"port":N} once it listens. */
 export async function startBaseline(kind: BaselineKind): Promise<Baseline> {

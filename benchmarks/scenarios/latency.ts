@@ -3,11 +3,12 @@
 // the next step.exec leaving (read from its diagnostics channel). The executors measure too, so
 // those figures include the loopback hop both ways and the client's own event loop: step.result
 // sent → next step.exec received, and POST /otp/runs request start → run.start received. Each simulated step "takes" --step-delay ms on the executor, which sets the
-// offered load; the baseline is the uWS echo under the same fleet, streams and delay.
+// offered load; the baseline is the uWS echo (the ws echo where uWS does not load) under the same
+// fleet, streams and delay.
 import { Fleet, shares } from '../lib/fleet.js';
 import { testCaseBody } from '../lib/frames.js';
 import { measureWindow } from '../lib/measure.js';
-import { channelMeter, cpuMeter, loopDelayMeter, sleep, startBaseline } from '../lib/procs.js';
+import { channelMeter, defaultEcho, cpuMeter, loopDelayMeter, sleep, startBaseline } from '../lib/procs.js';
 import { cpuNote, fmt, type Row } from '../lib/report.js';
 import { createTestCase } from '../lib/service.js';
 import { summarize, type Summary } from '../lib/stats.js';
@@ -17,13 +18,13 @@ async function baseline(ctx: ScenarioContext): Promise<{ summary: Summary; rate:
   const { options } = ctx;
   const { executors, maxParallel, stepDelayMs } = options.latency;
   if (!options.baselines) return { summary: summarize([]), rate: NaN };
-  const server = await startBaseline('uws-echo');
+  const server = await startBaseline(defaultEcho().kind);
   const fleet = await Fleet.start(options.latency.workers);
   try {
     const parts = shares(executors, fleet.size);
     await fleet.all((i) => ({ op: 'raw-connect', url: `ws://127.0.0.1:${server.port}/otp`, count: parts[i]!, concurrency: 50 }));
     await fleet.all({ op: 'echo-drive', streams: maxParallel, delayMs: stepDelayMs });
-    const result = await measureWindow(fleet, ctx.progress, 'latency/uws-echo', { warmupS: options.warmup, durationS: options.duration, latency: true });
+    const result = await measureWindow(fleet, ctx.progress, `latency/${defaultEcho().kind}`, { warmupS: options.warmup, durationS: options.duration, latency: true });
     return { summary: summarize(result.roundTripMs), rate: (result.window.roundTrips * 1000) / result.elapsedMs };
   } finally {
     await fleet.stop();
@@ -114,7 +115,7 @@ export const latencyScenario: Scenario = {
     const base = await baseline(ctx);
     const e = await engine(ctx);
     const ms = (s: Summary) => `p50 ${fmt(s.p50)} / p99 ${fmt(s.p99)} / max ${fmt(s.max)} ms`;
-    const baseText = (pick: 'p50' | 'p99' | 'max') => `uWS echo ${fmt(base.summary[pick], 'ms')}`;
+    const baseText = (pick: 'p50' | 'p99' | 'max') => `${defaultEcho().label} ${fmt(base.summary[pick], 'ms')}`;
     const rows: Row[] = [
       { scenario: 'latency', measure: `in the service: step.result in → next step.exec out p50 (${fmt(executors * maxParallel)} runs)`, value: e.served.p50, unit: 'ms' },
       {
@@ -135,13 +136,13 @@ export const latencyScenario: Scenario = {
       rows,
       notes: [
         `${executors} executors × maxParallel ${maxParallel} in ${ctx.options.latency.workers} worker processes; each run is one test case of ${e.lengths.join(', ')} steps (picked at random); each step takes ${stepDelayMs} ms on the executor on average (uniformly 0.5× to 1.5×); a new run is posted (pinned to the session) when one finishes, so ${fmt(e.result.window.runsStarted / (e.result.elapsedMs / 1000))} runs/s start in the window.`,
-        `Offered load: ${fmt(e.rate, 'step round trips/s')} (uWS echo under the same fleet and delay: ${fmt(base.rate, '/s')}); ${fmt(e.inFlight)} runs in flight at the end of the window.`,
+        `Offered load: ${fmt(e.rate, 'step round trips/s')} (${defaultEcho().label} under the same fleet and delay: ${fmt(base.rate, '/s')}); ${fmt(e.inFlight)} runs in flight at the end of the window.`,
         `Engine ${cpuNote(e.result.cpu, e.result.elapsedMs, e.result.window.roundTrips)}.`,
         `The service's event-loop delay in the window (perf_hooks, read through the inspector): p50 ${fmt(e.loopDelay.p50)} / p99 ${fmt(e.loopDelay.p99)} / max ${fmt(e.loopDelay.max)} ms.`,
         `Measured in the service (its otp:step.dispatch diagnostics channel, read through the inspector): step.result arriving → next step.exec leaving, ${ms(e.served)} over ${fmt(e.served.count)} steps. This is the dispatch latency as the issue defines it, and the figure held to the target.`,
         `Inside it, each result waits for its group-commit statement to be durable (otp:step.write): ${ms(e.written)} per statement over ${fmt(e.written.count)} statements of ${fmt(e.written.rows / Math.max(1, e.written.count))} rows on average.`,
         `Measured by the executors: each figure includes both loopback hops and the client's event loop.`,
-        `step.result → step.exec: ${ms(e.step)} over ${fmt(e.step.count)} steps; uWS echo round trip ${ms(base.summary)}.`,
+        `step.result → step.exec: ${ms(e.step)} over ${fmt(e.step.count)} steps; ${defaultEcho().label} round trip ${ms(base.summary)}.`,
         `POST /otp/runs request start → run.start received: ${ms(e.dispatch)} over ${fmt(e.dispatch.count)} runs; the POST's own response time: ${ms(e.post)}.`,
         `Claims of queued runs in the window (otp:run.claim): ${fmt(e.claimed.count)} statements for ${fmt(e.result.window.runsStarted)} runs started (a run that finds room starts from its POST, with no claim).`,
         ...(e.result.window.errorFrames ? [`${e.result.window.errorFrames} error frames: ${e.result.errorSamples.join(' | ')}`] : []),

@@ -3,7 +3,7 @@
 // the same for bare connections to the uWebSockets.js echo; keepalive: every session must see its
 // pings and none may be closed for a late pong (4408).
 import { Fleet, shares } from '../lib/fleet.js';
-import { ephemeralPorts, fdLimit, openFds, rssKiB, sleep, startBaseline } from '../lib/procs.js';
+import { defaultEcho, ephemeralPorts, fdLimit, openFds, rssKiB, sleep, startBaseline } from '../lib/procs.js';
 import { merge } from '../lib/stats.js';
 import { fmt, pct, type Row } from '../lib/report.js';
 import type { Scenario, ScenarioContext } from './context.js';
@@ -50,7 +50,7 @@ async function connectWithProgress(ctx: ScenarioContext, fleet: Fleet, label: st
 
 async function baselinePerConnection(ctx: ScenarioContext, count: number, workers: number): Promise<number> {
   if (!ctx.options.baselines) return NaN;
-  const server = await startBaseline('uws-echo');
+  const server = await startBaseline(defaultEcho().kind);
   const fleet = await Fleet.start(workers);
   try {
     await sleep(500);
@@ -59,7 +59,7 @@ async function baselinePerConnection(ctx: ScenarioContext, count: number, worker
     const ok = await connectWithProgress(
       ctx,
       fleet,
-      'sessions/uws-echo',
+      `sessions/${defaultEcho().kind}`,
       fleet.all((i) => ({ op: 'raw-connect', url: `ws://127.0.0.1:${server.port}/otp`, count: parts[i]!, concurrency: CONNECT_CONCURRENCY })),
     );
     await sleep(1000);
@@ -126,7 +126,7 @@ export const sessionsScenario: Scenario = {
         },
         {
           scenario: 'sessions', measure: 'resident memory per session (after a full GC)', value: perSession, unit: 'KiB',
-          baseline: `uWS bare ${fmt(baseline, 'KiB')}/conn`, ratio: perSession / baseline, target: '≤ 16 KiB', met: perSession <= 16,
+          baseline: `${defaultEcho().label} ${fmt(baseline, 'KiB')}/conn`, ratio: perSession / baseline, target: '≤ 16 KiB', met: perSession <= 16,
         },
         {
           scenario: 'sessions', measure: `resident memory per session (no forced GC, after ${rounds} rounds)`, value: perSessionRaw, unit: 'KiB',
@@ -151,7 +151,7 @@ export const sessionsScenario: Scenario = {
         rows,
         notes: [
           `${fmt(ok)} sessions over ${p.workers} client processes (${p.why}); connected in ${fmt(connectS)} s, ${CONNECT_CONCURRENCY} handshakes at once per process.`,
-          `Service VmRSS after a full GC (forced through the V8 inspector): ${fmt(before / 1024, 'MiB')} before connecting, ${fmt(afterGc / 1024, 'MiB')} with the sessions open: ${fmt(perSession, 'KiB')} per session; a bare connection to the uWS echo costs ${fmt(baseline, 'KiB')} (${pct(perSession / baseline)}).`,
+          `Service VmRSS after a full GC (forced through the V8 inspector): ${fmt(before / 1024, 'MiB')} before connecting, ${fmt(afterGc / 1024, 'MiB')} with the sessions open: ${fmt(perSession, 'KiB')} per session; a bare connection to the ${defaultEcho().label} costs ${fmt(baseline, 'KiB')} (${pct(perSession / baseline)}).`,
           `Without forcing a GC: ${fmt(after / 1024, 'MiB')} after ${rounds} keepalive rounds (peak ${fmt(peak / 1024, 'MiB')}), ${fmt(perSessionRaw, 'KiB')} per session. JS heap in use after a full GC: ${fmt(heapBefore / 1024, 'MiB')} → ${fmt(heapAfter / 1024, 'MiB')}, ${fmt(heapPerSession, 'KiB')} per session.`,
           `OTP_KEEPALIVE_SEC=${keepaliveSec}: ${fmt(collected.window.pings)} pings answered in the window, longest gap ${fmt(collected.maxPingGapMs, 'ms')}, closes ${JSON.stringify(collected.closes)}.`,
         ],

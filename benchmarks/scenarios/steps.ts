@@ -1,6 +1,8 @@
 // steps: step round trips per second through the whole engine (frame validation, run actor, durable
 // step result, next step.exec) against a bare uWebSockets.js and a bare `ws` echo of the same frames,
-// driven by the same client fleet at the same concurrency (one frame in flight per executor).
+// driven by the same client fleet at the same concurrency (one frame in flight per executor). The
+// engine is measured over each OTP transport this Node.js loads (uWS where it loads, `ws` always),
+// each beside the echo server of its own library.
 import { Fleet, shares } from '../lib/fleet.js';
 import { testCaseBody } from '../lib/frames.js';
 import { measureWindow } from '../lib/measure.js';
@@ -9,6 +11,7 @@ import { cpuNote, fmt, pct, type Row } from '../lib/report.js';
 import { createTestCase } from '../lib/service.js';
 import { pgStepWrites, type PgStepWrites } from '../lib/pg-step-writes.js';
 import type { Scenario, ScenarioContext } from './context.js';
+import { loadUws, type TransportName } from '../../src/otp/transport/index.js';
 
 async function baselineRate(ctx: ScenarioContext, kind: BaselineKind): Promise<{ rate: number; cpu: string; serverUs: number }> {
   const { options } = ctx;
@@ -70,10 +73,10 @@ async function machineCpuPerStep(ctx: ScenarioContext, machine: 'run' | 'floor')
   return (JSON.parse(out) as { cpuUs: number }).cpuUs;
 }
 
-async function engineRate(ctx: ScenarioContext) {
+async function engineRate(ctx: ScenarioContext, transport: TransportName) {
   const { options } = ctx;
   const { executors, stepsPerRun, runsPerExecutor } = options.steps;
-  const service = await ctx.startService({ inspect: true });
+  const service = await ctx.startService({ inspect: true, env: { OTP_TRANSPORT: transport } });
   const fleet = await Fleet.start(options.workers);
   try {
     const testCaseId = await createTestCase(service, `bench ${stepsPerRun} steps`, testCaseBody('bench steps', stepsPerRun));
@@ -95,7 +98,7 @@ async function engineRate(ctx: ScenarioContext) {
     const commits = channelMeter(service, 'otp:step.write');
     let written = { p50: NaN, p99: NaN, max: NaN, count: 0, rows: 0 };
     let stopProfile = async () => {};
-    const result = await measureWindow(fleet, ctx.progress, 'steps/engine', {
+    const result = await measureWindow(fleet, ctx.progress, `steps/engine over ${transport}`, {
       warmupS: runsPerExecutor ? 0 : options.warmup,
       durationS: runsPerExecutor ? 60 : options.duration,
       latency: false,
@@ -138,36 +141,46 @@ export const stepsScenario: Scenario = {
   async run(ctx) {
     const { options } = ctx;
     const { executors, stepsPerRun } = options.steps;
-    const { rate: uws, cpu: uwsCpu, serverUs: uwsServerUs } = await baselineRate(ctx, 'uws-echo');
+    // Where no uWS binding loads (Node.js after 20 here), neither its echo nor the engine over it can run.
+    const transports: TransportName[] = loadUws().module ? ['uws', 'ws'] : ['ws'];
+    const noUws = { rate: NaN, cpu: 'not measured (no uWebSockets.js binding for this Node.js)', serverUs: NaN };
+    const { rate: uws, cpu: uwsCpu, serverUs: uwsServerUs } = transports.includes('uws') ? await baselineRate(ctx, 'uws-echo') : noUws;
     ctx.progress(`steps: uWS baseline ${fmt(uws)} round trips/s`);
-    const { rate: ws, cpu: wsCpu } = await baselineRate(ctx, 'ws-echo');
+    const { rate: ws, cpu: wsCpu, serverUs: wsServerUs } = await baselineRate(ctx, 'ws-echo');
     ctx.progress(`steps: ws baseline ${fmt(ws)} round trips/s`);
-    const engine = await engineRate(ctx);
-    ctx.progress(`steps: engine ${fmt(engine.rate)} step round trips/s`);
+    const engines = new Map<TransportName, Awaited<ReturnType<typeof engineRate>>>();
+    for (const transport of transports) {
+      engines.set(transport, await engineRate(ctx, transport));
+      ctx.progress(`steps: engine over ${transport} ${fmt(engines.get(transport)!.rate)} step round trips/s`);
+    }
+    // The rows of earlier rounds are the fast path's: the engine over uWS where it loads.
+    const engine = engines.get(transports[0]!)!;
+    const overWs = transports.length > 1 ? engines.get('ws') : undefined;
     const batch = Math.max(1, Math.round(engine.written.rows / Math.max(1, engine.written.count))) || 25;
     const pgWrites = await pgBaseline(ctx, batch);
     const pgRate = pgWrites?.rate ?? NaN;
     if (pgWrites) ctx.progress(`steps: PostgreSQL baseline ${fmt(pgRate)} step writes/s (batches of ${batch})`);
-    const cpuPerStep = engine.result.cpu?.service !== undefined
-      ? (engine.result.cpu.service * 1e6) / Math.max(1, engine.result.window.roundTrips)
-      : NaN;
+    const cpuOf = (e: typeof engine) => (e.result.cpu?.service !== undefined ? (e.result.cpu.service * 1e6) / Math.max(1, e.result.window.roundTrips) : NaN);
+    const cpuPerStep = cpuOf(engine);
+    const serverUs = transports[0] === 'uws' ? uwsServerUs : wsServerUs;
     // The floor of the shape: what a step costs the service's process before any of its own work,
     // each part measured alone in this run: the step machine, a uWS server's frame in and out, and
     // pg's share of the step write. The run machine is the one whose tests the issue keeps unchanged.
     const runMachineUs = await machineCpuPerStep(ctx, 'run');
     const floorMachineUs = await machineCpuPerStep(ctx, 'floor');
     const pgClientUs = pgWrites?.clientUs ?? NaN;
-    const shapeFloorUs = floorMachineUs + uwsServerUs + pgClientUs;
-    const runFloorUs = runMachineUs + uwsServerUs + pgClientUs;
+    const shapeFloorUs = floorMachineUs + serverUs + pgClientUs;
+    const runFloorUs = runMachineUs + serverUs + pgClientUs;
+    const wsFloorUs = runMachineUs + wsServerUs + pgClientUs;
     if (options.baselines) ctx.progress(`steps: run machine ${fmt(runMachineUs)} µs, floor machine ${fmt(floorMachineUs)} µs of CPU per step`);
     const rows: Row[] = [
       {
-        scenario: 'steps', measure: `step round trips/s vs uWS (${executors} executors, runs of ${stepsPerRun} steps)`,
+        scenario: 'steps', measure: `step round trips/s over ${transports[0]} vs uWS (${executors} executors, runs of ${stepsPerRun} steps)`,
         value: engine.rate, unit: '/s', baseline: `uWS echo ${fmt(uws, '/s')}`, ratio: engine.rate / uws,
         target: '≥ 50% of uWS', met: engine.rate / uws >= 0.5,
       },
       {
-        scenario: 'steps', measure: 'step round trips/s vs ws',
+        scenario: 'steps', measure: `step round trips/s over ${transports[0]} vs ws`,
         value: engine.rate, unit: '/s', baseline: `ws echo ${fmt(ws, '/s')}`, ratio: engine.rate / ws,
         target: '> ws (> 100%)', met: engine.rate > ws,
       },
@@ -177,20 +190,32 @@ export const stepsScenario: Scenario = {
         target: '≥ 40% of pg', met: engine.rate / pgRate >= 0.4,
       },
       {
-        scenario: 'steps', measure: 'service CPU per step (/proc utime + stime over the window)',
+        scenario: 'steps', measure: `service CPU per step over ${transports[0]} (/proc utime + stime over the window)`,
         value: cpuPerStep, unit: 'µs', target: '< 60 µs', met: cpuPerStep < 60,
       },
+      ...(overWs
+        ? [
+            {
+              scenario: 'steps', measure: 'step round trips/s over ws vs ws',
+              value: overWs.rate, unit: '/s', baseline: `ws echo ${fmt(ws, '/s')}`, ratio: overWs.rate / ws,
+            },
+            {
+              scenario: 'steps', measure: 'service CPU per step over ws, beside its floor (run machine + ws echo server + pg client)',
+              value: cpuOf(overWs), unit: 'µs', baseline: `floor ${fmt(wsFloorUs, 'µs')}`, ratio: cpuOf(overWs) / wsFloorUs,
+            },
+          ]
+        : []),
       {
         scenario: 'steps', measure: 'the run machine alone (XState, effects answered at once), CPU per step',
         value: runMachineUs, unit: 'µs', baseline: `cheapest machine of its shape ${fmt(floorMachineUs, 'µs')}`, ratio: runMachineUs / floorMachineUs,
       },
       {
-        scenario: 'steps', measure: 'floor of a step with this run machine: it alone + uWS echo server + pg client of the step write',
+        scenario: 'steps', measure: `floor of a step with this run machine: it alone + ${transports[0]} echo server + pg client of the step write`,
         value: runFloorUs, unit: 'µs', baseline: `service ${fmt(cpuPerStep, 'µs')}`, ratio: runFloorUs / cpuPerStep,
         target: '< 60 µs leaves room', met: runFloorUs < 60,
       },
       {
-        scenario: 'steps', measure: 'floor of a step of the shape: cheapest step machine + uWS echo server + pg client',
+        scenario: 'steps', measure: `floor of a step of the shape: cheapest step machine + ${transports[0]} echo server + pg client`,
         value: shapeFloorUs, unit: 'µs', baseline: `service ${fmt(cpuPerStep, 'µs')}`, ratio: shapeFloorUs / cpuPerStep,
         target: '< 60 µs leaves room', met: shapeFloorUs < 60,
       },
@@ -206,13 +231,13 @@ export const stepsScenario: Scenario = {
       notes: [
         `${executors} executors in ${ctx.options.workers} worker processes, maxParallel 1, each keeping one run of ${stepsPerRun} steps in flight and one queued; baselines: the same fleet, one step.result-sized frame in flight per connection, answered with a step.exec-sized frame.`,
         `Window ${fmt(engine.result.elapsedMs / 1000)} s: ${fmt(w.roundTrips)} step round trips, ${fmt(w.runsFinished)} runs finished, ${fmt(w.errorFrames)} error frames${engine.result.errorSamples.length ? ` (${engine.result.errorSamples[0]})` : ''}.`,
-        `Engine ${cpuNote(engine.result.cpu, engine.result.elapsedMs, w.roundTrips)}.`,
+        ...[...engines].map(([transport, e]) => `Engine over ${transport}: ${fmt(e.rate, 'step round trips/s')}, ${cpuNote(e.result.cpu, e.result.elapsedMs, e.result.window.roundTrips)}.`),
         `Group commit (otp:step.write): ${fmt(engine.written.count)} statements of ${fmt(engine.written.rows / Math.max(1, engine.written.count))} step results on average, each durable in p50 ${fmt(engine.written.p50)} / p99 ${fmt(engine.written.p99)} / max ${fmt(engine.written.max)} ms.`,
         `uWS echo ${uwsCpu}; ws echo ${wsCpu}.`,
         pgWrites
           ? `PostgreSQL baseline: the service's group-commit statement (RunStore RECORD_STEPS) alone through pg on one connection, one statement in flight, ${pgWrites.batch} pending rows of different runs per statement: ${fmt(pgWrites.rate, 'durable step writes/s')} over ${fmt(pgWrites.statements)} statements (p50 ${fmt(pgWrites.p50)} / p99 ${fmt(pgWrites.p99)} ms each); its backend used ${fmt(pgWrites.backendUs)} µs of CPU per step, its client (building the batch, pg's protocol work) ${fmt(pgWrites.clientUs)} µs.`
           : 'PostgreSQL baseline: not measured (--no-baselines).',
-        `The floor of a step, each part alone in this run: the run machine ${fmt(runMachineUs)} µs of CPU (the cheapest machine of its shape, lib/floor-machine.ts: ${fmt(floorMachineUs)} µs; benchmarks/machine.ts, trace as the driver takes it), the uWS echo server ${fmt(uwsServerUs)} µs per round trip, pg's client ${fmt(pgClientUs)} µs per step written: ${fmt(runFloorUs)} µs with the run machine, ${fmt(shapeFloorUs)} µs with the cheapest; the service used ${fmt(cpuPerStep)} µs, ${fmt(cpuPerStep - runFloorUs)} µs above the first (validation, sessions, the driver, the store, the trace, diagnostics, the garbage collection of all of it).`,
+        `The floor of a step, each part alone in this run: the run machine ${fmt(runMachineUs)} µs of CPU (the cheapest machine of its shape, lib/floor-machine.ts: ${fmt(floorMachineUs)} µs; benchmarks/machine.ts, trace as the driver takes it), the ${transports[0]} echo server ${fmt(serverUs)} µs per round trip, pg's client ${fmt(pgClientUs)} µs per step written: ${fmt(runFloorUs)} µs with the run machine, ${fmt(shapeFloorUs)} µs with the cheapest; the service used ${fmt(cpuPerStep)} µs, ${fmt(cpuPerStep - runFloorUs)} µs above the first (validation, sessions, the driver, the store, the trace, diagnostics, the garbage collection of all of it).`,
         `uWS echo ${fmt(uws, 'round trips/s')}, ws echo ${fmt(ws, 'round trips/s')}, engine ${fmt(engine.rate, 'step round trips/s')} (${pct(engine.rate / uws)} of uWS, ${pct(engine.rate / ws)} of ws).`,
       ],
     };

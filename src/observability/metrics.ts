@@ -43,6 +43,7 @@ export class ServiceMetrics {
   private readonly requests: Histogram<'method' | 'route' | 'status'>;
   private readonly rateLimited: Counter;
   private readonly refused: Counter<'transport'>;
+  private readonly transportInfo: Gauge<'transport'>;
   private readonly unsubscribe: Array<() => void> = [];
 
   constructor(sources: MetricsSources) {
@@ -69,6 +70,7 @@ export class ServiceMetrics {
     });
     this.rateLimited = new Counter({ name: 'http_rate_limited_total', help: 'REST requests refused by the per-key rate limit (429)', registers });
     this.refused = new Counter({ name: 'auth_refused_total', help: 'Requests and connections refused for their credentials (unknown, revoked or too weak a key)', labelNames: ['transport'], registers });
+    this.transportInfo = new Gauge({ name: 'otp_transport_info', help: 'The OTP transport of this process (uws: uWebSockets.js, ws: the ws package on node:http), set to 1', labelNames: ['transport'], registers });
     // The step channels belong to the Node process: with two services in one process (tests), each counts both.
     this.listen<StepDispatchMessage>('otp:step.dispatch', (m) => this.stepDispatch.observe(m.ms / 1000));
     this.listen<StepWriteMessage>('otp:step.write', (m) => {
@@ -105,6 +107,11 @@ export class ServiceMetrics {
     this.requests.observe({ method: sample.method, route: sample.route, status: String(sample.status) }, sample.ms / 1000);
     if (sample.status === 429) this.rateLimited.inc();
     if (sample.status === 401) this.refused.inc({ transport: 'rest' });
+  }
+
+  /** Which adapter carries OTP frames in this process (uws or ws): one series set to 1. */
+  transport(name: string): void {
+    this.transportInfo.set({ transport: name }, 1);
   }
 
   /** An OTP connection refused for its key. */

@@ -105,6 +105,9 @@ describe('Observability: logs, metrics, health', () => {
     expect(value(after, 'otp_runs_finished_total{status="passed"}') - value(before, 'otp_runs_finished_total{status="passed"}')).to.equal(1);
     expect(value(after, 'otp_sessions_opened_total') - value(before, 'otp_sessions_opened_total')).to.equal(1);
     expect(value(after, 'otp_sessions_open')).to.be.at.least(1);
+    // The adapter this process carries OTP on, and only that one.
+    expect(value(after, `otp_transport_info{transport="${t.service.transport}"}`)).to.equal(1);
+    expect([...after.keys()].filter((k) => k.startsWith('otp_transport_info{'))).to.have.length(1);
     // Step 1 is dispatched after step 0's result; step 1's outcome goes with the verdict.
     expect(value(after, 'otp_step_dispatch_seconds_count') - value(before, 'otp_step_dispatch_seconds_count')).to.be.at.least(1);
     expect(value(after, 'otp_step_write_batch_rows_count') - value(before, 'otp_step_write_batch_rows_count')).to.be.at.least(1);

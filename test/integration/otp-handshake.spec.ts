@@ -2,11 +2,12 @@ import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/service.js';
 import { TestExecutor } from '../support/executor.js';
 import { eventually } from '../support/eventually.js';
+import { describeEachTransport } from '../support/transports.js';
 
-describe('OTP: handshake, credentials and frame handling', () => {
+describeEachTransport('OTP: handshake, credentials and frame handling', (transport) => {
   let t: TestService;
   before(async () => {
-    t = await startTestService({ otp: { keepaliveSec: 1, pongTimeoutMs: 400 } });
+    t = await startTestService({ otp: { keepaliveSec: 1, pongTimeoutMs: 400, transport } });
   });
   after(async () => t?.stop());
 
@@ -147,10 +148,22 @@ describe('OTP: handshake, credentials and frame handling', () => {
     executor.close();
   });
 
-  it('answers a frame over 1 MiB with an error and closes with 1009; the service keeps serving', async () => {
+  // A hello padded with JSON white space to a given size in bytes.
+  const paddedHello = (bytes: number) => {
+    const hello = JSON.stringify({ otp: '1.0', id: 'msg_padded', ts: new Date().toISOString(), type: 'hello', payload: { executor: 'runner', name: 'padded', version: '1', capabilities: {} } });
+    return hello + ' '.repeat(bytes - Buffer.byteLength(hello));
+  };
+
+  it('takes a frame of exactly 1 MiB', async () => {
     const executor = await TestExecutor.connect(t.otpUrl, { key: t.adminKey });
-    await executor.hello();
-    executor.send('ack', { padding: 'x'.repeat(1024 * 1024) }, { ref: 'msg_big' });
+    executor.raw(paddedHello(1024 * 1024));
+    expect((await executor.next('welcome')).ref).to.equal('msg_padded');
+    executor.close();
+  });
+
+  it('answers a frame one byte over 1 MiB with an error and closes with 1009; the service keeps serving', async () => {
+    const executor = await TestExecutor.connect(t.otpUrl, { key: t.adminKey });
+    executor.raw(paddedHello(1024 * 1024 + 1));
     const error = await executor.next('error');
     expect(error.payload.message).to.contain('exceeds');
     expect((await executor.closed).code).to.equal(1009);

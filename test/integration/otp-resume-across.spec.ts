@@ -1,11 +1,13 @@
 // Resuming a session on another service process: after a dropped connection that reconnects through
-// another process, and after a drain (4503). Two services on one database, real sockets.
+// another process, and after a drain (4503). Services on one database, real sockets; where both OTP
+// transports load, neighbours use different ones, so a session also moves from one adapter to the other.
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/service.js';
 import { startService, type Service } from '../../src/service.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { TestExecutor } from '../support/executor.js';
+import { TRANSPORTS } from '../support/transports.js';
 
 const click = { otp: { action: 'click', locator: { by: 'css', value: '#go' } } };
 
@@ -16,6 +18,8 @@ describe('OTP: resuming a session on another service process', () => {
   let c: Service;
   const more: Service[] = [];
 
+  const transports = [TRANSPORTS[0]!, TRANSPORTS[TRANSPORTS.length - 1]!];
+  let started = 0;
   const another = (drainMs = 0) =>
     startService(
       loadConfig(process.env, {
@@ -26,13 +30,13 @@ describe('OTP: resuming a session on another service process', () => {
         databaseUrl: a.database.url,
         bootstrapKey: a.adminKey,
         drainMs,
-        otp: { resumeWindowMs: 10_000 },
+        otp: { resumeWindowMs: 10_000, transport: transports[++started % 2] },
       }),
       createLogger(process.env.TEST_LOG === '1' ? 'debug' : 'silent'),
     );
 
   before(async () => {
-    a = await startTestService({ otp: { resumeWindowMs: 10_000 } });
+    a = await startTestService({ otp: { resumeWindowMs: 10_000, transport: transports[0] } });
     b = await another();
     c = await another();
   });

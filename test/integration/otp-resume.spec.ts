@@ -4,15 +4,16 @@ import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/service.js';
 import { TestExecutor } from '../support/executor.js';
 import { eventually } from '../support/eventually.js';
+import { describeEachTransport } from '../support/transports.js';
 
 const click = { otp: { action: 'click', locator: { by: 'css', value: '#go' } } };
 // Long enough for any resume below on a loaded machine; short enough to watch one expire.
 const RESUME_WINDOW_MS = 3_000;
 
-describe('OTP: resuming a session after a dropped connection', () => {
+describeEachTransport('OTP: resuming a session after a dropped connection', (transport) => {
   let t: TestService;
   before(async () => {
-    t = await startTestService({ otp: { resumeWindowMs: RESUME_WINDOW_MS } });
+    t = await startTestService({ otp: { resumeWindowMs: RESUME_WINDOW_MS, transport } });
   });
   after(async () => t?.stop());
 

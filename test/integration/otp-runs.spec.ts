@@ -6,15 +6,16 @@ import diagnostics from 'node:diagnostics_channel';
 import type { RunClaimMessage, StepDispatchMessage } from '../../src/otp/engine/diagnostics.js';
 import { RunStore } from '../../src/otp/store/run-store.js';
 import { newId } from '../../src/ids.js';
+import { describeEachTransport } from '../support/transports.js';
 
 const locator = { by: 'role', value: 'button', name: 'Go' };
 const step = (otp: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ otp, ...extra });
 
-describe('OTP: runs end to end', () => {
+describeEachTransport('OTP: runs end to end', (transport) => {
   let t: TestService;
   before(async () => {
     // No resume window: a vanished executor's runs end at once (resuming is tested in otp-resume.spec.ts).
-    t = await startTestService({ otp: { stepGraceMs: 100, resumeWindowMs: 0 } });
+    t = await startTestService({ otp: { stepGraceMs: 100, resumeWindowMs: 0, transport } });
   });
   after(async () => t?.stop());
 

@@ -1,0 +1,170 @@
+// What every OTP transport shares, whatever carries the bytes: credentials checked as the socket
+// opens (an API key or an OAuth access token, resolved by src/auth/principals.ts), the frames that
+// arrive meanwhile held in order, the session bound once the key is good, frame sizes enforced, and
+// no exception ever let out into a socket library's callback. An adapter (uws.ts, ws.ts) only
+// translates its library's events into accept() / message() / closed().
+import type { Principal } from '../../auth/principal.js';
+import { hasScope } from '../../auth/principal.js';
+import { CloseCode, OtpErrorCode } from '../../../machines/types.js';
+import { errorFrame } from '../protocol/frames.js';
+import type { Connection } from '../engine/session.js';
+import { throttledLog, type Logger } from '../../log.js';
+
+/** One socket, as an adapter offers it to the gateway. */
+export interface TransportSocket {
+  /** Sends a text frame; an adapter closes a socket whose unread output passes MAX_BACKPRESSURE. */
+  send(text: string): void;
+  /** Starts the closing handshake (a reason is cut to the 123 bytes a close frame can hold). */
+  end(code: number, reason: string): void;
+  /** Runs fn with the socket's writes batched into as few packets as the library can. */
+  cork(fn: () => void): void;
+  remoteAddress(): string;
+}
+
+/** What the gateway answers for each accepted socket: the adapter calls these as its library reports. */
+export interface SocketEvents {
+  /** One whole frame. The bytes are read before this returns (uWS reuses its buffer). */
+  message(data: ArrayBuffer | Uint8Array): void;
+  closed(code: number, reason: string): void;
+}
+
+/** What the gateway needs of a session: frames in, the socket's end. ExecutorSession is one. */
+export interface SocketSession {
+  readonly id: string;
+  handleText(text: string): void;
+  frameTooLarge(bytes: number): void;
+  socketClosed(code: number, reason: string): void;
+}
+
+export interface GatewayDeps {
+  /** Binds a session to an authenticated socket (OtpEngine.connect). */
+  engine: { connect(principal: Principal, conn: Connection): SocketSession };
+  authenticate(secret: string): Principal | null | Promise<Principal | null>;
+  log: Logger;
+  maxFrameBytes: number;
+  /** Counts a refused key (metrics). */
+  refused?(): void;
+}
+
+// Frames above the protocol limit (1 MiB) get an error frame and a 1009 close; the adapters cut
+// anything beyond this larger hard limit without reading it.
+export const HARD_FRAME_LIMIT = 4 * 1024 * 1024;
+// A client that stops reading: after this much buffered output it is disconnected, never silently dropped.
+export const MAX_BACKPRESSURE = 4 * 1024 * 1024;
+// An executor sends hello and waits for welcome; a client that pours frames in before its key is
+// even checked is not following the protocol.
+const MAX_EARLY_FRAMES = 8;
+// A close frame's reason holds at most 123 bytes.
+const MAX_CLOSE_REASON_BYTES = 123;
+
+/** The credentials of an upgrade request: `Authorization: Bearer …`, else `?token=…`. */
+export function upgradeSecret(authorization: string | undefined, token: string | null | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
+  return match?.[1] ?? (token || undefined);
+}
+
+export function closeReason(reason: string): string {
+  const bytes = Buffer.from(reason);
+  return bytes.byteLength <= MAX_CLOSE_REASON_BYTES ? reason : bytes.subarray(0, MAX_CLOSE_REASON_BYTES).toString().replace(/\uFFFD$/, '');
+}
+
+interface Refusal {
+  code: number;
+  message: string;
+}
+
+export class OtpGateway {
+  // Anyone can provoke refusals: one line per address and reason a minute, with a count of the rest.
+  private readonly refusedLog: ReturnType<typeof throttledLog>;
+
+  constructor(private readonly deps: GatewayDeps) {
+    this.refusedLog = throttledLog(deps.log);
+  }
+
+  /** A socket has opened with these credentials: check them, then bind a session to it. */
+  accept(socket: TransportSocket, secret: string | undefined): SocketEvents {
+    const { deps } = this;
+    let session: SocketSession | undefined;
+    let closed = false;
+    // Frames (or the size of one too large) that arrive while the credentials are being checked.
+    let early: Array<string | number> | undefined = [];
+    const fail = (what: string, err: unknown) => {
+      deps.log.error(what, { sessionId: session?.id, err });
+      if (!closed) socket.end(CloseCode.internalError, 'internal error');
+    };
+    // A frame as the session takes it: its text, or its size when it is over the protocol's limit.
+    const read = (data: ArrayBuffer | Uint8Array): string | number =>
+      data.byteLength > deps.maxFrameBytes ? data.byteLength : Buffer.from(data as Uint8Array).toString('utf8');
+    const deliver = (s: SocketSession, frame: string | number) => (typeof frame === 'number' ? s.frameTooLarge(frame) : s.handleText(frame));
+
+    void this.authorise(secret)
+      .then(({ principal, refusal }) => {
+        if (closed) return;
+        if (refusal) return this.refuse(socket, refusal);
+        session = deps.engine.connect(principal!, {
+          send: (text) => {
+            if (!closed) socket.send(text);
+          },
+          close: (code, reason) => {
+            if (!closed) socket.end(code, closeReason(reason));
+          },
+        });
+        const held = early ?? [];
+        early = undefined;
+        try {
+          socket.cork(() => {
+            for (const frame of held) deliver(session!, frame);
+          });
+        } catch (err) {
+          fail('frame handling failed', err);
+        }
+      })
+      .catch((err) => fail('could not open the session', err));
+
+    return {
+      message: (data) => {
+        if (session) {
+          // An exception must never leave a socket library's callback: uWS would take the process down.
+          try {
+            deliver(session, read(data));
+          } catch (err) {
+            fail('frame handling failed', err);
+          }
+          return;
+        }
+        if (!early) return;
+        if (early.length >= MAX_EARLY_FRAMES) return socket.end(CloseCode.protocolViolation, 'too many frames before the credentials were checked');
+        early.push(read(data));
+      },
+      closed: (code, reason) => {
+        closed = true;
+        session?.socketClosed(code, reason || `socket closed (${code})`);
+      },
+    };
+  }
+
+  private refuse(socket: TransportSocket, refusal: Refusal): void {
+    const address = socket.remoteAddress();
+    this.refusedLog(`${refusal.code}:${address}`, 'refused credentials', { transport: 'otp', code: refusal.code, address, reason: refusal.message });
+    this.deps.refused?.();
+    socket.cork(() => {
+      socket.send(errorFrame(OtpErrorCode.auth, refusal.message));
+      socket.end(refusal.code, closeReason(refusal.message));
+    });
+  }
+
+  private async authorise(secret: string | undefined): Promise<{ principal?: Principal; refusal?: Refusal }> {
+    if (!secret) return { refusal: { code: CloseCode.unauthorized, message: 'credentials required: Authorization: Bearer <key or access token> or ?token=<key or access token>' } };
+    let principal: Principal | null = null;
+    try {
+      principal = await this.deps.authenticate(secret);
+    } catch (err) {
+      this.deps.log.error('authentication failed', { err });
+    }
+    if (!principal) return { refusal: { code: CloseCode.unauthorized, message: 'the key or access token is unknown, expired or revoked' } };
+    if (!hasScope(principal, 'write')) {
+      return { refusal: { code: CloseCode.forbidden, message: `executors need a key with scope write; this key has ${principal.scope}` } };
+    }
+    return { principal };
+  }
+}
