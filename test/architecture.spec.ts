@@ -18,8 +18,9 @@ const MAY_IMPORT: Record<string, string[]> = {
   'otp/protocol': ['machines', 'validation'],
   'otp/store': ['machines', 'db', 'rest', 'assets'],
   'otp/engine': ['machines', 'validation', 'otp/protocol', 'otp/store', 'auth', 'db'],
+  'otp/runs': ['machines', 'validation', 'otp/protocol', 'otp/store', 'otp/engine', 'auth', 'rest'],
   'otp/transport': ['otp/engine', 'otp/protocol', 'auth', 'machines'],
-  'otp/http': ['otp/engine', 'otp/store', 'otp/protocol', 'rest', 'assets', 'machines'],
+  'otp/http': ['otp/runs', 'otp/engine', 'otp/store', 'otp/protocol', 'rest', 'assets', 'machines'],
   assets: ['rest', 'validation', 'db', 'auth', 'machines'],
   artifacts: ['rest', 'validation', 'db', 'auth', 'otp/protocol', 'otp/engine', 'otp/store', 'machines'],
   platform: ['rest', 'db', 'auth', 'api-keys'],
@@ -27,9 +28,9 @@ const MAY_IMPORT: Record<string, string[]> = {
   // The reference executor, a program of its own: the wire format and nothing of the service's inside.
   runner: ['otp/protocol'],
   oauth: ['db', 'auth'],
-  mcp: ['validation', 'auth', 'rest', 'otp/http', 'otp/store', 'otp/engine', 'artifacts'],
+  mcp: ['validation', 'auth', 'rest', 'otp/runs', 'otp/http', 'otp/store', 'otp/engine', 'artifacts'],
   'webhook-delivery': ['rest', 'validation', 'db', 'artifacts', 'otp/http'],
-  console: ['auth', 'rest', 'db', 'machines', 'otp/protocol', 'otp/store', 'otp/engine'],
+  console: ['auth', 'rest', 'db', 'machines', 'otp/protocol', 'otp/runs', 'otp/store', 'otp/engine'],
   observability: ['otp/engine', 'rest'],
 };
 const KERNEL = new Set(['config.ts', 'log.ts', 'ids.ts', 'errors.ts', 'tiers.ts', 'free-port.ts', 'lifecycle.ts']);

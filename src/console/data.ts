@@ -5,7 +5,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Page } from '../rest/pagination.js';
 import type { RunFilter, RunSummary, RunView, sessionView } from '../otp/store/run-views.js';
 import type { RunTrace } from '../otp/store/run-trace.js';
-import type { RunRequest } from '../otp/engine/run-planner.js';
+import type { RunRequest } from '../otp/runs/planner.js';
 
 export type SessionView = ReturnType<typeof sessionView>;
 

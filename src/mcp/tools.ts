@@ -8,7 +8,7 @@ import type { JsonSchema } from '../validation/schema-registry.js';
 import { schemaById } from '../validation/schema-registry.js';
 import type { ResourceStore, ListQuery } from '../rest/resource/store.js';
 import type { RunView, StepView } from '../otp/store/run-views.js';
-import type { RunRequest } from '../otp/engine/run-planner.js';
+import type { RunRequest } from '../otp/runs/planner.js';
 import { RunRequestSchema } from '../otp/http/schemas.js';
 import { sessionsQuery } from '../otp/http/routes.js';
 import { artifactSchemas } from '../artifacts/index.js';

@@ -10,7 +10,7 @@ import { CloseCode, isFinalRunStatus, type SessionOutput, type StepOutcome } fro
 import { ExecutorSession, type Connection } from './session.js';
 import { RunDriver, type RunDriverDeps } from './run-driver.js';
 import { TimerWheel } from './timer-wheel.js';
-import { planRun, type RunRequest } from './run-planner.js';
+import { planRun, type RunRequest } from '../runs/planner.js';
 import { newRunView, type RunView, type RunViews } from '../store/run-views.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
 import type { StepWriter } from './step-writer.js';

@@ -1,7 +1,7 @@
 import { route, type QueryOf, type RouteDef } from '../../rest/route.js';
 import type { Config } from '../../config.js';
 import type { OtpEngine } from '../engine/engine.js';
-import type { RunRequest } from '../engine/run-planner.js';
+import type { RunRequest } from '../runs/planner.js';
 import { RUN_STATUSES } from '../../../machines/types.js';
 import { OTP_VERSION } from '../protocol/frames.js';
 import { ProtocolSchema, RunPageSchema, RunRequestSchema, RunSchema, RunTraceSchema, SessionPageSchema, SessionSchema } from './schemas.js';

@@ -1,6 +1,6 @@
 // Schemas of what the OTP REST routes answer (the views in run-views.ts), for /openapi.json.
 import { pageSchema, registerSchema } from '../../rest/schemas.js';
-import { runRequestSchema } from '../engine/run-planner.js';
+import { runRequestSchema } from '../runs/planner.js';
 import { RUN_STATUSES } from '../../../machines/types.js';
 import { EvidenceFileSchema } from '../../assets/evidence/schema.js';
 

@@ -6,7 +6,7 @@ import { newId } from '../../ids.js';
 import { fillVars, referencedVars } from '../../../machines/vars.js';
 import type { StepAction } from '../../../machines/types.js';
 import type { NewRun } from '../store/run-store.js';
-import type { TestCaseSource } from './test-case-source.js';
+import type { TestCaseSource } from '../engine/test-case-source.js';
 import type { BodyOf } from '../../validation/schema-types.js';
 
 /** The body of POST /otp/runs (registered as OtpRunRequest by the http room). */
