@@ -233,6 +233,9 @@ export const CloseCode = {
   internalError: 1011,
 } as const;
 
+/** Why a run cancelled at its project's request ended (its steps' error message and the run's reason). */
+export const CANCELLED_BY_REQUEST = 'cancelled by request';
+
 /** Error codes of OTP plus the protocol-level ones this service adds (docs/protocol.md, "Error codes"). */
 export const OtpErrorCode = {
   auth: 'E_AUTH',

@@ -33,6 +33,7 @@ import { ServiceMetrics } from './observability/metrics.js';
 import { listenForMetrics } from './observability/server.js';
 import { readiness } from './rest/health.js';
 import { createOtpTransport, type TransportName } from './otp/transport/index.js';
+import { runCommands } from './otp/runs/commands.js';
 import { otpRoutes } from './otp/http/routes.js';
 import { recordingRoutes } from './otp/http/recording-routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
@@ -141,7 +142,6 @@ export async function startService(config: Config, log: Logger = createLogger(co
     store,
     views,
     writer,
-    testCases: artifacts.testCases,
     testCaseSink: artifacts.testCaseSink,
     recordingStore: new RecordingStore(db, webhooks.events),
     projectKeyIds: (projectId) => keyIdsOfProject(db, projectId),
@@ -157,6 +157,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     events: metrics.engine,
     runHooks: { verifyEvidence: assets.verifyEvidence, onFinished: artifacts.onRunFinished },
   });
+  // The run commands every door calls: REST, MCP and the console (src/otp/runs).
+  const runs = runCommands({ engine, store, views, cache: runViews, testCases: artifacts.testCases, limits: config.otp });
   const keys = new KeyCache(db, { ttlMs: config.keyCacheMs, maxEntries: 10_000 });
   // OAuth access tokens: signed with keys kept in PostgreSQL, accepted wherever a key is. The issuer
   // and the audience are known once the REST listener is bound (they may be derived from its port).
@@ -189,13 +191,9 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const oauthCookieKeys = await cookieKeys(db);
   // The console reads through the same functions and stores as the REST routes (src/console/data.ts).
   const consoleData: ConsoleData = {
-    latestRuns: (projectId, filter) => views.latestRuns(projectId, filter),
-    run: (projectId, runId) => views.run(projectId, runId),
-    trace: (projectId, runId) => engine.watch.runTrace(projectId, runId),
+    runs,
     sessions: (projectId, query) => views.sessions(projectId, query),
     liveness: (projectId, sessionId) => engine.watch.sessionLiveness(projectId, sessionId),
-    createRun: (principal, request) => engine.createRun(principal, request),
-    cancelRun: (principal, runId) => engine.cancelRun(principal, runId),
     artifacts: (principal, kind, limit) => artifacts.stores.get(kind)!.list(principal, { limit, sort: 'createdAt' }),
     artifact: (principal, kind, id) => artifacts.stores.get(kind)!.get(principal, id),
     buckets: (principal, limit) => assets.reads.buckets(principal, { limit }),
@@ -264,18 +262,15 @@ export async function startService(config: Config, log: Logger = createLogger(co
       storageBytes: assets.storageBytes,
     }),
     ...apiKeyRoutes({ db, onRevoked: revokeKey }),
-    ...otpRoutes({ engine, config, views, runViews }),
+    ...otpRoutes({ runs, config, views }),
     ...recordingRoutes({ recordings: engine.recordings }),
     ...assets.routes,
     ...artifacts.routes,
     ...webhooks.routes,
   );
-  // MCP tools call what the REST routes call: the engine, the run views and the artifact stores.
+  // MCP tools call what the REST routes call: the run commands, the run views and the artifact stores.
   const mcpBackend: McpBackend = {
-    startRun: (principal, request) => engine.createRun(principal, request),
-    readRun: (principal, runId) => views.run(principal.projectId, runId),
-    awaitRun: (principal, runId, ms) => engine.awaitVerdict(principal, runId, ms),
-    cancelRun: (principal, runId) => engine.cancelRun(principal, runId),
+    runs,
     sessions: (principal, query) => views.sessions(principal.projectId, query),
     testCases: artifacts.stores.get('test_case')!,
     requirements: artifacts.stores.get('requirement')!,

@@ -3,9 +3,8 @@
 // the API can never tell two stories. The console holds no SQL and names no table.
 import type { Principal } from '../auth/principal.js';
 import type { Page } from '../rest/pagination.js';
-import type { RunFilter, RunSummary, RunView, sessionView } from '../otp/store/run-views.js';
-import type { RunTrace } from '../otp/store/run-trace.js';
-import type { RunRequest } from '../otp/runs/planner.js';
+import type { sessionView } from '../otp/store/run-views.js';
+import type { RunCommands } from '../otp/runs/commands.js';
 
 export type SessionView = ReturnType<typeof sessionView>;
 
@@ -27,14 +26,11 @@ export interface AssetRecord {
 }
 
 export interface ConsoleData {
-  latestRuns(projectId: string, filter: RunFilter & { limit: number }): Promise<RunSummary[]>;
-  run(projectId: string, runId: string): Promise<RunView>;
-  trace(projectId: string, runId: string): Promise<RunTrace>;
+  /** The run commands (src/otp/runs), as every door calls them. */
+  runs: Pick<RunCommands, 'latest' | 'read' | 'trace' | 'start' | 'cancel'>;
   sessions(projectId: string, query: { status: 'open' | 'closed' | 'all'; limit: number }): Promise<Page<SessionView>>;
   /** Only the process holding a session knows its last pong; undefined elsewhere. */
   liveness(projectId: string, sessionId: string): { lastPongAt: Date | null; runsInFlight: number } | undefined;
-  createRun(principal: Principal, request: RunRequest): Promise<RunView>;
-  cancelRun(principal: Principal, runId: string): Promise<RunView>;
   /** kind: test_case or test_plan. */
   artifacts(principal: Principal, kind: 'test_case' | 'test_plan', limit: number): Promise<Page<ArtifactRecord>>;
   artifact(principal: Principal, kind: 'test_case' | 'test_plan', id: string): Promise<ArtifactRecord>;

@@ -1,6 +1,6 @@
 // The MCP tools: the spec's six (svc_otp_*, svc_create/update_test_case) and the reads an agent
-// needs. Each tool is a door onto the command its REST route runs (the same engine, views and stores,
-// through the McpBackend port wired in src/service.ts), takes the schema that route validates with,
+// needs. Each tool is a door onto the command its REST route runs (the same run commands, views and
+// stores, through the McpBackend port wired in src/service.ts), takes the schema that route validates with,
 // and needs the scope the route needs: tier 1 tools read, tier 2 tools write.
 import type { Scope } from '../auth/principal.js';
 import type { Principal } from '../auth/principal.js';
@@ -8,19 +8,16 @@ import type { JsonSchema } from '../validation/schema-registry.js';
 import { schemaById } from '../validation/schema-registry.js';
 import type { ResourceStore, ListQuery } from '../rest/resource/store.js';
 import type { RunView, StepView } from '../otp/store/run-views.js';
-import type { RunRequest } from '../otp/runs/planner.js';
-import { RunRequestSchema } from '../otp/http/schemas.js';
+import type { RunCommands } from '../otp/runs/commands.js';
+import { RunRequestSchema, type RunRequest } from '../otp/runs/request.js';
 import { sessionsQuery } from '../otp/http/routes.js';
 import { artifactSchemas } from '../artifacts/index.js';
 import { bundle, objectOf, withProperties } from './schemas.js';
 
 /** What the tools need of the service: the functions the REST routes call. */
 export interface McpBackend {
-  startRun(principal: Principal, request: RunRequest): Promise<RunView>;
-  readRun(principal: Principal, runId: string): Promise<RunView>;
-  /** Waits up to `ms` for the verdict; answers the run as it then is. */
-  awaitRun(principal: Principal, runId: string, ms: number): Promise<RunView>;
-  cancelRun(principal: Principal, runId: string): Promise<RunView>;
+  /** The run commands (src/otp/runs), as every door calls them. */
+  runs: Pick<RunCommands, 'start' | 'read' | 'awaitVerdict' | 'cancel'>;
   sessions(principal: Principal, query: Record<string, unknown>): Promise<unknown>;
   testCases: ResourceStore;
   requirements: ResourceStore;
@@ -84,8 +81,8 @@ export const tools: ToolDef[] = [
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     async call(backend, principal, { waitMs, ...request }) {
-      const started = await backend.startRun(principal, request as RunRequest);
-      const run = (waitMs as number) > 0 ? await backend.awaitRun(principal, started.id, waitMs as number) : started;
+      const started = await backend.runs.start(principal, request as RunRequest);
+      const run = (waitMs as number) > 0 ? await backend.runs.awaitVerdict(principal, started.id, waitMs as number) : started;
       return report(run, backend.absolute);
     },
   },
@@ -97,7 +94,7 @@ export const tools: ToolDef[] = [
     operationId: 'getOtpRun',
     inputSchema: objectOf({ runId }, ['runId']),
     annotations: read,
-    call: async (backend, principal, args) => report(await backend.readRun(principal, args.runId as string), backend.absolute),
+    call: async (backend, principal, args) => report(await backend.runs.read(principal, args.runId as string), backend.absolute),
   },
   {
     name: 'svc_get_run',
@@ -108,7 +105,7 @@ export const tools: ToolDef[] = [
     inputSchema: objectOf({ runId }, ['runId']),
     annotations: read,
     async call(backend, principal, args) {
-      const run = await backend.readRun(principal, args.runId as string);
+      const run = await backend.runs.read(principal, args.runId as string);
       return { ...run, failingSteps: failingSteps(run, backend.absolute) };
     },
   },
@@ -130,7 +127,7 @@ export const tools: ToolDef[] = [
     operationId: 'cancelOtpRun',
     inputSchema: objectOf({ runId }, ['runId']),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    call: async (backend, principal, args) => report(await backend.cancelRun(principal, args.runId as string), backend.absolute),
+    call: async (backend, principal, args) => report(await backend.runs.cancel(principal, args.runId as string), backend.absolute),
   },
   {
     name: 'svc_create_test_case',

@@ -91,7 +91,7 @@ function facts(run: RunView): Html {
 }
 
 export async function runFragment(data: ConsoleData, principal: Principal, runId: string, origin: string, notice?: Html): Promise<Html> {
-  const [run, trace] = await Promise.all([data.run(principal.projectId, runId), data.trace(principal.projectId, runId)]);
+  const [run, trace] = await Promise.all([data.runs.read(principal, runId), data.runs.trace(principal, runId)]);
   const active = !isFinalRunStatus(run.status);
   const steps = await Promise.all(run.steps.map((s) => stepRow(data, principal, s, origin)));
   return html`${notice ?? ''}<div class="run-top">
@@ -117,13 +117,13 @@ export async function startRun(ctx: Koa.Context, data: ConsoleData, principal: P
   // The case page's fields: var.<name>=value for each {{variable}} its steps use.
   const vars: Record<string, string> = {};
   for (const [name, value] of form) if (name.startsWith('var.')) vars[name.slice(4)] = value;
-  const run = await data.createRun(principal, Object.keys(vars).length ? { ...request, vars } : request);
+  const run = await data.runs.start(principal, Object.keys(vars).length ? { ...request, vars } : request);
   // htmx follows this header with a full navigation to the new run's page.
   ctx.set('HX-Redirect', `${BASE}/runs/${run.id}`);
   return html`Started <a href="${BASE}/runs/${run.id}">${run.id}</a>`;
 }
 
 export async function cancelRun(data: ConsoleData, principal: Principal, runId: string, origin: string): Promise<Html> {
-  const run = await data.cancelRun(principal, runId);
+  const run = await data.runs.cancel(principal, runId);
   return runFragment(data, principal, runId, origin, html`<p class="notice" role="status">Cancel asked: the run is ${run.status}.</p>`);
 }

@@ -44,7 +44,7 @@ export async function runsControls(data: ConsoleData, principal: Principal, quer
 }
 
 export async function runsFragment(data: ConsoleData, principal: Principal, query: RunsQuery): Promise<Html> {
-  const runs = await data.latestRuns(principal.projectId, { ...query, limit: 100 });
+  const runs = await data.runs.latest(principal, { ...query, limit: 100 });
   const rows = runs.map((r) => html`<tr data-run="${r.id}">
     <td><a href="${BASE}/runs/${r.id}" class="mono">${r.id}</a></td>
     <td class="status">${statusBadge(r.status)}${r.cancelRequested && (r.status === 'running' || r.status === 'queued') ? html` <span class="muted">cancelling</span>` : ''}</td>

@@ -6,16 +6,16 @@ import type { Principal } from '../../auth/principal.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { errors } from '../../errors.js';
-import { CloseCode, isFinalRunStatus, type SessionOutput, type StepOutcome } from '../../../machines/types.js';
+import { CloseCode, type SessionOutput, type StepOutcome } from '../../../machines/types.js';
 import { ExecutorSession, type Connection } from './session.js';
 import { RunDriver, type RunDriverDeps } from './run-driver.js';
 import { TimerWheel } from './timer-wheel.js';
-import { planRun, type RunRequest } from '../runs/planner.js';
 import { newRunView, type RunView, type RunViews } from '../store/run-views.js';
-import type { ClaimedRun, RunStore } from '../store/run-store.js';
+import type { ClaimedRun, NewRun, RunStore } from '../store/run-store.js';
 import type { StepWriter } from './step-writer.js';
 import type { EngineEvents } from './diagnostics.js';
-import type { TestCaseSink, TestCaseSource } from './test-case-source.js';
+import type { TestCaseSink } from './test-case-source.js';
+import type { RunTrace } from '../store/run-trace.js';
 import type { RunTraceStore } from '../store/run-trace.js';
 import { RunWatch } from './run-watch.js';
 import { Dispatch } from './dispatch.js';
@@ -32,8 +32,6 @@ export interface EngineDeps {
   /** What a run looks like over REST: the answer of a create or a cancel. */
   views: RunViews;
   writer: StepWriter;
-  /** What runs are made of: test cases, plans and test runs (the artifacts room implements it). */
-  testCases: TestCaseSource;
   /** Where recordings become test cases (the artifacts room implements it). */
   testCaseSink: TestCaseSink;
   recordingStore: RecordingStore;
@@ -54,9 +52,6 @@ export interface EngineDeps {
   /** Metrics of this process. */
   events?: EngineEvents;
 }
-
-const CANCEL_WAIT_MS = 5_000;
-
 
 export class OtpEngine {
   private readonly sessions = new Map<string, ExecutorSession>();
@@ -151,11 +146,10 @@ export class OtpEngine {
     return session;
   }
 
-  // ---- REST-facing operations ------------------------------------------------------------------
+  // ---- the live part of the run commands (src/otp/runs/commands.ts, RunEngine) --------------------
 
-  async createRun(principal: Principal, request: RunRequest): Promise<RunView> {
-    if (request.sessionId) await this.checkSessionOpen(principal.projectId, request.sessionId);
-    const run = await planRun(this.deps.testCases, principal, request, this.deps.config.otp);
+  /** Writes a planned run: claimed by a session of this process with room and started at once, else queued. */
+  async launch(run: NewRun): Promise<RunView> {
     const local = run.requestedSessionId ? this.sessions.get(run.requestedSessionId) : undefined;
     // A session here with room: the insert writes the run claimed by it, and it starts at once.
     const slot = run.requestedSessionId && !local ? undefined : await this.dispatch.reserve(run.projectId, local ?? null);
@@ -177,32 +171,33 @@ export class OtpEngine {
     return newRunView(row, run.steps);
   }
 
-  async cancelRun(principal: Principal, runId: string): Promise<RunView> {
-    const { store } = this.deps;
-    const { projectId } = principal;
-    const status = await store.runStatus(projectId, runId);
-    if (!status) throw errors.notFound('Run', runId);
-    if (isFinalRunStatus(status)) {
-      throw errors.conflict(`Run ${runId} has already finished (${status})`, { status });
-    }
-    if (status === 'queued' && (await store.cancelQueuedRun(runId, 'cancelled by request'))) {
-      return this.deps.views.run(projectId, runId);
-    }
-    // Claimed meanwhile, or running: the mark tells whichever process holds it, even past a lost notice.
-    await store.requestCancel(runId);
+  /** The run's driver is told to cancel: here, or (by notice) on the process that holds it. */
+  async cancelInFlight(runId: string): Promise<void> {
     const driver = this.runs.get(runId);
     if (driver) driver.cancel();
-    // Another process holds the run: it hears the notice and finishes the run.
     else await this.notify({ kind: 'cancel', runId });
-    return this.awaitVerdict(principal, runId, CANCEL_WAIT_MS);
+  }
+
+  /** 404 for a session the project does not have, 409 for a closed one. */
+  async ensureSessionOpen(projectId: string, sessionId: string): Promise<void> {
+    // Welcomed here and attached: open (its row was written before its welcome), no need to ask.
+    const local = this.sessions.get(sessionId);
+    if (local?.ready && !local.closed && local.principal.projectId === projectId) return;
+    const status = await this.deps.store.sessionStatus(projectId, sessionId);
+    if (!status) throw errors.notFound('Session', sessionId);
+    if (status !== 'open') throw errors.conflict(`Session ${sessionId} is closed`, { sessionId });
   }
 
   /**
    * Waits up to `ms` for a run's verdict: on its driver when this process holds it, otherwise by
    * reading its status (another process may hold it, or it waits queued). Answers the run either way.
    */
-  awaitVerdict(principal: Principal, runId: string, ms: number): Promise<RunView> {
-    return this.watch.awaitVerdict(principal.projectId, runId, ms);
+  awaitVerdict(projectId: string, runId: string, ms: number): Promise<RunView> {
+    return this.watch.awaitVerdict(projectId, runId, ms);
+  }
+
+  runTrace(projectId: string, runId: string): Promise<RunTrace> {
+    return this.watch.runTrace(projectId, runId);
   }
 
   /** Closes at once every open session of a revoked key, here and (by notice) in other processes. */
@@ -394,15 +389,6 @@ export class OtpEngine {
         if (!session.closed && !driver.released) this.dispatch.runEnded(session);
       });
     return driver;
-  }
-
-  private async checkSessionOpen(projectId: string, sessionId: string): Promise<void> {
-    // Welcomed here and attached: open (its row was written before its welcome), no need to ask.
-    const local = this.sessions.get(sessionId);
-    if (local?.ready && !local.closed && local.principal.projectId === projectId) return;
-    const status = await this.deps.store.sessionStatus(projectId, sessionId);
-    if (!status) throw errors.notFound('Session', sessionId);
-    if (status !== 'open') throw errors.conflict(`Session ${sessionId} is closed`, { sessionId });
   }
 
   private async notify(notice: Notice): Promise<void> {

@@ -4,7 +4,7 @@ import { createActor, type Actor, type AnyTransitionDefinition, type InspectionE
 import type { Clock } from './timer-wheel.js';
 import { runMachine } from '../../../machines/run.machine.js';
 import { answer } from '../../../machines/effects.js';
-import type { RunEffect, RunEvent, RunOutput, StepExecPayload, StepOutcome, StepReport } from '../../../machines/types.js';
+import { CANCELLED_BY_REQUEST, type RunEffect, type RunEvent, type RunOutput, type StepExecPayload, type StepOutcome, type StepReport } from '../../../machines/types.js';
 import { buildFrame, errorFrame, frameTemplate, isoAt } from '../protocol/frames.js';
 import { stepDispatch, type StepDispatchMessage } from './diagnostics.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
@@ -330,7 +330,7 @@ export class RunDriver {
     this.actor.send({ type: 'STEP_RESULT', report, ref });
   }
 
-  cancel(reason = 'cancelled by request'): void {
+  cancel(reason = CANCELLED_BY_REQUEST): void {
     this.actor.send({ type: 'CANCEL', reason });
   }
 

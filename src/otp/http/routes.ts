@@ -1,23 +1,12 @@
 import { route, type QueryOf, type RouteDef } from '../../rest/route.js';
 import type { Config } from '../../config.js';
-import type { OtpEngine } from '../engine/engine.js';
-import type { RunRequest } from '../runs/planner.js';
-import { RUN_STATUSES } from '../../../machines/types.js';
+import type { RunCommands } from '../runs/commands.js';
+import { runsQuery, type RunRequest } from '../runs/request.js';
 import { OTP_VERSION } from '../protocol/frames.js';
 import { ProtocolSchema, RunPageSchema, RunRequestSchema, RunSchema, RunTraceSchema, SessionPageSchema, SessionSchema } from './schemas.js';
 import type { RunViews } from '../store/run-views.js';
 import { pageQueryProperties } from '../../rest/pagination.js';
-import type { RunViewCache } from '../store/run-view-cache.js';
 
-export const runsQuery = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    ...pageQueryProperties,
-    status: { enum: [...RUN_STATUSES] },
-    testCaseId: { type: 'string', pattern: '^tc_', maxLength: 100, description: 'Only runs that include this test case' },
-  },
-} as const;
 type RunsQuery = QueryOf<typeof runsQuery>;
 
 export const sessionsQuery = {
@@ -28,14 +17,14 @@ export const sessionsQuery = {
 type SessionsQuery = QueryOf<typeof sessionsQuery>;
 
 export interface OtpRoutesDeps {
-  engine: OtpEngine;
+  /** The run commands (src/otp/runs): what every door calls. */
+  runs: RunCommands;
   config: Config;
-  views: RunViews;
-  /** Finished runs, served from memory. */
-  runViews: RunViewCache;
+  /** Executor sessions as REST shows them. */
+  views: Pick<RunViews, 'session' | 'sessions'>;
 }
 
-export function otpRoutes({ engine, config, views, runViews }: OtpRoutesDeps): RouteDef[] {
+export function otpRoutes({ runs, config, views }: OtpRoutesDeps): RouteDef[] {
   const tag = 'otp';
   const { otp } = config;
   return [
@@ -60,31 +49,30 @@ export function otpRoutes({ engine, config, views, runViews }: OtpRoutesDeps): R
       operationId: 'startOtpRun', errors: [404],
       description: 'With testRunId (an open test run of the project: 404 when unknown, 409 when closed), one result per test case is recorded in it when the run finishes; finishTestRun then closes it.',
       summary: 'Start a run of test cases or a plan on an executor session: `running` at once when a session has room, else `queued` until one has',
-      handler: ({ principal, body }) => engine.createRun(principal, body),
+      handler: ({ principal, body }) => runs.start(principal, body),
     }),
     route<unknown, RunsQuery>({
       method: 'get', path: '/otp/runs', auth: 'read', tag,
       query: runsQuery,
       operationId: 'listOtpRuns', response: RunPageSchema,
       summary: 'List runs, newest last',
-      handler: ({ principal, query }) => views.runs(principal.projectId, query),
+      handler: ({ principal, query }) => runs.list(principal, query),
     }),
     {
       method: 'get', path: '/otp/runs/:id', auth: 'read', tag, operationId: 'getOtpRun', response: RunSchema,
       summary: 'A run with its counts and every step (status, duration, error, evidence, usedLocator, actual)',
-      handler: ({ principal, params }) =>
-        runViews.read(principal.projectId, params.id, () => views.run(principal.projectId, params.id)),
+      handler: ({ principal, params }) => runs.readJson(principal, params.id),
     },
     {
       method: 'get', path: '/otp/runs/:id/trace', auth: 'read', tag, operationId: 'getOtpRunTrace', response: RunTraceSchema,
       summary: "The run machine's transitions (event, from-state, to-state, time), the last 500, kept with the run",
       description: 'While the run is in flight, the process that drives it answers from memory; any other process answers the copy written every OTP_TRACE_FLUSH_MS (1 s). A finished run answers the trace written with its verdict.',
-      handler: ({ principal, params }) => engine.watch.runTrace(principal.projectId, params.id),
+      handler: ({ principal, params }) => runs.trace(principal, params.id),
     },
     {
       method: 'post', path: '/otp/runs/:id/cancel', auth: 'write', tag, operationId: 'cancelOtpRun', response: RunSchema,
       summary: 'Cancel a queued or running run; 409 when it has already finished',
-      handler: ({ principal, params }) => engine.cancelRun(principal, params.id),
+      handler: ({ principal, params }) => runs.cancel(principal, params.id),
     },
     route<unknown, SessionsQuery>({
       method: 'get', path: '/otp/sessions', auth: 'read', tag,

@@ -1,17 +1,11 @@
 // Schemas of what the OTP REST routes answer (the views in run-views.ts), for /openapi.json.
 import { pageSchema, registerSchema } from '../../rest/schemas.js';
-import { runRequestSchema } from '../runs/planner.js';
 import { RUN_STATUSES } from '../../../machines/types.js';
 import { EvidenceFileSchema } from '../../assets/evidence/schema.js';
+// Registered there, as the run commands' own; re-exported for the routes (and registered at this point of /openapi.json).
+export { RunRequestSchema } from '../runs/request.js';
 
 const nullableTime = { type: ['string', 'null'], format: 'date-time' };
-
-export const RunRequestSchema = registerSchema({
-  ...runRequestSchema,
-  $id: 'OtpRunRequest',
-  title: 'OtpRunRequest',
-  description: 'A run of test cases (testCaseIds) or of a plan (planId): give exactly one',
-});
 
 export const ProtocolSchema = registerSchema({
   $id: 'OtpProtocol',

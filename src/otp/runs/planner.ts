@@ -1,4 +1,5 @@
-// Turns a POST /otp/runs request into a planned run: every check happens here, before anything starts.
+// Turns a run request (POST /otp/runs, svc_otp_run, the console's Run) into a planned run: every check
+// happens here, before anything starts.
 // Test cases, plans and test runs come through the TestCaseSource port (the artifacts room's records).
 import type { Principal } from '../../auth/principal.js';
 import { errors, type FieldError } from '../../errors.js';
@@ -7,38 +8,7 @@ import { fillVars, referencedVars } from '../../../machines/vars.js';
 import type { StepAction } from '../../../machines/types.js';
 import type { NewRun } from '../store/run-store.js';
 import type { TestCaseSource } from '../engine/test-case-source.js';
-import type { BodyOf } from '../../validation/schema-types.js';
-
-/** The body of POST /otp/runs (registered as OtpRunRequest by the http room). */
-export const runRequestSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    testCaseIds: {
-      type: 'array', minItems: 1, maxItems: 500, items: { type: 'string', pattern: '^tc_' },
-      description: 'Test cases to run, in order (give this or planId)',
-    },
-    planId: { type: 'string', pattern: '^tp_', description: 'A test plan whose cases run in order (give this or testCaseIds)' },
-    projectId: { type: 'string', pattern: '^prj_', description: "Must be the key's project when given" },
-    sessionId: { type: 'string', pattern: '^ots_', description: 'Run on this executor session; otherwise any ready session of the project' },
-    vars: {
-      type: 'object', maxProperties: 500,
-      additionalProperties: { type: 'string', maxLength: 100000 },
-      description: 'Values for {{name}} variables in the steps; every variable the steps use must be given',
-    },
-    allowedOrigins: {
-      type: 'array', maxItems: 100, items: { type: 'string', maxLength: 2000 },
-      description: 'Origins the executor may navigate to; by default the origins of the navigate steps',
-    },
-    testRunId: {
-      type: 'string', pattern: '^tr_', maxLength: 100,
-      description: 'An open test run of the project: when the run finishes, one result per test case is recorded in it',
-    },
-    finishTestRun: { type: 'boolean', description: 'Close the test run when this OTP run finishes (needs testRunId)' },
-  },
-} as const;
-
-export type RunRequest = BodyOf<typeof runRequestSchema>;
+import type { RunRequest } from './request.js';
 
 /** A run records its results in a test run of the caller's project that is still open. */
 async function checkTestRunOpen(source: TestCaseSource, projectId: string, testRunId: string): Promise<void> {
