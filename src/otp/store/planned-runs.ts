@@ -4,7 +4,7 @@
 // for the others: runs inserted by another process, or forgotten here. Nothing depends on a run
 // being remembered; it only saves work, so the memory is bounded and the oldest go first. A run
 // claimed by another process stays here until it is the oldest; a cancelled one is forgotten.
-import type { ClaimedRun, NewRun } from './run-store.js';
+import type { ClaimedRun, NewRun } from './run-rows.js';
 
 interface Planned {
   run: ClaimedRun;

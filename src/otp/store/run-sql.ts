@@ -5,7 +5,7 @@
 // serves pg (as a named statement, prepared once on a connection of its own) and knex (`?`, inside
 // a transaction or where the store has no connection of its own).
 import type { FinalRunStatus, RunCounts, StepOutcome } from '../../../machines/types.js';
-import type { NewRun, StepWrite } from './run-store.js';
+import type { NewRun, StepWrite } from './run-rows.js';
 
 /** A statement as pg prepares it (name and text), and its text for knex. */
 export interface HotStatement {

@@ -11,13 +11,12 @@ import {
   ACTIVE_RUN_STATUSES,
   type Capabilities,
   type FinalRunStatus,
-  type PlannedStep,
   type RunStatus,
-  type StepOutcome,
 } from '../../../machines/types.js';
 import { runSummary } from './run-views.js';
 import { writeError } from './write-error.js';
 import { PlannedRuns } from './planned-runs.js';
+import { claimedRunOf, type ClaimedRun, type ClaimedRunRow, type NewRun, type StepWrite } from './run-rows.js';
 import {
   CLAIM_RUNS,
   FINISH_REPORTED_RUNS,
@@ -37,77 +36,8 @@ import {
 } from './run-sql.js';
 
 export type { FinishAnswer, RunFinish };
-
-export type RunCaseRef = { id: string; title: string; steps: number };
-
-export interface NewRun {
-  id: string;
-  tenantId: string;
-  projectId: string;
-  requestedSessionId: string | null;
-  vars: Record<string, string>;
-  allowedOrigins: string[];
-  testCases: RunCaseRef[];
-  planId: string | null;
-  testRunId: string | null;
-  finishTestRun: boolean;
-  steps: Array<PlannedStep & { testCaseId: string }>;
-}
-
-export interface ClaimedRun {
-  id: string;
-  projectId: string;
-  vars: Record<string, string>;
-  allowedOrigins: string[];
-  testCases: RunCaseRef[];
-  steps: PlannedStep[];
-}
-
-/** One recorded step waiting for the group commit. */
-export interface StepWrite {
-  runId: string;
-  outcome: StepOutcome;
-}
-
-/** A planned step as the claim and the hand-over read it (json_build_object of otp_run_steps columns). */
-export interface PlannedStepRow {
-  step_index: number;
-  case_index: number;
-  action: PlannedStep['action'];
-  timeout_ms: number;
-  continue_on_fail: boolean;
-  evidence_policy: string | null;
-  label: string | null;
-}
-
-/** A run as the claim and the hand-over read it, with its planned steps. */
-export interface ClaimedRunRow {
-  id: string;
-  project_id: string;
-  vars: Record<string, string>;
-  allowed_origins: string[];
-  test_cases: RunCaseRef[];
-  steps: PlannedStepRow[] | null;
-}
-
-export function claimedRunOf(r: ClaimedRunRow): ClaimedRun {
-  return {
-    id: r.id,
-    projectId: r.project_id,
-    vars: r.vars,
-    allowedOrigins: r.allowed_origins,
-    testCases: r.test_cases,
-    steps: (r.steps ?? []).map((s) => ({
-      stepIndex: s.step_index,
-      caseIndex: s.case_index,
-      action: s.action,
-      timeoutMs: s.timeout_ms,
-      continueOnFail: s.continue_on_fail,
-      ...(s.evidence_policy ? { evidence: s.evidence_policy } : {}),
-      ...(s.label ? { label: s.label } : {}),
-    })),
-  };
-}
+export { claimedRunOf };
+export type { ClaimedRun, ClaimedRunRow, NewRun, PlannedStepRow, RunCaseRef, StepWrite } from './run-rows.js';
 
 /**
  * Connections of the store's own for its hot statements, each prepared once per connection:
