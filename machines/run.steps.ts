@@ -1,7 +1,7 @@
 // The run machine's step bookkeeping: which step is sent next, which outcomes are decided without
 // the executor, and how a run ends. Pure functions of the run's context; run.machine.ts calls them
 // from its guards and `assign` actions.
-import { addOutcomes, emptyCounts, isFailure, verdict } from './counts.js';
+import { addOutcomes, countOutcomes, emptyCounts, isFailure, verdict } from './counts.js';
 import {
   OtpErrorCode,
   type PlannedStep,
@@ -246,6 +246,22 @@ function decideRest(
     if (i < steps.length) skip(steps[i]!);
   }
   return { cursor: steps.length, ...withDecided(context, decided) };
+}
+
+/**
+ * The end of a run that no machine drives any more (cancelled while queued, pinned to a session that
+ * closed, held by a process that stopped or handed over and lost): every step without an outcome is
+ * skipped with `code`, reported ones stand, and the counts follow the same rule as a driven run's.
+ */
+export function closeUndriven(
+  steps: ReadonlyArray<{ stepIndex: number; status: StepOutcome['status'] | 'pending' }>,
+  total: number,
+  code: string,
+  message: string,
+): { outcomes: StepOutcome[]; counts: RunCounts } {
+  const outcomes = steps.filter((s) => s.status === 'pending').map((s) => serviceOutcome(s.stepIndex, 'skip', code, message));
+  const reported = steps.filter((s): s is { stepIndex: number; status: StepOutcome['status'] } => s.status !== 'pending');
+  return { outcomes, counts: countOutcomes([...reported, ...outcomes], total) };
 }
 
 /** The stop (CANCEL or EXECUTOR_LOST) decides the rest of the run. */

@@ -24,7 +24,6 @@ import { InstanceStore } from './otp/store/instance-store.js';
 import { SessionHandOverStore } from './otp/store/session-handover.js';
 import { RunResultsStore } from './otp/store/run-results-store.js';
 import { RecordingStore } from './otp/store/recording-store.js';
-import { StepWriter } from './otp/engine/step-writer.js';
 import { OtpEngine } from './otp/engine/engine.js';
 import { InstanceRegistry } from './otp/engine/instances.js';
 import { OrphanCheck } from './otp/engine/orphans.js';
@@ -126,7 +125,6 @@ export async function startService(config: Config, log: Logger = createLogger(co
   // Webhook delivery: the outbox every store reports its changes to, in the changes' transactions.
   const webhooks = createWebhookDelivery({ config: config.webhooks, db, log, instanceId });
   const store = new RunStore(db, runConnections, webhooks.events);
-  const writer = new StepWriter(store);
   const notifier = new Notifier(db, databaseUrl, instanceId, log);
   const runViews = new RunViewCache(config.runViewCacheBytes);
   // The ports between rooms: assets and the artifacts room read OTP runs through the OTP store, the
@@ -141,7 +139,6 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const engine = new OtpEngine({
     store,
     views,
-    writer,
     testCaseSink: artifacts.testCaseSink,
     recordingStore: new RecordingStore(db, webhooks.events),
     projectKeyIds: (projectId) => keyIdsOfProject(db, projectId),

@@ -7,7 +7,6 @@ import { startTestService, type TestService } from '../support/service.js';
 import { TestExecutor, type Frame } from '../support/executor.js';
 import { eventually } from '../support/eventually.js';
 import { RunStore, type NewRun, type StepWrite } from '../../src/otp/store/run-store.js';
-import { StepWriter } from '../../src/otp/engine/step-writer.js';
 import type { StepWriteMessage } from '../../src/otp/engine/diagnostics.js';
 import { newId } from '../../src/ids.js';
 
@@ -62,14 +61,13 @@ describe('Runs left without a driver, and results that cannot be written', () =>
     const listen = (m: unknown) => statements.push((m as StepWriteMessage).rows);
     diagnostics.subscribe('otp:step.write', listen);
     try {
-      const writer = new StepWriter(store);
       // The first write goes at once, alone; the three that arrive while it is in flight share the next statement.
       const results = await Promise.allSettled([
-        writer.write(write(first)),
-        writer.write(write(ok1)),
+        store.writeSteps(write(first)),
+        store.writeSteps(write(ok1)),
         // A value the statement cannot store (jsonb refuses \u0000): the shared statement fails whole.
-        writer.write(write(poisoned, 'a\u0000b')),
-        writer.write(write(ok2)),
+        store.writeSteps(write(poisoned, 'a\u0000b')),
+        store.writeSteps(write(ok2)),
       ]);
       expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
       // The batch of three failed; its two good runs were then written each on its own.
@@ -101,7 +99,7 @@ describe('Runs left without a driver, and results that cannot be written', () =>
     // This store has no connections of its own: its statements go through knex, where they can be counted.
     const verdictStatements: number[] = [];
     const counted = (q: { sql: string; bindings?: unknown[] }) => {
-      if (q.sql.includes('UPDATE otp_runs r') && q.sql.includes('AS v(id text')) verdictStatements.push(Number(q.bindings?.[3]));
+      if (q.sql.includes('UPDATE otp_runs r') && q.sql.includes('AS v(id text')) verdictStatements.push(Number(q.bindings?.[1]));
     };
     t.service.db.on('query', counted);
     try {
@@ -126,6 +124,41 @@ describe('Runs left without a driver, and results that cannot be written', () =>
       [first]: 'pass', [ok1]: 'pass', [poisoned]: 'pending', [ok2]: 'pass',
     });
     await t.service.db('otp_runs').where('id', poisoned).update({ status: 'cancelled' });
+  });
+
+  it('ends a run one way only: a verdict that comes after the run was ended without its driver changes nothing', async () => {
+    const p = await project();
+    const store = new RunStore(t.service.db);
+    const [ended, driven] = [await insertOneStepRun(store, p.tenantId, p.projectId), await insertOneStepRun(store, p.tenantId, p.projectId)];
+    // Ended as a stopped process's runs are: the unreported step skipped with the code given.
+    await store.finishUndriven([ended], { status: 'error', code: 'E_INTERNAL', reason: 'the process is gone' });
+    const late = await store.finishRun({
+      runId: ended,
+      projectId: p.projectId,
+      status: 'passed',
+      counts: { total: 1, passed: 1, failed: 0, skipped: 0 },
+      outcomes: [{ stepIndex: 0, status: 'pass', source: 'executor', durationMs: 1 }],
+    });
+    expect(late).to.deep.equal({ durationMs: 0, owesResults: false });
+    // And the other order: a driven verdict stands; ending it without its driver afterwards changes nothing.
+    await store.finishRun({
+      runId: driven,
+      projectId: p.projectId,
+      status: 'failed',
+      counts: { total: 1, passed: 0, failed: 1, skipped: 0 },
+      outcomes: [{ stepIndex: 0, status: 'fail', source: 'executor', durationMs: 1, error: { code: 'E_ASSERT_FAILED', message: 'no' } }],
+    });
+    await store.finishUndriven([driven], { status: 'error', code: 'E_INTERNAL', reason: 'too late' });
+    const runs = await t.service.db('otp_runs').whereIn('id', [ended, driven]).select('id', 'status', 'reason', 'passed', 'failed', 'skipped');
+    expect(Object.fromEntries(runs.map((r: any) => [r.id, { status: r.status, reason: r.reason, passed: r.passed, failed: r.failed, skipped: r.skipped }]))).to.deep.equal({
+      [ended]: { status: 'error', reason: 'the process is gone', passed: 0, failed: 0, skipped: 1 },
+      [driven]: { status: 'failed', reason: null, passed: 0, failed: 1, skipped: 0 },
+    });
+    const steps = await t.service.db('otp_run_steps').whereIn('run_id', [ended, driven]).select('run_id', 'status', 'error');
+    expect(Object.fromEntries(steps.map((s: any) => [s.run_id, [s.status, s.error.code]]))).to.deep.equal({
+      [ended]: ['skip', 'E_INTERNAL'],
+      [driven]: ['fail', 'E_ASSERT_FAILED'],
+    });
   });
 
   it('inserts the runs that arrive together in one statement, each answered with its own row, and a run that fails fails alone', async () => {

@@ -1,4 +1,5 @@
 // A step.result that never comes (time-out) and one that is not for the step in flight.
+import { closeUndriven } from '../../machines/run.steps.js';
 import { expect } from 'chai';
 import {
   codeOf,
@@ -170,5 +171,31 @@ describe('run machine: missing and stray results', () => {
         params: { stepIndex: 1, reason: 'step 1 already has a result' },
       });
     });
+  });
+});
+
+describe('closeUndriven: the end of a run no machine drives', () => {
+  it('skips every unreported step with the code given, keeps the reported ones, and counts all as a driven run does', () => {
+    const { outcomes, counts } = closeUndriven(
+      [
+        { stepIndex: 0, status: 'pass' },
+        { stepIndex: 1, status: 'error' },
+        { stepIndex: 2, status: 'pending' },
+        { stepIndex: 3, status: 'skip' },
+        { stepIndex: 4, status: 'pending' },
+      ],
+      5,
+      'E_CANCELLED',
+      'cancelled by request',
+    );
+    expect(outcomes).to.deep.equal([
+      { stepIndex: 2, status: 'skip', source: 'service', error: { code: 'E_CANCELLED', message: 'cancelled by request' } },
+      { stepIndex: 4, status: 'skip', source: 'service', error: { code: 'E_CANCELLED', message: 'cancelled by request' } },
+    ]);
+    expect(counts).to.deep.equal({ total: 5, passed: 1, failed: 1, skipped: 3 });
+  });
+
+  it('ends a run without steps with nothing counted', () => {
+    expect(closeUndriven([], 0, 'E_INTERNAL', 'gone')).to.deep.equal({ outcomes: [], counts: { total: 0, passed: 0, failed: 0, skipped: 0 } });
   });
 });

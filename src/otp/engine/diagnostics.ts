@@ -14,15 +14,8 @@ export interface StepDispatchMessage {
 /** One message per step.exec that follows a step.result: the engine's dispatch latency. */
 export const stepDispatch = diagnostics.channel('otp:step.dispatch');
 
-export interface StepWriteMessage {
-  /** Step outcomes the statement wrote. */
-  rows: number;
-  /** From the statement being sent to PostgreSQL to its commit being acknowledged. */
-  ms: number;
-}
-
-/** One message per group-commit statement of step results. */
-export const stepWrite = diagnostics.channel('otp:step.write');
+/** One message per group-commit statement of step results: published by the store that writes them. */
+export { stepWrite, type StepWriteMessage } from '../store/run-store.js';
 
 export interface RunClaimMessage {
   sessionId: string;

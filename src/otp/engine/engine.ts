@@ -6,13 +6,12 @@ import type { Principal } from '../../auth/principal.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { errors } from '../../errors.js';
-import { CloseCode, type SessionOutput, type StepOutcome } from '../../../machines/types.js';
+import { CloseCode, OtpErrorCode, type SessionOutput, type StepOutcome } from '../../../machines/types.js';
 import { ExecutorSession, type Connection } from './session.js';
 import { RunDriver, type RunDriverDeps } from './run-driver.js';
 import { TimerWheel } from './timer-wheel.js';
 import { newRunView, type RunView, type RunViews } from '../store/run-views.js';
 import type { ClaimedRun, NewRun, RunStore } from '../store/run-store.js';
-import type { StepWriter } from './step-writer.js';
 import type { EngineEvents } from './diagnostics.js';
 import type { TestCaseSink } from './test-case-source.js';
 import type { RunTrace } from '../store/run-trace.js';
@@ -31,7 +30,6 @@ export interface EngineDeps {
   store: RunStore;
   /** What a run looks like over REST: the answer of a create or a cancel. */
   views: RunViews;
-  writer: StepWriter;
   /** Where recordings become test cases (the artifacts room implements it). */
   testCaseSink: TestCaseSink;
   recordingStore: RecordingStore;
@@ -96,7 +94,7 @@ export class OtpEngine {
       adopt: (greeter, session, runs, ref) => this.adopt(greeter, session, runs, ref),
       abandon: async (sessionId, runIds) => {
         const reason = 'executor connection lost while its session moved to this process';
-        await deps.store.finishOrphanedRuns(runIds, { status: 'error', code: 'E_INTERNAL', reason });
+        await deps.store.finishUndriven(runIds, { status: 'error', code: OtpErrorCode.internal, reason });
         await deps.store.closeSession(sessionId, CloseCode.goingAway, reason);
       },
     });
@@ -344,9 +342,9 @@ export class OtpEngine {
         await this.notify({ kind: 'dispatch', projectId: requeued.projectId, ...(requeued.sessionId ? { sessionId: requeued.sessionId } : {}) });
         return;
       }
-      await this.deps.store.finishOrphanedRuns([run.id], {
+      await this.deps.store.finishUndriven([run.id], {
         status: 'error',
-        code: 'E_INTERNAL',
+        code: OtpErrorCode.internal,
         reason: 'executor session closed before the run started',
       });
       return;
@@ -362,7 +360,6 @@ export class OtpEngine {
       session,
       {
         store: this.deps.store,
-        writer: this.deps.writer,
         log: this.deps.log,
         graceMs: otp.stepGraceMs,
         stepTimeoutMs: otp.stepTimeoutMs,

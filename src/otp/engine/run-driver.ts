@@ -4,11 +4,10 @@ import { createActor, type Actor, type AnyTransitionDefinition, type InspectionE
 import type { Clock } from './timer-wheel.js';
 import { runMachine } from '../../../machines/run.machine.js';
 import { answer } from '../../../machines/effects.js';
-import { CANCELLED_BY_REQUEST, type RunEffect, type RunEvent, type RunOutput, type StepExecPayload, type StepOutcome, type StepReport } from '../../../machines/types.js';
+import { CANCELLED_BY_REQUEST, OtpErrorCode, type RunEffect, type RunEvent, type RunOutput, type StepExecPayload, type StepOutcome, type StepReport } from '../../../machines/types.js';
 import { buildFrame, errorFrame, frameTemplate, isoAt } from '../protocol/frames.js';
 import { stepDispatch, type StepDispatchMessage } from './diagnostics.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
-import type { StepWriter } from './step-writer.js';
 import { TRACE_LIMIT, type TraceEntry, type TraceWrite } from '../store/run-trace.js';
 import type { Logger } from '../../log.js';
 
@@ -26,7 +25,6 @@ export interface RunDriverDeps {
   verifyEvidence?: (runId: string, outcomes: StepOutcome[]) => Promise<StepOutcome[]>;
   /** Called once the verdict is durable, for a run that owes test results (it has a test run). */
   onFinished?: (runId: string) => Promise<void>;
-  writer: StepWriter;
   log: Logger;
   graceMs: number;
   stepTimeoutMs: number;
@@ -241,7 +239,7 @@ export class RunDriver {
 
   /** Writes the batch, then answers the machine: STEPS_RECORDED, or STEPS_NOT_RECORDED with the reason. */
   private recordSteps({ runId, outcomes }: Effect<'recordSteps'>): void {
-    const write = (checked: StepOutcome[]) => this.deps.writer.write(checked.map((outcome) => ({ runId, outcome })));
+    const write = (checked: StepOutcome[]) => this.deps.store.writeSteps(checked.map((outcome) => ({ runId, outcome })));
     // Without evidence to check (nearly every step), the write starts in this tick.
     const written = needsEvidenceCheck(outcomes) && this.deps.verifyEvidence
       ? this.deps.verifyEvidence(runId, outcomes).then(write)
@@ -285,7 +283,7 @@ export class RunDriver {
     const why = `results could not be recorded: ${reason ?? message}`.slice(0, 1000);
     deps.log.error('run finish failed; finishing the run as error without its last outcomes', { runId: this.run.id, err });
     await deps.store
-      .finishOrphanedRuns([this.run.id], { status: 'error', code: 'E_INTERNAL', reason: why })
+      .finishUndriven([this.run.id], { status: 'error', code: OtpErrorCode.internal, reason: why })
       .catch((again) => deps.log.error('could not finish the run; the orphan check will', { runId: this.run.id, err: again }));
   }
 

@@ -1,6 +1,7 @@
 // service_instances: one row per live service process, its heartbeat the proof that it still drives
 // the runs and sessions it holds. PostgreSQL is the coordination layer between processes; this table
 // is the engine's, so its statements live here with the rest of the engine's SQL.
+import { OtpErrorCode } from '../../../machines/types.js';
 import type { Db } from '../../db/connect.js';
 import type { RunStore } from './run-store.js';
 
@@ -62,7 +63,7 @@ export class InstanceStore {
   release(instanceId: string, reason: string): Promise<{ runs: number; sessions: number }> {
     return this.db.transaction(async (trx) => {
       const runIds = await this.runs.runningRunIds(instanceId, trx);
-      await this.runs.finishOrphanedRuns(runIds, { status: 'error', code: 'E_INTERNAL', reason }, trx);
+      await this.runs.finishUndriven(runIds, { status: 'error', code: OtpErrorCode.internal, reason }, trx);
       const sessionIds = await this.runs.openSessionIds(instanceId, trx);
       for (const id of sessionIds) await this.runs.closeSession(id, 1001, reason, trx);
       await trx('service_instances').where('id', instanceId).delete();

@@ -4,7 +4,7 @@
 // Written with PostgreSQL's numbered parameters, each used once and in order, so that the same text
 // serves pg (as a named statement, prepared once on a connection of its own) and knex (`?`, inside
 // a transaction or where the store has no connection of its own).
-import type { FinalRunStatus, RunCounts, StepOutcome } from '../../../machines/types.js';
+import { ACTIVE_RUN_STATUSES, type FinalRunStatus, type RunCounts, type StepOutcome } from '../../../machines/types.js';
 import type { NewRun, StepWrite } from './run-rows.js';
 
 /** A statement as pg prepares it (name and text), and its text for knex. */
@@ -89,7 +89,7 @@ export function finishAnswer(row: Omit<FinishedRow, 'id'> | undefined): FinishAn
   return { durationMs: row?.duration_ms ?? 0, owesResults: Boolean(row?.test_run_id) };
 }
 
-/** The parameters of FINISH_RUNS / FINISH_REPORTED_RUNS: every run's outcomes, then every verdict. */
+/** The parameters of FINISH_RUNS / FINISH_REPORTED_RUNS: every verdict, then every run's outcomes. */
 export function finishValues(finishes: RunFinish[]): unknown[] {
   const outcomes = finishes.flatMap(({ runId, outcomes }) => outcomes.map((outcome) => stepRecord({ runId, outcome })));
   const verdicts = finishes.map(({ runId, status, counts, reason, trace }) => ({
@@ -102,22 +102,29 @@ export function finishValues(finishes: RunFinish[]): unknown[] {
     trace: trace?.transitions ?? null,
     trace_dropped: trace?.dropped ?? null,
   }));
-  return [JSON.stringify(outcomes), outcomes.length, JSON.stringify(verdicts), verdicts.length];
+  return [JSON.stringify(verdicts), verdicts.length, JSON.stringify(outcomes), outcomes.length];
 }
 
-// Runs' last outcomes and their verdicts in one statement: the verdicts travel as one jsonb
-// parameter ($3, $4 rows), the outcomes of all of them as another ($1, $2), so the finishes that
-// arrive together share one statement (RunStore.finishRun). A trace given replaces the one flushed.
+const ACTIVE = ACTIVE_RUN_STATUSES.map((status) => `'${status}'`).join(', ');
+
+// The one statement that ends runs, whichever way they end (run-finish.ts): their verdicts travel as
+// one jsonb parameter ($1, $2 rows), the outcomes of all of them as another ($3, $4), so the finishes
+// that arrive together share one statement. A run that has already ended is left as it is, and so
+// are its steps: a finished run never changes. A trace given replaces the one flushed.
 const finishRunsSql = (returning: string) => `
-WITH recorded AS (${recordStepsSql('$1', '$2')} RETURNING 1)
-UPDATE otp_runs r
-   SET status = v.status, passed = v.passed, failed = v.failed, skipped = v.skipped, reason = v.reason,
-       trace = coalesce(v.trace, r.trace), trace_dropped = coalesce(v.trace_dropped, r.trace_dropped),
-       finished_at = now(), duration_ms = coalesce((extract(epoch from now() - r.started_at) * 1000)::int, 0)
-  FROM (SELECT * FROM jsonb_to_recordset($3::jsonb) AS v(id text, status text, passed int, failed int, skipped int,
-          reason text, trace jsonb, trace_dropped int) LIMIT $4) v
- WHERE r.id = v.id
-RETURNING ${returning}`;
+WITH verdict AS (
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id text, status text, passed int, failed int, skipped int,
+           reason text, trace jsonb, trace_dropped int) LIMIT $2
+), run AS (
+  UPDATE otp_runs r
+     SET status = v.status, passed = v.passed, failed = v.failed, skipped = v.skipped, reason = v.reason,
+         trace = coalesce(v.trace, r.trace), trace_dropped = coalesce(v.trace_dropped, r.trace_dropped),
+         finished_at = now(), duration_ms = coalesce((extract(epoch from now() - r.started_at) * 1000)::int, 0)
+    FROM verdict v
+   WHERE r.id = v.id AND r.status IN (${ACTIVE})
+  RETURNING ${returning}
+), recorded AS (${recordStepsSql('$3', '$4')} AND s.run_id IN (SELECT id FROM run))
+SELECT * FROM run`;
 /** Answers what the drivers need: each run's duration and whether a test run waits for its results. */
 export const FINISH_RUNS = hot('otp_finish_runs', finishRunsSql('r.id, r.duration_ms, r.test_run_id'));
 /** Answers the runs as `run.finished` reports them to webhooks (in the transaction that records the events). */
