@@ -11,7 +11,7 @@ import { createActor, type InspectionEvent } from 'xstate';
 import { runMachine } from '../machines/run.machine.js';
 import type { PlannedStep, StepReport } from '../machines/types.js';
 import { TimerWheel } from '../src/otp/engine/timer-wheel.js';
-import { fastInspection } from '../src/otp/engine/run-driver.js';
+import { fastInspection, transitionsOf } from '../src/otp/engine/xstate-adapter.js';
 import { floorMachine } from './lib/floor-machine.js';
 
 const json = process.argv.includes('--json');
@@ -24,7 +24,7 @@ if (!['none', 'inspect', 'fast'].includes(trace)) throw new Error(`trace: none, 
 if (!['run', 'floor'].includes(machine)) throw new Error(`machine: run or floor, not ${machine}`);
 let transitions = 0;
 const traced = (event: InspectionEvent) => {
-  if (event.type === '@xstate.microstep') transitions += event._transitions.length;
+  if (event.type === '@xstate.microstep') transitions += transitionsOf(event).length;
 };
 const steps: PlannedStep[] = Array.from({ length: stepsPerRun }, (_, i) => ({
   stepIndex: i,

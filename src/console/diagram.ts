@@ -9,7 +9,7 @@ import { toDirectedGraph, type DirectedGraphNode } from 'xstate/graph';
 import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition } from 'xstate';
 import { runMachine } from '../../machines/run.machine.js';
 import { sessionMachine } from '../../machines/session.machine.js';
-import { eventLabel } from '../otp/engine/run-driver.js';
+import { eventLabel } from '../otp/engine/xstate-adapter.js';
 import { escape } from './html.js';
 import type { TraceEntry } from '../otp/store/run-trace.js';
 

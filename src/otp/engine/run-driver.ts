@@ -1,6 +1,7 @@
 // Drives one claimed run: the run machine, and the effects it requests carried out (frames to the
 // executor, durable writes to PostgreSQL).
 import { createActor, type Actor, type AnyTransitionDefinition, type InspectionEvent } from 'xstate';
+import { eventLabel, fastInspection, transitionsOf } from './xstate-adapter.js';
 import type { Clock } from './timer-wheel.js';
 import { runMachine } from '../../../machines/run.machine.js';
 import { answer } from '../../../machines/effects.js';
@@ -124,7 +125,7 @@ export class RunDriver {
 
   private traced(event: Extract<InspectionEvent, { type: '@xstate.microstep' }>): void {
     const ms = Date.now();
-    for (const t of event._transitions) {
+    for (const t of transitionsOf(event)) {
       if (!t.target?.length) continue; // an action without a change of state
       this.pushTrace({ ms, label: labelOf(t) });
     }
@@ -352,32 +353,4 @@ export class RunDriver {
     this.released = true;
     this.actor.stop();
   }
-}
-
-type Microstep = Extract<InspectionEvent, { type: '@xstate.microstep' }>;
-
-/**
- * XState hands every inspection event of the run (each event, action, snapshot and microstep) to
- * the `inspect` observers through its system's `_sendInspectionEvent`, copying each into a new
- * object first; the trace needs the microsteps only. Once the actor exists (its first microsteps,
- * taken as it is created, went through `inspect`), that sender is replaced by one that hands the
- * microsteps straight to the trace and drops the rest, which only the trace would have seen:
- * about 10 µs a step less in the steps benchmark's profile (15.4 → 4.9 µs). It is XState's internal: when
- * a version lacks it, inspection goes on as before (and test/otp/fast-inspection.spec.ts fails).
- */
-export function fastInspection(actor: { system: unknown }, microstep: (event: Microstep) => void): boolean {
-  const system = actor.system as { _sendInspectionEvent?: (event: InspectionEvent) => void };
-  if (typeof system._sendInspectionEvent !== 'function') return false;
-  system._sendInspectionEvent = (event) => {
-    if (event.type === '@xstate.microstep') microstep(event);
-  };
-  return true;
-}
-
-/** `always` for an eventless transition, `after <delay>` for a delayed one (xstate.after.<delay>.<state id>). */
-export function eventLabel(t: Pick<AnyTransitionDefinition, 'eventType' | 'source'>): string {
-  if (t.eventType === '') return 'always';
-  const prefix = 'xstate.after.';
-  if (t.eventType.startsWith(prefix) && t.eventType.endsWith(`.${t.source.id}`)) return `after ${t.eventType.slice(prefix.length, -(t.source.id.length + 1))}`;
-  return t.eventType;
 }

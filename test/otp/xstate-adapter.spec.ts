@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { SimulatedClock, createActor, type AnyTransitionDefinition, type InspectionEvent } from 'xstate';
 import { runMachine } from '../../machines/run.machine.js';
-import { fastInspection } from '../../src/otp/engine/run-driver.js';
+import { createRequire } from 'node:module';
+import { eventLabel, fastInspection, transitionsOf, XSTATE_VERIFIED } from '../../src/otp/engine/xstate-adapter.js';
 import { runInput, step } from '../machines/harness.js';
 
 type Microstep = Extract<InspectionEvent, { type: '@xstate.microstep' }>;
@@ -13,7 +14,7 @@ const label = (t: AnyTransitionDefinition) => `${t.eventType || 'always'}:${t.so
  */
 function traceOf(fast: boolean): { transitions: string[]; patched: boolean } {
   const transitions: string[] = [];
-  const traced = (event: Microstep) => transitions.push(...event._transitions.map(label));
+  const traced = (event: Microstep) => transitions.push(...transitionsOf(event).map(label));
   const clock = new SimulatedClock();
   const actor = createActor(runMachine, {
     input: runInput([step(0, 0), step(1, 0, { continueOnFail: true }), step(2, 0)]),
@@ -33,7 +34,21 @@ function traceOf(fast: boolean): { transitions: string[]; patched: boolean } {
   return { transitions, patched };
 }
 
-describe('The run trace without the rest of XState inspection (fastInspection)', () => {
+// The XState internals the service relies on (src/otp/engine/xstate-adapter.ts): each is checked here
+// against the installed XState, so that a release that changes one fails this file and nothing else.
+describe('The XState adapter: what the service needs beyond XState\'s documented API', () => {
+  it('runs on an XState version the adapter was checked against (pinned exactly in package.json)', () => {
+    const installed = (createRequire(import.meta.url)('xstate/package.json') as { version: string }).version;
+    expect(XSTATE_VERIFIED).to.include(installed);
+  });
+
+  it('names delayed and eventless transitions as the trace shows them', () => {
+    const labels = new Set<string>();
+    const actor = createActor(runMachine, { input: runInput([step(0, 0)]), clock: new SimulatedClock() });
+    for (const node of Object.values(actor.logic.states)) for (const t of node.transitions.values()) for (const d of t) labels.add(eventLabel(d));
+    expect([...labels]).to.include('after stepTimeout');
+  });
+
   it("still finds XState's inspection sender to replace", () => {
     // When this fails, an XState upgrade moved its internal: the trace still works through
     // `inspect`, but every step pays again for the inspection events nobody reads.

@@ -1,0 +1,43 @@
+// The one place the service relies on XState beyond its documented API, so that an XState release
+// that changes any of it fails one test (test/otp/xstate-adapter.spec.ts) and nothing else; the
+// package is pinned to the versions that test has passed (XSTATE_VERIFIED, package.json).
+//  - the transitions of a microstep (`_transitions` of an `@xstate.microstep` inspection event);
+//  - the inspection sender of an actor system (`_sendInspectionEvent`), replaced for speed;
+//  - the names XState gives delayed events (`xstate.after.<delay>.<state id>`).
+import type { AnyTransitionDefinition, InspectionEvent } from 'xstate';
+
+/** The XState versions whose internals this file was checked against (the adapter's test asserts it). */
+export const XSTATE_VERIFIED = ['5.33.3'];
+
+type Microstep = Extract<InspectionEvent, { type: '@xstate.microstep' }>;
+
+/**
+ * XState hands every inspection event of the run (each event, action, snapshot and microstep) to
+ * the `inspect` observers through its system's `_sendInspectionEvent`, copying each into a new
+ * object first; the trace needs the microsteps only. Once the actor exists (its first microsteps,
+ * taken as it is created, went through `inspect`), that sender is replaced by one that hands the
+ * microsteps straight to the trace and drops the rest, which only the trace would have seen (about
+ * 10 µs a step less: docs/decisions.md). When a version lacks it, inspection goes on as before
+ * through `inspect`, and the adapter's test fails.
+ */
+export function fastInspection(actor: { system: unknown }, microstep: (event: Microstep) => void): boolean {
+  const system = actor.system as { _sendInspectionEvent?: (event: InspectionEvent) => void };
+  if (typeof system._sendInspectionEvent !== 'function') return false;
+  system._sendInspectionEvent = (event) => {
+    if (event.type === '@xstate.microstep') microstep(event);
+  };
+  return true;
+}
+
+/** `always` for an eventless transition, `after <delay>` for a delayed one (xstate.after.<delay>.<state id>). */
+export function eventLabel(t: Pick<AnyTransitionDefinition, 'eventType' | 'source'>): string {
+  if (t.eventType === '') return 'always';
+  const prefix = 'xstate.after.';
+  if (t.eventType.startsWith(prefix) && t.eventType.endsWith(`.${t.source.id}`)) return `after ${t.eventType.slice(prefix.length, -(t.source.id.length + 1))}`;
+  return t.eventType;
+}
+
+/** The transitions a microstep took (eventless and delayed ones included). */
+export function transitionsOf(event: Microstep): readonly AnyTransitionDefinition[] {
+  return event._transitions;
+}
