@@ -29,7 +29,6 @@
 // handed again to finishRun, so each batch must be written atomically (all or nothing).
 import { assertEvent, assign, emit, setup } from 'xstate';
 import {
-  DEFAULT_CANCEL_REASON,
   decideOutput,
   decideReportAndSettle,
   decideStop,
@@ -45,7 +44,7 @@ import {
   strayResultReason,
   type RunContext,
 } from './run.steps.js';
-import type { RunEffect, RunEvent, RunInput, RunOutput } from './types.js';
+import { CANCELLED_BY_REQUEST, type RunEffect, type RunEvent, type RunInput, type RunOutput } from './types.js';
 
 export const runMachine = setup({
   types: {
@@ -104,7 +103,7 @@ export const runMachine = setup({
     requestStop: assign(({ context, event }) => {
       assertEvent(event, ['CANCEL', 'EXECUTOR_LOST']);
       return event.type === 'CANCEL'
-        ? requestStop(context, 'cancel', event.reason ?? DEFAULT_CANCEL_REASON)
+        ? requestStop(context, 'cancel', event.reason ?? CANCELLED_BY_REQUEST)
         : requestStop(context, 'lost', event.reason);
     }),
     markExecutorLost: assign({ executorLost: () => true }),

@@ -39,9 +39,6 @@ export interface RunContext {
   detached: boolean;
 }
 
-/** Reason given to run.cancel and written on the cancelled steps when CANCEL carries none. */
-export const DEFAULT_CANCEL_REASON = 'cancel requested';
-
 export function initialContext(input: RunInput): RunContext {
   const context: RunContext = {
     input,

@@ -233,7 +233,7 @@ export const CloseCode = {
   internalError: 1011,
 } as const;
 
-/** Why a run cancelled at its project's request ended (its steps' error message and the run's reason). */
+/** Why a run cancelled at its project's request ended (its steps' error message and the run's reason), when CANCEL carries no reason of its own. */
 export const CANCELLED_BY_REQUEST = 'cancelled by request';
 
 /** Error codes of OTP plus the protocol-level ones this service adds (docs/protocol.md, "Error codes"). */

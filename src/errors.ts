@@ -78,11 +78,6 @@ export const errors = {
   internal: (message = 'Internal error') => new AppError(ErrorCode.internal, message),
 };
 
-/** HTTP status of each error code (for the OpenAPI document). */
-export function statusOfCode(code: ErrorCode): number {
-  return statusOf[code];
-}
-
 /** Turns anything thrown into an AppError; unknown errors become INTERNAL without leaking their text. */
 export function normaliseError(err: unknown): AppError {
   if (err instanceof AppError) return err;

@@ -123,8 +123,7 @@ async function lookupWhere(db: Db, column: 'k.key_hash' | 'k.id', value: string)
 
 /**
  * authenticate() with the principals of recently used keys kept for `ttlMs`, so that a REST request
- * or an OTP handshake costs no query for its key (measured by the benchmarks: the query was a third
- * of the work of GET /otp/runs/:id). Revocation and project lifecycle must still work at once: the
+ * or an OTP handshake costs no query for its key (docs/decisions.md, "Revocation"). Revocation and project lifecycle must still work at once: the
  * service invalidates a key when it is revoked and a project's keys when it is archived, restored or
  * deleted, here and, through notices, in other processes; a lookup in flight during an invalidation
  * is not kept. Unknown secrets are never kept.

@@ -13,11 +13,10 @@
 // `customPlans`: each execution is planned for its own parameters (plan_cache_mode
 // force_custom_plan), for the group commits: after five executions PostgreSQL may switch a prepared
 // statement to a generic plan, which cannot see the batch's length (the LIMIT $n of the group
-// commit, run-sql.ts) and, chosen while the tables were young, scanned every step row. Seen in the
-// steps benchmark as a step write 2.5× slower and growing with the table, halving the steps per
-// second, in some runs and not others. Not for the run inserts: the setting reaches the foreign-key
-// checks' own cached statements too, one per step row inserted, and planning each of them again made
-// an insert of 40 to 100 steps take 7 to 13 ms instead of under 1 (auto_explain, latency benchmark).
+// commit, run-sql.ts) and, chosen while the tables were young, scanned every step row. Not for the
+// run inserts: the setting reaches the foreign-key checks' own cached statements too, one per step
+// row inserted, and planning each of them again is slower than the insert. (The measurements:
+// docs/decisions.md, "Measured reasons in the hot paths".)
 import pg from 'pg';
 
 interface Waiting {

@@ -1,25 +1,23 @@
 // How a step ends when it does not pass: an OTP error code, the step status it maps to, and what the
 // step.result carries with it (actual, usedLocator, triedLocators). docs/runner.md lists the codes.
 import type { Locator, TriedLocator } from '../otp/protocol/schemas/locator.js';
+import { OtpErrorCode } from '../otp/protocol/codes.js';
 
-export type StepCode =
-  | 'E_LOCATOR_NOT_FOUND'
-  | 'E_ASSERT_FAILED'
-  | 'E_TIMEOUT'
-  | 'E_NAVIGATION_BLOCKED'
-  | 'E_CAPABILITY'
-  | 'E_CANCELLED'
-  | 'E_INTERNAL';
+type Codes = typeof OtpErrorCode;
+/** The codes a step the runner performs can end with: those of the protocol's list that belong to a step. */
+export type StepCode = Codes[
+  'locatorNotFound' | 'assertFailed' | 'timeout' | 'navigationBlocked' | 'capability' | 'cancelled' | 'internal'
+];
 
 /** fail: the check did not hold; error: the step could not be performed; skip: not performed. */
 export function statusOf(code: StepCode): 'fail' | 'error' | 'skip' {
   switch (code) {
-    case 'E_LOCATOR_NOT_FOUND':
-    case 'E_ASSERT_FAILED':
-    case 'E_NAVIGATION_BLOCKED':
+    case OtpErrorCode.locatorNotFound:
+    case OtpErrorCode.assertFailed:
+    case OtpErrorCode.navigationBlocked:
       return 'fail';
-    case 'E_CAPABILITY':
-    case 'E_CANCELLED':
+    case OtpErrorCode.capability:
+    case OtpErrorCode.cancelled:
       return 'skip';
     default:
       return 'error';

@@ -1,6 +1,6 @@
 // A run stopped before its end, at any point: in flight, during a write, while finishing.
 import { expect } from 'chai';
-import type { StepOutcome } from '../../machines/types.js';
+import { CANCELLED_BY_REQUEST, type StepOutcome } from '../../machines/types.js';
 import {
   deferred,
   execs,
@@ -61,9 +61,9 @@ describe('run machine: cancel and executor lost', () => {
       await flush();
       expect(h.calls[2]).to.deep.equal({
         type: 'sendRunCancel',
-        params: { runId: 'otr_1', reason: 'cancel requested' },
+        params: { runId: 'otr_1', reason: CANCELLED_BY_REQUEST },
       });
-      expect(expectDone(h).reason).to.equal('cancel requested');
+      expect(expectDone(h).reason).to.equal(CANCELLED_BY_REQUEST);
     });
 
     it('during a pending recordSteps: waits for the write, then cancels without sending the next step', async () => {

@@ -235,7 +235,8 @@ export class OtpEngine {
 
   /**
    * The safety net behind notices: claims runs that wait for local sessions and applies cancels asked
-   * of local runs, whatever notice may have been missed. Called on every heartbeat.
+   * of local runs, whatever notice may have been missed. Called on a timer of its own (every
+   * HEARTBEAT_MS, src/service.ts) and when the notice connection comes back.
    */
   async reconcile(): Promise<void> {
     if (this.isDraining) return;

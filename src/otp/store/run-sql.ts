@@ -42,9 +42,8 @@ export function stepRecord({ runId, outcome }: StepWrite) {
 // rows change, so a step is never recorded twice.
 // The LIMIT is the batch's own length (no row is ever cut): without it the planner assumes the
 // usual 100 rows for a set-returning function and, while the steps table is young or its statistics
-// stale, hash-joins against a sequential scan of every step row, a cost that grows with the table
-// (seen in the benchmark: 5-15 ms per group commit). With the real count it looks each row up by
-// the primary key.
+// stale, hash-joins against a sequential scan of every step row, a cost that grows with the table.
+// With the real count it looks each row up by the primary key.
 export const recordStepsSql = (batch: string, count: string) => `
 UPDATE otp_run_steps s
    SET status = v.status, source = v.source, duration_ms = v.duration_ms, error = v.error,

@@ -46,8 +46,8 @@ export class RunStore {
   private readonly inserts = new GroupCommit<RunInsert, Record<string, unknown>>((inserts) => this.insertRuns(inserts));
   /**
    * Step results: while one statement is in flight, those that arrive meanwhile wait and go together
-   * in the next. One in flight makes the largest batches: on the benchmark machine it gave more steps
-   * per second than two, at less CPU per step in the service and PostgreSQL, with no worse latency.
+   * in the next. One in flight makes the largest batches, for the most steps per second at the least
+   * CPU per step (docs/decisions.md, "Measured reasons in the hot paths").
    */
   private readonly steps = new GroupCommit<StepWrite[]>((callers) => this.sendSteps(callers.flat()), 1);
   /** Runs inserted queued here, whose steps a claim of this process need not read back. */
