@@ -27,7 +27,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   // The reference executor, a program of its own: the wire format and nothing of the service's inside.
   runner: ['otp/protocol'],
   oauth: ['db', 'auth'],
-  mcp: ['validation', 'auth', 'rest', 'otp/http', 'otp/store', 'otp/engine', 'artifacts'],
+  mcp: ['validation', 'auth', 'rest', 'otp/http', 'otp/store', 'otp/engine', 'artifacts', 'machines'],
   'webhook-delivery': ['rest', 'validation', 'db', 'artifacts', 'otp/http'],
   console: ['auth', 'rest', 'db', 'machines', 'otp/protocol', 'otp/store', 'otp/engine'],
   observability: ['otp/engine', 'rest'],
