@@ -19,7 +19,28 @@ function nestedDefaults(schema: unknown, path: string, depth: number, out: strin
   return out;
 }
 
+/** Every `$ref` in a schema. */
+function refsOf(schema: unknown, out: string[] = []): string[] {
+  if (Array.isArray(schema)) for (const s of schema) refsOf(s, out);
+  else if (schema && typeof schema === 'object') {
+    for (const [key, value] of Object.entries(schema)) {
+      if (key === '$ref' && typeof value === 'string') out.push(value);
+      else refsOf(value, out);
+    }
+  }
+  return out;
+}
+
 describe('MCP: tool arguments', () => {
+  // This file loads the tools before anything else does: a schema they refer to by name must be
+  // registered by what they import, not by what a service happened to load first.
+  it('refer only to schemas bundled with them', () => {
+    for (const tool of tools) {
+      const defs = Object.keys((tool.inputSchema.$defs as object | undefined) ?? {});
+      for (const ref of refsOf(tool.inputSchema)) expect(defs.map((d) => `#/$defs/${d}`), `${tool.name}: ${ref}`).to.include(ref);
+    }
+  });
+
   it('have defaults at their top level only, where the tool fills them in', () => {
     const found = tools.flatMap((t) => nestedDefaults(t.inputSchema, t.name, 0, []));
     expect(found).to.deep.equal([]);
