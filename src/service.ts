@@ -42,6 +42,7 @@ import { createArtifacts } from './artifacts/index.js';
 import { IdempotencyStore } from './rest/idempotency.js';
 import { effectiveLimits } from './tiers.js';
 import { principalOfKeyId } from './auth/keys.js';
+import { tenancy } from './platform/tenancy.js';
 import { TokenVerifier } from './auth/tokens.js';
 import { Principals } from './auth/principals.js';
 import { SigningKeys } from './oauth/signing-keys.js';
@@ -106,7 +107,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   // Rate-limit counts: a small pool whose commits do not wait for the disk.
   const countersDb = createDb(databaseUrl, { max: 2, asyncCommit: true });
   await migrate(db);
-  const bootstrap = await bootstrapAdminKey(db, config);
+  const bootstrap = await bootstrapAdminKey(db, tenancy, config);
 
   const instanceId = newId('ins');
   const lifecycle = new Lifecycle();
@@ -129,7 +130,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const runViews = new RunViewCache(config.runViewCacheBytes);
   // The ports between rooms: assets and the artifacts room read OTP runs through the OTP store, the
   // planner reads test cases through the artifacts room, the engine reads a project's keys through auth.
-  const assets = await createAssets({ config, db, log, evidenceChanged: (runId) => runViews.invalidate(runId), runs: new RunFacts(db) });
+  const assets = await createAssets({ config, db, log, evidenceChanged: (runId) => runViews.invalidate(runId), runs: new RunFacts(db), tenants: tenancy });
   const artifacts = await createArtifacts({ config, db, log, runResults: new RunResultsStore(db), events: webhooks.events });
   const views = new RunViews(db);
   // The service's HTTP base address, known once the REST listener is bound (its port may be 0): the
@@ -156,7 +157,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   });
   // The run commands every door calls: REST, MCP and the console (src/otp/runs).
   const runs = runCommands({ engine, store, views, cache: runViews, testCases: artifacts.testCases, limits: config.otp });
-  const keys = new KeyCache(db, { ttlMs: config.keyCacheMs, maxEntries: 10_000 });
+  const keys = new KeyCache(db, tenancy, { ttlMs: config.keyCacheMs, maxEntries: 10_000 });
   // OAuth access tokens: signed with keys kept in PostgreSQL, accepted wherever a key is. The issuer
   // and the audience are known once the REST listener is bound (they may be derived from its port).
   const signingKeys = new SigningKeys(db);
@@ -169,7 +170,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     audience,
     keys: signingKeys,
     revocations,
-    principalOfKeyId: (keyId) => principalOfKeyId(db, keyId),
+    principalOfKeyId: (keyId) => principalOfKeyId(db, tenancy, keyId),
     keyCacheMs: config.keyCacheMs,
   });
   signingKeys.onRetired(() => tokens.forgetKeys());
@@ -181,7 +182,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     revocations,
     ttl: { accessTokenSec: config.oauth.accessTokenTtlSec, refreshTokenSec: config.oauth.refreshTokenTtlSec },
     keysRefreshMs: config.oauth.keysRefreshMs,
-    principalOfKeyId: (keyId) => principalOfKeyId(db, keyId),
+    principalOfKeyId: (keyId) => principalOfKeyId(db, tenancy, keyId),
     authenticateKey: async (secret) => keys.authenticate(secret),
     verifiedClaims: (token) => tokens.claims(token),
   });

@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import type { RouteDef } from '../rest/route.js';
 import type { StepOutcome } from '../../machines/types.js';
 import { StorageDrivers } from './storage/drivers.js';
-import { StorageQuota } from './quota.js';
+import { StorageQuota, type TenantTiers } from './quota.js';
 import { BucketService } from './buckets/bucket-service.js';
 import { bucketRoutes } from './buckets/routes.js';
 import { AssetService } from './items/asset-service.js';
@@ -37,12 +37,14 @@ export interface AssetsDeps {
   evidenceChanged?: (runId: string) => void;
   /** The OTP runs evidence is uploaded for. */
   runs: EvidenceRuns;
+  /** The tier of a tenant, which sizes its storage quota. */
+  tenants: TenantTiers;
 }
 
-export async function createAssets({ config, db, log, evidenceChanged, runs }: AssetsDeps): Promise<Assets> {
+export async function createAssets({ config, db, log, evidenceChanged, runs, tenants }: AssetsDeps): Promise<Assets> {
   const drivers = await StorageDrivers.create(config, db);
   const buckets = new BucketService(db, drivers);
-  const assets = new AssetService(db, config, buckets, drivers, new StorageQuota(db), log, evidenceChanged);
+  const assets = new AssetService(db, config, buckets, drivers, new StorageQuota(db, tenants), log, evidenceChanged);
   const evidence = new EvidenceService(db, buckets, assets, runs);
   log.info('asset storage ready', { defaultDriver: drivers.defaultDriver, s3: Boolean(config.storage.s3) });
   return {

@@ -11,12 +11,22 @@ export interface QuotaState {
   usedBytes: number;
 }
 
+/**
+ * The tier of a tenant, read fresh (it may change while a key's principal is cached), in the caller's
+ * transaction: the platform room owns tenants and implements this port (src/platform/tenancy.ts).
+ */
+export interface TenantTiers {
+  tierOf(db: Db, tenantId: string): Promise<string | undefined>;
+}
+
 export class StorageQuota {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly tiers: TenantTiers,
+  ) {}
 
   async state(owner: { tenantId: string; projectId: string }, db: Db = this.db): Promise<QuotaState> {
-    const tenant = await db('tenants').where('id', owner.tenantId).first('tier');
-    const tier = tenant?.tier ?? 'free';
+    const tier = (await this.tiers.tierOf(db, owner.tenantId)) ?? 'free';
     return { tier, quotaBytes: tierLimits(tier).storageBytes, usedBytes: await this.usedBytes(owner.projectId, db) };
   }
 

@@ -4,17 +4,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../db/connect.js';
 import { createKey, hashSecret, KEY_PREFIX } from './keys.js';
+import type { Tenancy } from './tenancy.js';
 
 export const DEFAULT_TENANT_ID = 'ten_default';
 export const DEFAULT_PROJECT_ID = 'prj_default';
-
-async function ensureDefaultProject(trx: Db): Promise<void> {
-  await trx('tenants').insert({ id: DEFAULT_TENANT_ID, name: 'Default tenant' }).onConflict('id').ignore();
-  await trx('projects')
-    .insert({ id: DEFAULT_PROJECT_ID, tenant_id: DEFAULT_TENANT_ID, name: 'Default project' })
-    .onConflict('id')
-    .ignore();
-}
 
 export interface BootstrapResult {
   /** The secret, only when this start minted it. */
@@ -22,7 +15,8 @@ export interface BootstrapResult {
   file?: string;
 }
 
-export async function bootstrapAdminKey(db: Db, options: { bootstrapKey?: string; dataDir: string }): Promise<BootstrapResult> {
+/** `tenancy` makes the default tenant and project the key belongs to (the platform room owns them). */
+export async function bootstrapAdminKey(db: Db, tenancy: Tenancy, options: { bootstrapKey?: string; dataDir: string }): Promise<BootstrapResult> {
   const { bootstrapKey, dataDir } = options;
   if (bootstrapKey !== undefined && (!bootstrapKey.startsWith(KEY_PREFIX) || bootstrapKey.length < KEY_PREFIX.length + 32)) {
     throw new Error(`SVC_BOOTSTRAP_KEY must be "${KEY_PREFIX}" followed by at least 32 characters`);
@@ -30,7 +24,7 @@ export async function bootstrapAdminKey(db: Db, options: { bootstrapKey?: string
   return db.transaction(async (trx) => {
     // Several processes may start at once on one database; one of them does the work.
     await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['otp:bootstrap']);
-    await ensureDefaultProject(trx);
+    await tenancy.ensureProject(trx, { tenantId: DEFAULT_TENANT_ID, tenantName: 'Default tenant', projectId: DEFAULT_PROJECT_ID, projectName: 'Default project' });
     const owner = { tenantId: DEFAULT_TENANT_ID, projectId: DEFAULT_PROJECT_ID };
     if (bootstrapKey) {
       const existing = await trx('api_keys').where('key_hash', hashSecret(bootstrapKey)).first('id');

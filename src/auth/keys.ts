@@ -4,6 +4,7 @@ import type { Db } from '../db/connect.js';
 import { newId } from '../ids.js';
 import { ApiKeyModel } from './api-key-model.js';
 import type { Principal, Scope } from './principal.js';
+import type { Tenancy } from './tenancy.js';
 
 export const KEY_PREFIX = 'svc_pk_';
 
@@ -76,9 +77,9 @@ export function keyIdsOfProject(db: Db, projectId: string): Promise<string[]> {
  * Keys of an archived project still authenticate (reads work; writes are refused by the REST layer)
  * unless `activeOnly` asks for an active project (OTP sessions).
  */
-export async function authenticate(db: Db, secret: string, options: AuthOptions = {}): Promise<Principal | null> {
+export async function authenticate(db: Db, tenancy: Tenancy, secret: string, options: AuthOptions = {}): Promise<Principal | null> {
   if (!secret.startsWith(KEY_PREFIX)) return null;
-  return admit(await lookup(db, hashSecret(secret)), options);
+  return admit(await lookupWhere(db, tenancy, 'k.key_hash', hashSecret(secret)), options);
 }
 
 export interface AuthOptions {
@@ -90,22 +91,19 @@ export function admit(principal: Principal | null, options: AuthOptions): Princi
   return options.activeOnly && principal.projectStatus !== 'active' ? null : principal;
 }
 
-async function lookup(db: Db, keyHash: string): Promise<Principal | null> {
-  return lookupWhere(db, 'k.key_hash', keyHash);
-}
-
 /**
  * The principal of a key named by id (unrevoked, its project not deleted): what an OAuth access token
  * stands for (src/auth/tokens.ts), and who may consent on the OAuth pages.
  */
-export function principalOfKeyId(db: Db, keyId: string): Promise<Principal | null> {
-  return lookupWhere(db, 'k.id', keyId);
+export function principalOfKeyId(db: Db, tenancy: Tenancy, keyId: string): Promise<Principal | null> {
+  return lookupWhere(db, tenancy, 'k.id', keyId);
 }
 
-async function lookupWhere(db: Db, column: 'k.key_hash' | 'k.id', value: string): Promise<Principal | null> {
+/** The key's row with its project's status and its tenant's tier, joined in one statement. */
+async function lookupWhere(db: Db, tenancy: Tenancy, column: 'k.key_hash' | 'k.id', value: string): Promise<Principal | null> {
   const row = await db('api_keys as k')
-    .join('projects as p', 'p.id', 'k.project_id')
-    .join('tenants as t', 't.id', 'k.tenant_id')
+    .join(tenancy.projects(db).as('p'), 'p.id', 'k.project_id')
+    .join(tenancy.tenants(db).as('t'), 't.id', 'k.tenant_id')
     .where(column, value)
     .whereNull('k.revoked_at')
     .whereIn('p.status', ['active', 'archived'])
@@ -135,6 +133,7 @@ export class KeyCache {
 
   constructor(
     private readonly db: Db,
+    private readonly tenancy: Tenancy,
     private readonly options: { ttlMs: number; maxEntries: number },
   ) {}
 
@@ -149,7 +148,7 @@ export class KeyCache {
 
   private async lookup(keyHash: string, options: AuthOptions): Promise<Principal | null> {
     const epoch = this.epoch;
-    const principal = await lookup(this.db, keyHash);
+    const principal = await lookupWhere(this.db, this.tenancy, 'k.key_hash', keyHash);
     if (!principal || epoch !== this.epoch || this.options.ttlMs <= 0) {
       this.entries.delete(keyHash);
       return admit(principal, options);

@@ -1,16 +1,12 @@
 // Tool input schemas from the schemas REST validates with (one schema, three uses): a registered
 // schema is bundled into one self-contained JSON Schema, its named `$ref`s (TestCaseStep, Locator, ...)
 // gathered under `$defs`, because an MCP client sees only the tool's schema, not the service's registry.
-// The bundled schema is also what checks a tool's arguments (its own Ajv instance, so that defaults
-// of list queries are filled in as REST fills them).
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ValidateFunction } from 'ajv';
-import formatsModule from 'ajv-formats';
+// The bundled schema is also what checks a tool's arguments, with the one Ajv configuration of every
+// door (bounded, as REST bodies are); the defaults of list queries are filled in as REST fills them.
 import { findSchema, isSchemaName, toOpenApiSchema, type JsonSchema } from '../validation/schema-registry.js';
-
-type FormatsPlugin = typeof formatsModule.default;
-const addFormats: FormatsPlugin =
-  (formatsModule as unknown as { default?: FormatsPlugin }).default ?? (formatsModule as unknown as FormatsPlugin);
+import { compileBounded } from '../validation/bounded.js';
+import type { ValidationResult } from '../validation/field-errors.js';
+import { withDefaults } from '../validation/text-fields.js';
 
 const DEFS = '#/$defs/';
 
@@ -79,9 +75,10 @@ export function objectOf(parts: Record<string, JsonSchema>, required: string[], 
   };
 }
 
-const ajv = new Ajv2020({ allErrors: true, strict: false, allowUnionTypes: true, discriminator: true, verbose: true, useDefaults: true });
-addFormats(ajv);
+/** Checks a tool's arguments (JSON, so not coerced); `value` has the top-level defaults filled in. */
+export type InputValidator = (args: Record<string, unknown>) => ValidationResult<Record<string, unknown>>;
 
-export function compileInput(schema: JsonSchema): ValidateFunction {
-  return ajv.compile(schema);
+export function compileInput(schema: JsonSchema): InputValidator {
+  const validate = compileBounded<Record<string, unknown>>(schema);
+  return (args) => validate(withDefaults(schema, args), 'arguments');
 }

@@ -7,12 +7,10 @@ import type Koa from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ValidateFunction } from 'ajv';
 import { AppError, ErrorCode, errors, normaliseError } from '../errors.js';
 import { hasScope, SCOPES, type Principal } from '../auth/principal.js';
-import { formatErrors } from '../validation/field-errors.js';
 import type { Logger } from '../log.js';
-import { compileInput } from './schemas.js';
+import { compileInput, type InputValidator } from './schemas.js';
 import { tools, type McpBackend, type ToolDef } from './tools.js';
 
 export const MCP_PATH = '/mcp';
@@ -27,7 +25,7 @@ export interface McpDeps {
   version: string;
 }
 
-const compiled = new Map<string, ValidateFunction>(tools.map((t) => [t.name, compileInput(t.inputSchema)]));
+const compiled = new Map<string, InputValidator>(tools.map((t) => [t.name, compileInput(t.inputSchema)]));
 
 function toolError(err: AppError): CallToolResult {
   const body = err.toBody();
@@ -42,10 +40,9 @@ async function callTool(deps: McpDeps, principal: Principal, tool: ToolDef | und
     if (principal.projectStatus === 'archived' && tool.scope !== 'read') {
       throw errors.conflict(`Project ${principal.projectId} is archived and read-only; restore it to change things`, { projectStatus: 'archived' });
     }
-    const input = structuredClone(args ?? {}) as Record<string, unknown>;
-    const validate = compiled.get(tool.name)!;
-    if (!validate(input)) throw errors.validation(`Invalid arguments of ${name}`, formatErrors(validate.errors, 'arguments'));
-    const result = await tool.call(deps.backend, principal, input);
+    const checked = compiled.get(tool.name)!(structuredClone(args ?? {}) as Record<string, unknown>);
+    if (!checked.ok) throw errors.validation(`Invalid arguments of ${name}`, checked.errors);
+    const result = await tool.call(deps.backend, principal, checked.value);
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
   } catch (err) {
     const appError = normaliseError(err);

@@ -13,6 +13,7 @@ import { RunRequestSchema, type RunRequest } from '../otp/runs/request.js';
 import { sessionsQuery } from '../otp/http/routes.js';
 import { artifactSchemas } from '../artifacts/index.js';
 import { bundle, objectOf, withProperties } from './schemas.js';
+import { isFinalRunStatus } from '../../machines/types.js';
 
 /** What the tools need of the service: the functions the REST routes call. */
 export interface McpBackend {
@@ -64,7 +65,7 @@ export function failingSteps(run: RunView, absolute: (path: string) => string) {
 
 function report(run: RunView, absolute: (path: string) => string) {
   const { steps: _steps, ...summary } = run;
-  const finished = !['queued', 'running'].includes(run.status);
+  const finished = isFinalRunStatus(run.status);
   return { run: summary, finished, failingSteps: failingSteps(run, absolute) };
 }
 

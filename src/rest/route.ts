@@ -5,11 +5,9 @@
 import type Koa from 'koa';
 import Router from '@koa/router';
 import compose from 'koa-compose';
-import { Ajv } from 'ajv';
-import type { ValidateFunction } from 'ajv';
 import type { BodyOf, QueryOf } from '../validation/schema-types.js';
 import { compileBounded, type BoundedValidator } from '../validation/bounded.js';
-import { formatErrors } from '../validation/field-errors.js';
+import { compileTextFields } from '../validation/text-fields.js';
 import { errors } from '../errors.js';
 import { hasScope, type Principal, type Scope } from '../auth/principal.js';
 import { etagOf, parseIfMatch, type IfMatch } from './conditional.js';
@@ -96,30 +94,10 @@ export function route<Body = unknown, Q extends Query = Query>(def: RouteDef<Bod
   return def;
 }
 
-// Query strings are text; this instance coerces them to the declared types (a repeated parameter,
-// or a single one, becomes an array where the schema says array).
-const queryAjv = new Ajv({ allErrors: true, coerceTypes: 'array', useDefaults: true, strict: false });
-for (const format of ['date-time', 'date']) {
-  queryAjv.addFormat(format, (value: string) => !Number.isNaN(Date.parse(value)));
-}
-
-function compile(instance: { compile(schema: object): ValidateFunction }, schema?: JsonSchema) {
-  return schema ? instance.compile(schema) : undefined;
-}
-
 export interface RouterOptions {
   prefix?: string;
   /** Where Idempotency-Key answers are kept; without it the header is ignored. */
   idempotency?: IdempotencyStore;
-}
-
-/** Runs a validator; a body too deeply nested to check (recursive schemas overflow the stack) is a 400. */
-function checks(validate: ValidateFunction, data: unknown): boolean {
-  try {
-    return validate(data) as boolean;
-  } catch {
-    throw errors.validation('The request nests too deeply to be checked');
-  }
 }
 
 /** The body's check, bounded in cost (validation/bounded.ts); too deep to check is a 400 too. */
@@ -168,7 +146,9 @@ export class Api {
     const router = new Router({ prefix });
     for (const def of defs) {
       const validateBody = def.body ? compileBounded(def.body) : undefined;
-      const validateQuery = compile(queryAjv, def.query);
+      // Query strings are text: coerced to the declared types (a repeated parameter, or a single one,
+      // becomes an array where the schema says array), defaults filled, then checked like a body.
+      const validateQuery = def.query ? compileTextFields(def.query, { lists: true }) : undefined;
       // Not async: a refusal thrown here still becomes a rejection (koa-compose), and a pass costs no promise.
       const checkAccess: Koa.Middleware = (koa, next) => {
         const principal = koa.state.principal as Principal | undefined;
@@ -187,9 +167,11 @@ export class Api {
       };
       router[def.method](def.path, checkAccess, ...(def.before ?? []), async (koa) => {
         const principal = koa.state.principal as Principal | undefined;
-        const query = { ...koa.query } as Record<string, unknown>;
-        if (validateQuery && !checks(validateQuery, query)) {
-          throw errors.validation('Invalid query parameters', formatErrors(validateQuery.errors, 'query'));
+        let query = { ...koa.query } as Record<string, unknown>;
+        if (validateQuery) {
+          const checked = validateQuery(query, 'query');
+          if (!checked.ok) throw errors.validation('Invalid query parameters', checked.errors);
+          query = checked.value;
         }
         const body = (koa.request as { body?: unknown }).body;
         if (validateBody) {

@@ -1,7 +1,14 @@
-// The one Ajv instance of the service. REST request bodies and OTP frames are checked by the same
-// instance because REST bodies `$ref` protocol schemas by name (a test case's steps are OTP step
-// actions): one instance means one place where every named schema lives (schema-registry.ts adds
-// them) and one set of options, so a body and a frame with the same mistake get the same message.
+// The one Ajv configuration of the service, and the only module that makes Ajv instances. Every door
+// checks with it: REST bodies, queries and form fields (text-fields.ts coerces their text first), OTP
+// frames and MCP tool arguments. REST bodies `$ref` protocol schemas by name (a test case's steps are
+// OTP step actions): one configuration means one place where every named schema lives
+// (schema-registry.ts adds them), one set of formats and options, so a body, a query, a frame and a
+// tool call with the same mistake get the same message.
+//
+// It is two instances because `allErrors` is instance-wide in Ajv (it shapes the compiled code): the
+// first-problem one bounds the cost of hostile input, the all-problems one lists every problem of a
+// small one (bounded.ts; docs/decisions.md, "One Ajv configuration"). Both are made by `configured()`
+// from the same options and formats and hold the same registered schemas.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsModule from 'ajv-formats';
 
@@ -23,18 +30,24 @@ const OPTIONS = {
  * strictRequired is off because conditional `required` (if/then, oneOf branches) names properties
  * declared by the enclosing schema, which that check cannot see. verbose keeps the failing schema on
  * each error, which formatErrors (field-errors.ts) reads to explain discriminator, oneOf and if/then
- * failures; it costs nothing on valid data.
- *
- * allErrors lists every problem, which is what a caller wants of a small body or frame; its cost
- * grows with the number of problems (200,000 bad array items made 200,000 error objects). Hostile
- * input is first checked by `ajvFirst` instead (see bounded.ts).
+ * failures; it costs nothing on valid data. No coerceTypes and no useDefaults: they too are
+ * instance-wide, and a body or a frame is checked as it was sent (text-fields.ts does both for text).
  */
-export const ajv = new Ajv2020({ ...OPTIONS, allErrors: true });
-addFormats(ajv);
+function configured(allErrors: boolean): Ajv2020 {
+  const instance = new Ajv2020({ ...OPTIONS, allErrors });
+  addFormats(instance);
+  return instance;
+}
+
+/**
+ * Lists every problem, which is what a caller wants of a small body or frame; its cost grows with the
+ * number of problems (200,000 bad array items made 200,000 error objects). Hostile input is first
+ * checked by `ajvFirst` instead (see bounded.ts).
+ */
+export const ajv = configured(true);
 
 /**
  * The same schemas (schema-registry.ts adds every one to both), stopping at the first problem: the
  * cost of checking any input is then bounded by its size, never by how wrong it is.
  */
-export const ajvFirst = new Ajv2020({ ...OPTIONS, allErrors: false });
-addFormats(ajvFirst);
+export const ajvFirst = configured(false);

@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { startService, type Service } from '../../src/service.js';
 import { createLogger } from '../../src/log.js';
 import { KeyCache } from '../../src/auth/keys.js';
+import { tenancy } from '../../src/platform/tenancy.js';
 import { TestExecutor } from '../support/executor.js';
 
 describe('API key cache', () => {
@@ -50,7 +51,7 @@ describe('API key cache', () => {
 
   it('keeps no principal whose lookup was in flight while a key was revoked', async () => {
     const key = await t.newKey('read');
-    const cache = new KeyCache(t.service.db, { ttlMs: 60_000, maxEntries: 10 });
+    const cache = new KeyCache(t.service.db, tenancy, { ttlMs: 60_000, maxEntries: 10 });
     const keyId = (await t.service.db('api_keys').where('key_prefix', key.slice(0, 11)).first('id')).id as string;
     const inFlight = cache.authenticate(key);
     cache.invalidate(keyId);
@@ -63,8 +64,8 @@ describe('API key cache', () => {
   it('keeps a used principal for its time to live, and nothing with a time to live of 0', async () => {
     const key = await t.newKey('read');
     const keyId = (await t.service.db('api_keys').where('key_prefix', key.slice(0, 11)).first('id')).id as string;
-    const kept = new KeyCache(t.service.db, { ttlMs: 60_000, maxEntries: 10 });
-    const never = new KeyCache(t.service.db, { ttlMs: 0, maxEntries: 10 });
+    const kept = new KeyCache(t.service.db, tenancy, { ttlMs: 60_000, maxEntries: 10 });
+    const never = new KeyCache(t.service.db, tenancy, { ttlMs: 0, maxEntries: 10 });
     expect((await kept.authenticate(key))?.keyId).to.equal(keyId);
     expect((await never.authenticate(key))?.keyId).to.equal(keyId);
     await t.service.db('api_keys').where('id', keyId).update({ revoked_at: t.service.db.fn.now() });
@@ -76,7 +77,7 @@ describe('API key cache', () => {
   });
 
   it('never keeps an unknown secret, and refuses one without the key prefix without a query', async () => {
-    const cache = new KeyCache(t.service.db, { ttlMs: 60_000, maxEntries: 10 });
+    const cache = new KeyCache(t.service.db, tenancy, { ttlMs: 60_000, maxEntries: 10 });
     expect(await cache.authenticate('svc_pk_not_a_key_0123456789abcdefghijklmnopqrstu')).to.equal(null);
     expect(await cache.authenticate('Bearer nonsense')).to.equal(null);
   });

@@ -1,6 +1,9 @@
 import { IdPrefix } from '../../ids.js';
 import { defineArtifact } from '../kind.js';
 import { assignee, labels, priority, status, text, title } from '../fields.js';
+// Imported, not only named: loading the protocol's schemas registers TestCaseStep, which the steps
+// `$ref` (a module that bundles this schema, as the MCP tools do, then finds it whatever loaded first).
+import { TestCaseStepSchema } from '../../otp/protocol/schemas/index.js';
 
 export const testCases = defineArtifact({
   path: 'tests/cases',
@@ -18,7 +21,7 @@ export const testCases = defineArtifact({
     steps: {
       type: 'array',
       maxItems: 500,
-      items: { $ref: 'TestCaseStep' },
+      items: { $ref: TestCaseStepSchema.$id },
       description: 'The steps, in order; each carries its OTP action in `otp`',
     },
     status: status(['draft', 'ready', 'deprecated'], 'ready', 'Whether it is meant to be run'),

@@ -1,12 +1,8 @@
 // Text fields of a multipart form, checked against the form's schema (the same schema documents
-// the route). Values arrive as text and are coerced to the declared types.
-import { Ajv } from 'ajv';
-import type { ValidateFunction } from 'ajv';
-import { formatErrors } from '../../validation/field-errors.js';
+// the route). Values arrive as text and are coerced to the declared types (validation/text-fields.ts).
+import { compileTextFields } from '../../validation/text-fields.js';
 import { errors } from '../../errors.js';
 import { FILE_FIELD } from './receive.js';
-
-const formAjv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false, validateFormats: false });
 
 /**
  * The schema of a form's file part. OpenAPI 3.1 describes raw bytes with contentMediaType;
@@ -29,17 +25,20 @@ export interface FormSpec {
 
 export function formSpec(schema: { properties: Record<string, unknown>; required?: string[] }): FormSpec {
   const fieldNames = Object.keys(schema.properties).filter((name) => name !== FILE_FIELD);
-  const validate: ValidateFunction = formAjv.compile({
-    ...schema,
-    properties: Object.fromEntries(fieldNames.map((name) => [name, schema.properties[name]])),
-    required: (schema.required ?? []).filter((name) => name !== FILE_FIELD),
-  });
+  const validate = compileTextFields(
+    {
+      ...schema,
+      properties: Object.fromEntries(fieldNames.map((name) => [name, schema.properties[name] as Record<string, unknown>])),
+      required: (schema.required ?? []).filter((name) => name !== FILE_FIELD),
+    },
+    { lists: false },
+  );
   return {
     fieldNames,
     parse(fields) {
-      const data: Record<string, unknown> = { ...fields };
-      if (!validate(data)) throw errors.validation('Invalid form fields', formatErrors(validate.errors, 'body'));
-      return data;
+      const checked = validate(fields, 'body');
+      if (!checked.ok) throw errors.validation('Invalid form fields', checked.errors);
+      return checked.value;
     },
   };
 }

@@ -6,7 +6,7 @@ import type { Db } from '../../db/connect.js';
 import type { Principal } from '../../auth/principal.js';
 import { errors } from '../../errors.js';
 import { checkIfMatch, type IfMatch } from '../../rest/conditional.js';
-import { tenantProjects, type ProjectRow } from '../projects/store.js';
+import { tenantProjects, type ProjectRow } from '../projects/rows.js';
 
 export type LifecycleAction = 'archive' | 'restore' | 'delete';
 

@@ -13,21 +13,7 @@ import { paginateSorted, type Page } from '../../rest/pagination.js';
 import type { Data, Rec } from '../../rest/resource/definition.js';
 import type { ListQuery, ResourceStore } from '../../rest/resource/store.js';
 import type { Lifecycle } from '../lifecycle/store.js';
-
-/** A row of the projects table. */
-export interface ProjectRow {
-  id: string;
-  tenant_id: string;
-  name: string;
-  description: string | null;
-  group_id: string | null;
-  status: 'active' | 'archived' | 'deleted';
-  archived_at: Date | null;
-  deleted_at: Date | null;
-  version: number;
-  created_at: Date;
-  updated_at: Date;
-}
+import { tenantProjects, type ProjectRow } from './rows.js';
 
 export function toProject(row: ProjectRow): Rec {
   return {
@@ -42,11 +28,6 @@ export function toProject(row: ProjectRow): Rec {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
-}
-
-/** Projects of a tenant that still exist (deleted ones are gone for every purpose). */
-export function tenantProjects(db: Knex, tenantId: string) {
-  return db<ProjectRow>('projects').where('tenant_id', tenantId).whereNot('status', 'deleted');
 }
 
 async function checkGroup(db: Knex, tenantId: string, groupId: unknown): Promise<void> {

@@ -1,0 +1,94 @@
+// The layout docs/architecture.md describes, as data the rules (rules.ts) check: the rooms and what
+// each may import, the tables and the room that owns each, the files that may read process.env.
+// Change this with that page: the page says what this checks.
+
+/**
+ * Room -> the rooms it may import besides itself and the kernel. `room:types` allows type-only
+ * imports (`import type`, `export type`) of that room and nothing else.
+ */
+export const MAY_IMPORT: Record<string, string[]> = {
+  kernel: [],
+  machines: [],
+  validation: [],
+  db: [],
+  auth: ['db'],
+  rest: ['validation', 'db', 'auth'],
+  'otp/protocol': ['machines', 'validation'],
+  'otp/store': ['machines', 'db', 'rest', 'assets'],
+  'otp/engine': ['machines', 'validation:types', 'otp/protocol', 'otp/store', 'auth', 'db'],
+  'otp/runs': ['machines', 'validation', 'otp/store:types', 'otp/engine:types', 'auth:types', 'rest'],
+  'otp/transport': ['otp/engine', 'otp/protocol', 'auth', 'machines'],
+  'otp/http': ['otp/runs', 'otp/engine', 'otp/store', 'otp/protocol', 'rest', 'assets', 'machines'],
+  assets: ['rest', 'validation', 'db', 'auth', 'machines:types'],
+  artifacts: ['rest', 'validation', 'db', 'auth', 'otp/protocol', 'otp/engine:types', 'otp/store:types', 'machines'],
+  platform: ['rest', 'db', 'auth', 'api-keys'],
+  'api-keys': ['rest', 'db', 'auth'],
+  runner: ['otp/protocol'],
+  oauth: ['db', 'auth'],
+  mcp: ['validation', 'auth', 'rest', 'otp/runs', 'otp/http', 'otp/store:types', 'otp/engine:types', 'artifacts', 'machines'],
+  'webhook-delivery': ['rest', 'validation', 'db', 'artifacts', 'otp/http'],
+  console: ['auth', 'rest', 'db:types', 'machines', 'otp/protocol:types', 'otp/runs:types', 'otp/store:types', 'otp/engine'],
+  observability: ['otp/engine:types', 'rest:types'],
+};
+
+/** Files of src/ itself that make the kernel. */
+export const KERNEL = new Set(['config.ts', 'log.ts', 'ids.ts', 'errors.ts', 'tiers.ts', 'free-port.ts', 'lifecycle.ts']);
+/** The composition root: may import every room but ROOT_NEVER_IMPORTS. */
+export const ROOT_FILES = new Set(['service.ts', 'main.ts']);
+/** The runner is a program of its own: the service never imports it, and it imports no kernel. */
+export const ROOT_NEVER_IMPORTS = new Set(['runner']);
+export const NO_KERNEL = new Set(['runner']);
+
+/** The packages machines/ may import (and nothing else outside machines/). */
+export const MACHINE_PACKAGES = new Set(['xstate']);
+
+/**
+ * Every table a migration creates, and the one room whose code may name it (db/ aside, where the
+ * migrations are). A table named elsewhere is reached through a port the owner implements.
+ */
+export const TABLE_OWNERS: Record<string, string> = {
+  tenants: 'platform',
+  projects: 'platform',
+  project_groups: 'platform',
+  api_keys: 'auth',
+  idempotency_keys: 'rest',
+  rate_limit_windows: 'rest',
+  otp_runs: 'otp/store',
+  otp_run_steps: 'otp/store',
+  otp_sessions: 'otp/store',
+  otp_recordings: 'otp/store',
+  otp_recording_events: 'otp/store',
+  service_instances: 'otp/store',
+  asset_buckets: 'assets',
+  assets: 'assets',
+  asset_signing_keys: 'assets',
+  artifacts: 'artifacts',
+  artifact_links: 'artifacts',
+  project_usage: 'artifacts',
+  // Dropped by 003_artifacts, which moved their rows into `artifacts`.
+  test_cases: 'artifacts',
+  test_plans: 'artifacts',
+  oauth_models: 'oauth',
+  oauth_signing_keys: 'oauth',
+  oauth_revoked_tokens: 'oauth',
+  oauth_secrets: 'oauth',
+  webhook_events: 'webhook-delivery',
+  webhook_deliveries: 'webhook-delivery',
+  webhook_attempts: 'webhook-delivery',
+  webhook_health: 'webhook-delivery',
+};
+
+/** The only readers of process.env: the service's configuration and the runner's options. */
+export const ENV_READERS = new Set(['src/config.ts', 'src/runner/options.ts']);
+
+/** The one module that makes Ajv instances (docs/decisions.md, "One Ajv configuration"). */
+export const AJV_MAKER = 'src/validation/ajv.ts';
+
+/** About 400 lines: a file a newcomer reads whole. */
+export const MAX_LINES = 420;
+
+/**
+ * Import circles between files tolerated while they are being untangled (none are now): each is the
+ * set of files of one circle. The test fails when one is gone, so that the entry goes with it.
+ */
+export const KNOWN_FILE_CIRCLES: string[][] = [];
