@@ -15,7 +15,7 @@ export const MAY_IMPORT: Record<string, string[]> = {
   rest: ['validation', 'db', 'auth'],
   'otp/protocol': ['machines', 'validation'],
   'otp/store': ['machines', 'db', 'rest', 'assets'],
-  'otp/engine': ['machines', 'validation:types', 'otp/protocol', 'otp/store', 'auth', 'db'],
+  'otp/engine': ['machines', 'validation:types', 'otp/protocol', 'otp/store', 'auth', 'db:types'],
   'otp/runs': ['machines', 'validation', 'otp/store:types', 'otp/engine:types', 'auth:types', 'rest'],
   'otp/transport': ['otp/engine', 'otp/protocol', 'auth', 'machines'],
   'otp/http': ['otp/runs', 'otp/engine', 'otp/store', 'otp/protocol', 'rest', 'assets', 'machines'],
