@@ -20,7 +20,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   'otp/engine': ['machines', 'validation', 'otp/protocol', 'otp/store', 'auth', 'db'],
   'otp/runs': ['machines', 'validation', 'otp/protocol', 'otp/store', 'otp/engine', 'auth', 'rest'],
   'otp/transport': ['otp/engine', 'otp/protocol', 'auth', 'machines'],
-  'otp/http': ['otp/runs', 'otp/engine', 'otp/store', 'otp/protocol', 'rest', 'assets', 'machines'],
+  'otp/http': ['otp/runs', 'otp/engine', 'otp/store', 'otp/protocol', 'rest', 'assets', 'machines', 'reports'],
   assets: ['rest', 'validation', 'db', 'auth', 'machines'],
   artifacts: ['rest', 'validation', 'db', 'auth', 'otp/protocol', 'otp/engine', 'otp/store', 'machines'],
   platform: ['rest', 'db', 'auth', 'api-keys'],
