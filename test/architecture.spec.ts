@@ -41,7 +41,7 @@ describe('Architecture', () => {
   });
 
   rule('every file of src/ is in a room', rules.unknownRooms, [
-    ['a folder that is no room', { 'src/reports/summary.ts': 'export const x = 1;\n' }, ['src/reports/summary.ts: in no room']],
+    ['a folder that is no room', { 'src/widgets/summary.ts': 'export const x = 1;\n' }, ['src/widgets/summary.ts: in no room']],
   ]);
 
   rule('a room imports only the rooms it may, and only types where it may import only types', rules.importOffences, [

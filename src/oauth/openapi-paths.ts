@@ -52,7 +52,8 @@ export const oauthOpenApiPaths: Record<string, Record<string, unknown>> = {
     get: {
       operationId: 'getOAuthJwks', tags: ['oauth'], security: [],
       summary: 'Public keys that sign access tokens: the active key first, then retiring ones',
-      responses: { 200: json('A JWK set') },
+      // The provider answers the JWK Set media type of RFC 7517.
+      responses: { 200: { description: 'A JWK set', content: { 'application/jwk-set+json': { schema: { type: 'object', required: ['keys'] } } } } },
     },
   },
 };

@@ -90,6 +90,14 @@ function successResponse(def: RouteDef): [string, Record<string, unknown>] {
   if (Object.keys(responseHeaders).length) response.headers = responseHeaders;
   if (def.response) response.content = { 'application/json': { schema: toOpenApiSchema(def.response) } };
   else if (def.responseType) response.content = { [def.responseType]: {} };
+  for (const alternate of def.alternates ?? []) {
+    const content = (response.content ??= {}) as Record<string, { schema: JsonSchema; description?: string }>;
+    const schema = toOpenApiSchema(alternate.schema);
+    const same = content[alternate.contentType];
+    // Two representations of one media type (a run, or its CTRF report): either schema.
+    content[alternate.contentType] = same ? { schema: { oneOf: [same.schema, schema] } } : { schema };
+  }
+  if (def.alternates?.length) response.description = `${def.summary}. ${def.alternates.map((a) => a.description).join('. ')}`;
   return [String(status), response];
 }
 

@@ -20,6 +20,22 @@ export type { JsonSchema };
 export class JsonText {
   constructor(readonly text: string) {}
 }
+
+/** A handler's answer in another representation the route declares (`alternates`): sent as it is. */
+export class Representation {
+  constructor(
+    readonly text: string,
+    readonly contentType: string,
+  ) {}
+}
+
+/** Another representation of a route's success answer, for /openapi.json (the handler picks it). */
+export interface Alternate {
+  contentType: string;
+  schema: JsonSchema;
+  /** When it is answered: the query or Accept header that asks for it. */
+  description: string;
+}
 export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
 /** The query of a route that declares no query type (RouteDef<Body, Q>): plain values, read with care. */
@@ -67,6 +83,8 @@ export interface RouteDef<Body = unknown, Q extends Query = Query> {
   response?: JsonSchema;
   /** Media type of a success body that is not JSON (a file download), for the API description. */
   responseType?: string;
+  /** Other representations of the success body (a JUnit report of a run, say), for the API description. */
+  alternates?: Alternate[];
   /** Error statuses this route may answer beyond those every route of its kind may (see openapi.ts). */
   errors?: number[];
   /** The answer is one versioned record: it carries an ETag (its `version` in quotes). */
@@ -183,7 +201,11 @@ export class Api {
         const run = async () => {
           const result = await def.handler({ principal: principal!, params: koa.params, query, body: body ?? {}, ifMatch, koa });
           // A handler answers by returning the body; one that wrote the response itself returns nothing.
-          if (result instanceof JsonText) {
+          if (result instanceof Representation) {
+            koa.status = def.status ?? 200;
+            koa.set('Content-Type', result.contentType);
+            koa.body = result.text;
+          } else if (result instanceof JsonText) {
             koa.status = def.status ?? 200;
             // The header itself, before the body: Koa then skips its own type lookup.
             koa.set('Content-Type', 'application/json; charset=utf-8');

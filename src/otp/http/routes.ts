@@ -1,11 +1,25 @@
-import { route, type QueryOf, type RouteDef } from '../../rest/route.js';
+import { Representation, route, type QueryOf, type RouteDef } from '../../rest/route.js';
+import { runToJunit } from '../../reports/junit.js';
+import { runToCtrf } from '../../reports/ctrf.js';
 import type { Config } from '../../config.js';
 import type { RunCommands } from '../runs/commands.js';
 import { runsQuery, type RunRequest } from '../runs/request.js';
 import { OTP_VERSION } from '../protocol/frames.js';
-import { ProtocolSchema, RunPageSchema, RunRequestSchema, RunSchema, RunTraceSchema, SessionPageSchema, SessionSchema } from './schemas.js';
+import { CtrfReportSchema, ProtocolSchema, RunPageSchema, RunRequestSchema, RunSchema, RunTraceSchema, SessionPageSchema, SessionSchema } from './schemas.js';
 import type { RunViews } from '../store/run-views.js';
 import { pageQueryProperties } from '../../rest/pagination.js';
+
+export const runQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    format: {
+      enum: ['json', 'junit', 'ctrf'],
+      description: 'json (the default): the run; junit: a JUnit XML report of it (also asked for by Accept: application/xml); ctrf: a CTRF JSON report',
+    },
+  },
+} as const;
+type RunQuery = QueryOf<typeof runQuery>;
 
 type RunsQuery = QueryOf<typeof runsQuery>;
 
@@ -58,11 +72,24 @@ export function otpRoutes({ runs, config, views }: OtpRoutesDeps): RouteDef[] {
       summary: 'List runs, newest last',
       handler: ({ principal, query }) => runs.list(principal, query),
     }),
-    {
-      method: 'get', path: '/otp/runs/:id', auth: 'read', tag, operationId: 'getOtpRun', response: RunSchema,
+    route<unknown, RunQuery>({
+      method: 'get', path: '/otp/runs/:id', auth: 'read', tag, operationId: 'getOtpRun', response: RunSchema, query: runQuery,
       summary: 'A run with its counts and every step (status, duration, error, evidence, usedLocator, actual)',
-      handler: ({ principal, params }) => runs.readJson(principal, params.id),
-    },
+      alternates: [
+        { contentType: 'application/xml', schema: { type: 'string', description: 'JUnit XML: one testcase per test case' }, description: 'JUnit XML with format=junit or Accept: application/xml' },
+        { contentType: 'application/json', schema: CtrfReportSchema, description: 'A CTRF report with format=ctrf' },
+      ],
+      handler: async ({ principal, params, query, koa }) => {
+        const format = query.format ?? (/\b(application|text)\/(junit\+)?xml\b/.test(koa.get('accept')) ? 'junit' : 'json');
+        if (format === 'json') return runs.readJson(principal, params.id);
+        const run = await runs.read(principal, params.id);
+        const baseUrl = config.publicUrl ?? koa.origin;
+        if (format === 'junit') return new Representation(runToJunit(run, baseUrl), 'application/xml; charset=utf-8');
+        const session = run.sessionId ? await views.session(principal.projectId, run.sessionId).catch(() => undefined) : undefined;
+        const browser = session ? [session.name ?? session.executor, session.version].filter(Boolean).join(' ') : undefined;
+        return runToCtrf(run, { baseUrl, ...(browser ? { browser } : {}) });
+      },
+    }),
     {
       method: 'get', path: '/otp/runs/:id/trace', auth: 'read', tag, operationId: 'getOtpRunTrace', response: RunTraceSchema,
       summary: "The run machine's transitions (event, from-state, to-state, time), the last 500, kept with the run",

@@ -182,3 +182,16 @@ export const RunTraceSchema = registerSchema({
     live: { type: 'boolean', description: 'True: read from the process that drives the run; false: as last written (every OTP_TRACE_FLUSH_MS while it runs, and with its verdict)' },
   },
 });
+
+export const CtrfReportSchema = registerSchema({
+  $id: 'CtrfReport',
+  title: 'CtrfReport',
+  description: 'A run as a Common Test Report Format document (its own schema: the ctrf package, or ctrf.io): one test per test case',
+  type: 'object',
+  required: ['reportFormat', 'specVersion', 'results'],
+  properties: {
+    reportFormat: { const: 'CTRF' },
+    specVersion: { type: 'string' },
+    results: { type: 'object', required: ['tool', 'summary', 'tests'] },
+  },
+});

@@ -8,6 +8,8 @@ import { pageQueryProperties } from '../../rest/pagination.js';
 const runRequestSchema = {
   type: 'object',
   additionalProperties: false,
+  // What runs: the test cases, or a plan; never both, never neither.
+  oneOf: [{ required: ['testCaseIds'] }, { required: ['planId'] }],
   properties: {
     testCaseIds: {
       type: 'array', minItems: 1, maxItems: 500, items: { type: 'string', pattern: '^tc_' },

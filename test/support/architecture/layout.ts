@@ -18,12 +18,14 @@ export const MAY_IMPORT: Record<string, string[]> = {
   'otp/engine': ['machines', 'validation:types', 'otp/protocol', 'otp/store', 'auth', 'db:types'],
   'otp/runs': ['machines', 'validation', 'otp/store:types', 'otp/engine:types', 'auth:types', 'rest'],
   'otp/transport': ['otp/engine', 'otp/protocol', 'auth', 'machines'],
-  'otp/http': ['otp/runs', 'otp/engine', 'otp/store', 'otp/protocol', 'rest', 'assets', 'machines'],
+  'otp/http': ['otp/runs', 'otp/engine', 'otp/store', 'otp/protocol', 'rest', 'assets', 'machines', 'reports'],
   assets: ['rest', 'validation', 'db', 'auth', 'machines:types'],
   artifacts: ['rest', 'validation', 'db', 'auth', 'otp/protocol', 'otp/engine:types', 'otp/store:types', 'machines'],
   platform: ['rest', 'db', 'auth', 'api-keys'],
   'api-keys': ['rest', 'db', 'auth'],
   runner: ['otp/protocol'],
+  reports: [],
+  cli: ['reports'],
   oauth: ['db', 'auth'],
   mcp: ['validation', 'auth', 'rest', 'otp/runs', 'otp/http', 'otp/store:types', 'otp/engine:types', 'artifacts', 'machines'],
   'webhook-delivery': ['rest', 'validation', 'db', 'artifacts', 'otp/http'],
@@ -36,8 +38,8 @@ export const KERNEL = new Set(['config.ts', 'log.ts', 'ids.ts', 'errors.ts', 'ti
 /** The composition root: may import every room but ROOT_NEVER_IMPORTS. */
 export const ROOT_FILES = new Set(['service.ts', 'main.ts']);
 /** The runner is a program of its own: the service never imports it, and it imports no kernel. */
-export const ROOT_NEVER_IMPORTS = new Set(['runner']);
-export const NO_KERNEL = new Set(['runner']);
+export const ROOT_NEVER_IMPORTS = new Set(['runner', 'cli']);
+export const NO_KERNEL = new Set(['runner', 'cli']);
 
 /** The packages machines/ may import (and nothing else outside machines/). */
 export const MACHINE_PACKAGES = new Set(['xstate']);
@@ -78,8 +80,8 @@ export const TABLE_OWNERS: Record<string, string> = {
   webhook_health: 'webhook-delivery',
 };
 
-/** The only readers of process.env: the service's configuration and the runner's options. */
-export const ENV_READERS = new Set(['src/config.ts', 'src/runner/options.ts']);
+/** The only readers of process.env: the service's configuration, the runner's options and the CLI's. */
+export const ENV_READERS = new Set(['src/config.ts', 'src/runner/options.ts', 'src/cli/options.ts']);
 
 /** The one module that makes Ajv instances (docs/decisions.md, "One Ajv configuration"). */
 export const AJV_MAKER = 'src/validation/ajv.ts';

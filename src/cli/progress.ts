@@ -1,0 +1,62 @@
+// What `otp run` prints while it waits: one line per test case as it ends (plain lines, as CI logs
+// want them), and in a terminal a bar of the steps done, redrawn in place under those lines.
+import { caseResults, type CaseResult, type ReportedRun } from '../reports/case-results.js';
+
+const MARK: Record<CaseResult['outcome'], string> = { passed: 'PASS', failed: 'FAIL', errored: 'ERROR', skipped: 'SKIP', pending: '....' };
+
+export class Progress {
+  private printed = 0;
+  private barShown = false;
+
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly tty: boolean,
+  ) {}
+
+  line(text: string): void {
+    this.clearBar();
+    this.write(`${text}\n`);
+  }
+
+  /** The run as it now stands: the cases that ended since the last call get their line. */
+  update(run: ReportedRun): void {
+    const cases = caseResults(run);
+    // Cases end in order; a case is reported once all before it are.
+    while (this.printed < cases.length && cases[this.printed]!.outcome !== 'pending' && this.ended(run, this.printed)) {
+      this.line(caseLine(cases[this.printed]!));
+      this.printed++;
+    }
+    if (this.tty) this.bar(run);
+  }
+
+  /** The cases not reported yet (the run ended before them), at the end. */
+  finish(run: ReportedRun): void {
+    const cases = caseResults(run);
+    for (; this.printed < cases.length; this.printed++) this.line(caseLine(cases[this.printed]!));
+    this.clearBar();
+  }
+
+  private ended(run: ReportedRun, caseIndex: number): boolean {
+    return run.steps.filter((s) => s.caseIndex === caseIndex).every((s) => s.status !== 'pending');
+  }
+
+  private bar(run: ReportedRun): void {
+    const done = run.steps.filter((s) => s.status !== 'pending').length;
+    const width = 30;
+    const filled = run.steps.length ? Math.round((done / run.steps.length) * width) : 0;
+    this.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${run.steps.length} steps, ${run.status}`);
+    this.barShown = true;
+  }
+
+  private clearBar(): void {
+    if (!this.barShown) return;
+    this.write('\r\u001b[2K');
+    this.barShown = false;
+  }
+}
+
+function caseLine(c: CaseResult): string {
+  const time = `${(c.durationMs / 1000).toFixed(1)} s`;
+  const why = c.failure ? ` — step ${c.failure.stepIndex}: ${c.failure.code}: ${c.failure.message}` : '';
+  return `${MARK[c.outcome]}  ${c.title} (${c.id}, ${time})${why}`;
+}

@@ -1,0 +1,66 @@
+// A run as a CTRF report (Common Test Report Format, JSON; its schema ships in the `ctrf` package and
+// the tests check against it): one test per test case, with the browser that ran it and its evidence
+// as attachments (links to the service, which need a key or a signed link to open).
+import { caseResults, type ReportedRun } from './case-results.js';
+
+const STATUS = { passed: 'passed', failed: 'failed', errored: 'failed', skipped: 'skipped', pending: 'pending' } as const;
+
+export interface CtrfOptions {
+  /** The service's address, to make the links absolute. */
+  baseUrl: string;
+  /** The executor that ran the run (its name and version), when known. */
+  browser?: string;
+  /** The report's own name (the CI job, say). */
+  reportName?: string;
+}
+
+export function runToCtrf(run: ReportedRun, options: CtrfOptions) {
+  const cases = caseResults(run);
+  const start = Date.parse(run.startedAt ?? run.createdAt ?? '') || Date.now();
+  const stop = Date.parse(run.finishedAt ?? '') || start + (run.durationMs ?? 0);
+  const tests = cases.map((c) => ({
+    name: c.title,
+    testId: c.id,
+    status: STATUS[c.outcome],
+    rawStatus: c.outcome,
+    duration: Math.round(c.durationMs),
+    filePath: c.id,
+    suite: [run.planId ?? 'otp'],
+    ...(c.failure ? { message: `${c.failure.code}: ${c.failure.message}`, trace: c.lines.join('\n') } : {}),
+    // Retries come with the ai group's retries; until then every case runs once.
+    flaky: false,
+    ...(options.browser ? { browser: options.browser } : {}),
+    ...(c.screenshots.length
+      ? { attachments: c.screenshots.map((url, i) => ({ name: `screenshot ${i + 1}`, contentType: 'image/png', path: `${options.baseUrl}${url}` })) }
+      : {}),
+    stdout: c.lines,
+  }));
+  const count = (status: string) => tests.filter((t) => t.status === status).length;
+  return {
+    reportFormat: 'CTRF',
+    specVersion: '0.0.0',
+    runId: run.id,
+    timestamp: new Date(stop).toISOString(),
+    generatedBy: 'otp-service',
+    results: {
+      tool: { name: 'otp-service' },
+      summary: {
+        tests: tests.length,
+        passed: count('passed'),
+        failed: count('failed'),
+        skipped: count('skipped'),
+        pending: count('pending'),
+        other: count('other'),
+        flaky: 0,
+        start,
+        stop,
+        duration: Math.max(0, stop - start),
+      },
+      tests,
+      environment: {
+        ...(options.reportName ? { reportName: options.reportName } : {}),
+        extra: { runId: run.id, status: run.status, url: `${options.baseUrl}/console/runs/${run.id}` },
+      },
+    },
+  };
+}
