@@ -67,6 +67,8 @@ export interface StepReport {
   evidence?: { screenshotAssetId?: string; consoleErrors?: string[]; note?: string };
   actual?: string;
   usedLocator?: unknown;
+  /** Fields of observed text stored with U+FFFD in place of what PostgreSQL cannot hold (the protocol names them). */
+  textReplaced?: string[];
 }
 
 /** What is recorded for one step: the executor's report, or the service's own verdict. */

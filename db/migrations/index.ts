@@ -11,6 +11,7 @@ import * as runTrace from './008_run_trace.js';
 import * as oauth from './009_oauth.js';
 import * as webhookOutbox from './010_webhook_outbox.js';
 import * as webhookSubscriptionNotices from './011_webhook_subscription_notices.js';
+import * as stepTextReplaced from './012_step_text_replaced.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -28,6 +29,7 @@ const migrations: Array<[string, Migration]> = [
   ['009_oauth', oauth],
   ['010_webhook_outbox', webhookOutbox],
   ['011_webhook_subscription_notices', webhookSubscriptionNotices],
+  ['012_step_text_replaced', stepTextReplaced],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

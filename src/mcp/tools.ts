@@ -59,7 +59,7 @@ export function failingSteps(run: RunView, absolute: (path: string) => string) {
         ...(evidence?.screenshotUrl ? [absolute(evidence.screenshotUrl)] : []),
         ...(evidence?.files ?? []).flatMap((f) => (f.downloadUrl ? [absolute(f.downloadUrl)] : [])),
       ];
-      return { stepIndex: s.stepIndex, testCaseId: s.testCaseId, label: s.label, status: s.status, action: s.action, error: s.error, actual: s.actual, evidence: s.evidence, evidenceLinks: links };
+      return { stepIndex: s.stepIndex, testCaseId: s.testCaseId, label: s.label, status: s.status, action: s.action, error: s.error, actual: s.actual, textReplaced: s.textReplaced, evidence: s.evidence, evidenceLinks: links };
     });
 }
 

@@ -4,6 +4,7 @@
 // while run.start is still opening the context waits for it (the race the issue names).
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunStartPayload, StepExecPayload, StepResultPayload } from '../otp/protocol/schemas/messages.js';
+import { cleanObservedText } from '../otp/protocol/observed-text.js';
 import { perform, type ActionOutcome } from './actions.js';
 import { Deadline } from './deadline.js';
 import { ConsoleErrors, evidenceScreenshot, storeScreenshot, wantsScreenshot } from './evidence.js';
@@ -90,6 +91,9 @@ export class RunExecutor {
       if (this.cancelled) return;
       this.deps.stepStarted?.(this.runId, exec.stepIndex);
       entry.result = await this.step(exec);
+      // A page's text may hold what the service cannot store (and a cut to a limit can split a
+      // surrogate pair): sent replaced, and said so in textReplaced.
+      cleanObservedText(entry.result);
       // A cancelled run's step is recorded by the service (E_CANCELLED); a late result would be refused.
       if (!this.cancelled) this.deps.sendResult(this.runId, entry.ref, entry.result);
     });

@@ -86,13 +86,17 @@ describe('Console: the engineers\' web UI', function () {
     const exec = await executor.next('step.exec');
     const png = await page.screenshot();
     const assetId = await p.evidence(runId, 2, png, 'pay-now.png');
-    executor.result(exec, 'fail', notFound(exec, assetId));
+    const failure = notFound(exec, assetId);
+    // A console error with a NUL in it: stored with U+FFFD, and the step says so.
+    failure.evidence.consoleErrors.push('bad\u0000byte');
+    executor.result(exec, 'fail', failure);
     await executor.next('run.finished');
     const row = page.locator('#steps tr[data-step="2"][data-status="fail"]');
     await row.waitFor();
     const text = await row.innerText();
     expect(text).to.include('E_LOCATOR_NOT_FOUND').and.include('No element matched').and.include('the element with text exactly “Pay now”');
     expect(text).to.include("TypeError: Cannot read properties of undefined (reading 'total')");
+    expect(text).to.include('bad\ufffdbyte').and.include('stored as U+FFFD (\ufffd) in: evidence.consoleErrors');
     // The screenshot opens through a signed link that needs no key.
     const link = row.getByRole('link', { name: 'Open pay-now.png' });
     const href = (await link.getAttribute('href'))!;

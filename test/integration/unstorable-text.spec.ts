@@ -1,6 +1,7 @@
 // Text PostgreSQL cannot store (NUL, unpaired UTF-16 surrogates) is refused where it enters, naming
 // the field: every kind of REST input (path ids, query, headers, JSON bodies at any depth and in keys,
-// multipart fields) and OTP frames. Before, most of these reached a statement and answered 500.
+// multipart fields) and OTP frames (but for the text a step.result observed on a page, which is stored
+// cleaned: observed-text.spec.ts). Before, most of these reached a statement and answered 500.
 import net from 'node:net';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/service.js';
@@ -97,11 +98,13 @@ describe('Text that PostgreSQL cannot store is refused at the edge', () => {
       await executor.hello();
       const resultId = msgId();
       executor.raw(
-        `{"otp":"1.0","id":"${resultId}","ts":"${new Date().toISOString()}","type":"step.result","sessionId":"${executor.sessionId}","runId":"otr_x","ref":"msg_x","payload":{"stepIndex":0,"status":"fail","actual":"a\\u0000b"}}`,
+        `{"otp":"1.0","id":"${resultId}","ts":"${new Date().toISOString()}","type":"step.result","sessionId":"${executor.sessionId}","runId":"otr_x","ref":"msg_x","payload":{"stepIndex":0,"status":"fail","usedLocator":{"by":"css","value":"a\\u0000b"}}}`,
       );
       const nul = await executor.next('error', (f) => f.ref === resultId);
       expect(nul.payload.code).to.equal('E_INVALID_FRAME');
-      expect(nul.payload.details.fields).to.deep.equal([{ field: 'payload.actual', message: NUL_MESSAGE }]);
+      expect(nul.payload.details.fields).to.deep.equal([{ field: 'payload.usedLocator.value', message: NUL_MESSAGE }]);
+      // Text observed on a page (actual, error.message, console errors) is stored cleaned instead:
+      // integration/observed-text.spec.ts.
       const errorId = msgId();
       executor.raw(
         `{"otp":"1.0","id":"${errorId}","ts":"${new Date().toISOString()}","type":"error","sessionId":"${executor.sessionId}","payload":{"code":"E_INTERNAL","message":"m","details":{"deep":[{"k\\u0000":1}]}}}`,

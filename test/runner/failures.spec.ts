@@ -18,6 +18,12 @@ const COOKIE_PAGE = `<!doctype html><title>Cookies</title>
 const NOISY_PAGE = `<!doctype html><title>Noisy</title>
 <button id="noisy" onclick="console.error('boom from console'); throw new Error('uncaught boom')">Noisy</button>`;
 
+// Text the database cannot hold: a NUL in an attribute and in a console error, and a console error
+// whose cut to the runner's limit (2000 characters) falls inside a surrogate pair.
+const UNSTORABLE_PAGE = `<!doctype html><title>Unstorable</title>
+<button id="log" onclick="console.error('nul\\u0000here'); console.error('x'.repeat(1999) + '\\u{1F600} tail')">Log</button>
+<p id="v">v</p><script>document.getElementById('v').setAttribute('data-x', 'a\\u0000b');</script>`;
+
 describe('otp-runner: failures, origins, eval, cancel, evidence, contexts, reconnects', function () {
   this.timeout(30_000);
   let h: RunnerHarness;
@@ -26,7 +32,7 @@ describe('otp-runner: failures, origins, eval, cancel, evidence, contexts, recon
 
   before(async () => {
     other = await otherOrigin();
-    site = await servePages({ '/': PLAN_PAGE, '/frame': FRAME_PAGE, '/cookie': COOKIE_PAGE, '/noisy': NOISY_PAGE, '/cross': crossOriginPage(other.origin) });
+    site = await servePages({ '/': PLAN_PAGE, '/frame': FRAME_PAGE, '/cookie': COOKIE_PAGE, '/noisy': NOISY_PAGE, '/unstorable': UNSTORABLE_PAGE, '/cross': crossOriginPage(other.origin) });
     h = await startHarness({ maxParallel: 2 });
   });
   after(async () => {
@@ -190,6 +196,32 @@ describe('otp-runner: failures, origins, eval, cancel, evidence, contexts, recon
     expect(seen.some((e: string) => e.includes('boom from console'))).to.equal(true);
     expect(seen.some((e: string) => e.includes('uncaught boom'))).to.equal(true);
     expect(run.steps[0].evidence.consoleErrors).to.equal(undefined);
+  });
+
+  it('sends text the database cannot hold with U+FFFD in its place, says so, and its verdict is kept', async () => {
+    const sent: any[] = [];
+    const onResult = (_runId: string, payload: unknown) => sent.push(payload);
+    h.runner.on('result', onResult);
+    const run = await h.run([
+      step({ action: 'navigate', url: site.url('/unstorable') }),
+      step({ action: 'click', locator: { by: 'css', value: '#log' } }),
+      step({ action: 'assert', kind: 'attribute', attribute: 'data-x', locator: { by: 'css', value: '#v' }, expected: 'ab' }, { continueOnFail: true, timeoutMs: 1000 }),
+    ]);
+    expect(run.status).to.equal('failed');
+    const [, click, assert] = run.steps;
+    expect(click.status).to.equal('pass');
+    expect(click.evidence.consoleErrors).to.deep.equal(['nul\ufffdhere', `${'x'.repeat(1999)}\ufffd`]);
+    expect(click.textReplaced).to.deep.equal(['evidence.consoleErrors']);
+    // The assert's own verdict (not a time-out): the observed value, cleaned.
+    expect(assert).to.deep.include({ status: 'fail', source: 'executor', actual: 'a\ufffdb' });
+    expect(assert.error).to.deep.include({ code: 'E_ASSERT_FAILED' });
+    expect(assert.error.message).to.contain('got "a\ufffdb"');
+    expect(assert.textReplaced).to.deep.equal(['actual', 'error.message']);
+    expect(run.steps[0].textReplaced).to.equal(null);
+    // Cleaned by the runner itself, before sending: the frames it sent hold no such text.
+    h.runner.off('result', onResult);
+    expect(sent.map((p) => p.textReplaced)).to.deep.equal([undefined, ['evidence.consoleErrors'], ['actual', 'error.message']]);
+    expect(sent[2].actual).to.equal('a\ufffdb');
   });
 
   it('gives each run its own fresh context: two parallel runs do not see each other\'s cookies', async () => {

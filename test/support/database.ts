@@ -1,14 +1,25 @@
 // A fresh PostgreSQL database per test suite: on the server named by DATABASE_URL when it is set
-// (CI), otherwise on one embedded server started for this test process.
+// (CI), otherwise on one embedded server started for this test process (each mocha --parallel worker
+// is a process of its own, with its own server).
+//
+// The embedded server is started once per process. When it cannot start, that start fails as soon as
+// PostgreSQL gives up (seconds), with its reason, and every createTestDatabase() after it fails at once
+// with the same error: no suite waits in its "before all" hook for a server that is not coming.
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../src/db/embedded.js';
+import { startEmbeddedPostgres, type EmbeddedOptions } from '../../src/db/embedded.js';
 import { loadConfig } from '../../src/config.js';
 
 let serverUrl: Promise<string> | undefined;
+let embeddedOptions: Pick<EmbeddedOptions, 'nativeDir' | 'stateDir'> = {};
+
+/** Options of this process's embedded server, before it starts (tests of the start's failures). */
+export function configureEmbeddedServer(options: Pick<EmbeddedOptions, 'nativeDir' | 'stateDir'>): void {
+  embeddedOptions = options;
+}
 
 function baseUrl(): Promise<string> {
   const external = loadConfig().databaseUrl;
@@ -16,9 +27,13 @@ function baseUrl(): Promise<string> {
   serverUrl ??= (async () => {
     const dir = path.join(os.tmpdir(), `otp-test-pg-${process.pid}`);
     await fs.rm(dir, { recursive: true, force: true });
-    const server = await startEmbeddedPostgres(dir, { database: 'postgres' });
-    process.once('exit', () => void server.stop());
-    return server.url;
+    try {
+      const server = await startEmbeddedPostgres(dir, { database: 'postgres', ...embeddedOptions });
+      process.once('exit', () => void server.stop());
+      return server.url;
+    } catch (err) {
+      throw new Error(`no database for the tests: ${(err as Error).message} (the tests need CREATEDB on it)`, { cause: err });
+    }
   })();
   return serverUrl;
 }

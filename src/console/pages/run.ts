@@ -57,6 +57,9 @@ async function stepRow(data: ConsoleData, principal: Principal, step: StepView, 
   if (evidence?.consoleErrors?.length) {
     details.push(html`<div>Console errors: <ul>${evidence.consoleErrors.map((e) => html`<li><code>${e}</code></li>`)}</ul></div>`);
   }
+  if (step.textReplaced?.length) {
+    details.push(html`<div class="muted">Text the database cannot hold was stored as U+FFFD (\uFFFD) in: ${step.textReplaced.join(', ')}</div>`);
+  }
   return html`<tr data-step="${step.stepIndex}" data-status="${step.status}">
     <td>${step.stepIndex + 1}</td>
     <td>${step.label ? html`<strong>${step.label}</strong><br>` : ''}${stepSentence(step.action as never)}</td>

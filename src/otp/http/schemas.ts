@@ -2,6 +2,7 @@
 import { pageSchema, registerSchema } from '../../rest/schemas.js';
 import { RUN_STATUSES } from '../../../machines/types.js';
 import { EvidenceFileSchema } from '../../assets/evidence/schema.js';
+import { OBSERVED_TEXT_FIELDS } from '../protocol/observed-text.js';
 // Registered there, as the run commands' own; re-exported for the routes (and registered at this point of /openapi.json).
 export { RunRequestSchema } from '../runs/request.js';
 
@@ -73,7 +74,7 @@ const runSummaryProperties = {
 const stepView = {
   type: 'object',
   additionalProperties: false,
-  required: ['stepIndex', 'caseIndex', 'testCaseId', 'label', 'action', 'status', 'source', 'durationMs', 'error', 'evidence', 'actual', 'usedLocator', 'finishedAt'],
+  required: ['stepIndex', 'caseIndex', 'testCaseId', 'label', 'action', 'status', 'source', 'durationMs', 'error', 'evidence', 'actual', 'usedLocator', 'textReplaced', 'finishedAt'],
   properties: {
     stepIndex: { type: 'integer' },
     caseIndex: { type: 'integer', description: 'Position of its test case in the run' },
@@ -101,6 +102,12 @@ const stepView = {
     },
     actual: { type: ['string', 'null'] },
     usedLocator: { type: ['object', 'null'], description: 'The locator that matched (a Locator)' },
+    textReplaced: {
+      type: ['array', 'null'],
+      items: { enum: [...OBSERVED_TEXT_FIELDS] },
+      description:
+        'Fields of text observed on the page (actual, error.message, evidence.consoleErrors) stored with U+FFFD in place of NUL characters and lone UTF-16 surrogates, which cannot be stored; null when none was replaced. The verdict is as the executor sent it.',
+    },
     finishedAt: nullableTime,
   },
 };

@@ -5,9 +5,10 @@
 import type { StepAction } from '../../../machines/types.js';
 import { boundedValidatorOf, type BoundedValidator } from '../../validation/bounded.js';
 import { unstorableText } from '../../validation/text.js';
+import { cleanObservedText } from './observed-text.js';
 import { quote, type FieldError, type ValidationResult } from '../../validation/field-errors.js';
 import { INBOUND_TYPES, MESSAGE_TYPES, OUTBOUND_TYPES, inboundMessageSchemas, otpSchemas, outboundMessageSchemas } from './schemas/index.js';
-import type { InboundMessage, InboundType, OutboundMessage, OutboundType, TestCaseStep } from './schemas/index.js';
+import type { InboundMessage, InboundType, OutboundMessage, OutboundType, StepResultPayload, TestCaseStep } from './schemas/index.js';
 
 export type { FieldError, ValidationResult, InboundType, OutboundType };
 
@@ -61,18 +62,23 @@ function frameChecker<M>(
   schemaOf: Readonly<Record<string, string>>,
   sentBy: string,
   otherSide: string,
+  cleaners: Readonly<Record<string, (frame: any) => void>> = {},
 ): (frame: unknown, text?: string) => FrameResult<M> {
   const validators = new Map<string, BoundedValidator>(types.map((t) => [t, compiledFor(schemaOf[t]!)]));
   return (frame, text) => {
     if (frame !== null && typeof frame === 'object') {
-      const fn = validators.get((frame as { type?: unknown }).type as string);
+      const type = (frame as { type?: unknown }).type as string;
+      const fn = validators.get(type);
       if (fn) {
         const result = fn(frame, '', text?.length);
         if (!result.ok) return result;
-        // Text PostgreSQL cannot store is refused here, where the frame enters, not by a failed write.
-        // Such text can only arrive as a \u escape (a raw NUL is invalid JSON, and decoded UTF-8 has
-        // no lone surrogates), so a frame whose text has none needs no walk.
-        const unstorable = text === undefined || text.includes('\\u') ? unstorableText(frame) : undefined;
+        // Text PostgreSQL cannot store is refused here, where the frame enters, not by a failed write,
+        // except in text observed on a page, which is cleaned instead (observed-text.ts). Such text can
+        // only arrive as a \u escape (a raw NUL is invalid JSON, and decoded UTF-8 has no lone
+        // surrogates), so a frame whose text has none needs neither.
+        if (text !== undefined && !text.includes('\\u')) return { ok: true, message: frame as M };
+        cleaners[type]?.(frame);
+        const unstorable = unstorableText(frame);
         return unstorable ? { ok: false, errors: [unstorable] } : { ok: true, message: frame as M };
       }
     }
@@ -84,7 +90,9 @@ function frameChecker<M>(
  * Check a parsed frame from the executor (the session's hot path). `text`, the JSON it was parsed
  * from, when given, spares walks over the frame (see bounded.ts and the text check below).
  */
-export const validateInbound = frameChecker<InboundMessage>(INBOUND_TYPES, inboundMessageSchemas, 'executor', 'service');
+export const validateInbound = frameChecker<InboundMessage>(INBOUND_TYPES, inboundMessageSchemas, 'executor', 'service', {
+  'step.result': (frame: { payload: StepResultPayload }) => cleanObservedText(frame.payload),
+});
 
 /** Check a frame the service is about to send (tests and docs; the hot path does not need it). */
 export const validateOutbound = frameChecker<OutboundMessage>(OUTBOUND_TYPES, outboundMessageSchemas, 'service', 'executor');

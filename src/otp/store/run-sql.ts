@@ -35,6 +35,8 @@ export function stepRecord({ runId, outcome }: StepWrite) {
     evidence: outcome.evidence ?? null,
     actual: outcome.actual ?? null,
     used_locator: outcome.usedLocator ?? null,
+    // Left out of the batch's JSON when absent (nearly always): the column reads NULL.
+    text_replaced: outcome.textReplaced,
   };
 }
 
@@ -47,9 +49,9 @@ export function stepRecord({ runId, outcome }: StepWrite) {
 export const recordStepsSql = (batch: string, count: string) => `
 UPDATE otp_run_steps s
    SET status = v.status, source = v.source, duration_ms = v.duration_ms, error = v.error,
-       evidence = v.evidence, actual = v.actual, used_locator = v.used_locator, finished_at = now()
+       evidence = v.evidence, actual = v.actual, used_locator = v.used_locator, text_replaced = v.text_replaced, finished_at = now()
   FROM (SELECT * FROM jsonb_to_recordset(${batch}::jsonb) AS r(run_id text, step_index int, status text, source text,
-          duration_ms int, error jsonb, evidence jsonb, actual text, used_locator jsonb) LIMIT ${count}) v
+          duration_ms int, error jsonb, evidence jsonb, actual text, used_locator jsonb, text_replaced jsonb) LIMIT ${count}) v
  WHERE s.run_id = v.run_id AND s.step_index = v.step_index AND s.status = 'pending'`;
 
 // The group commit's statement, prepared once on its own connection (see RunStore): it runs for

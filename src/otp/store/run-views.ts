@@ -19,6 +19,8 @@ export interface StepView {
   evidence: unknown;
   actual: string | null;
   usedLocator: unknown;
+  /** Fields of observed text stored with U+FFFD in place of what could not be stored (observed-text.ts). */
+  textReplaced: string[] | null;
   finishedAt: string | null;
 }
 
@@ -69,6 +71,7 @@ function stepView(s: any): StepView {
     evidence: s.evidence,
     actual: s.actual,
     usedLocator: s.used_locator,
+    textReplaced: s.text_replaced ?? null,
     finishedAt: iso(s.finished_at),
   };
 }
@@ -134,6 +137,7 @@ export function newRunView(
       evidence: null,
       actual: null,
       usedLocator: null,
+      textReplaced: null,
       finishedAt: null,
     })),
   };

@@ -29,6 +29,7 @@ interface AdoptedRow extends ClaimedRunRow {
       evidence: StepOutcome['evidence'] | null;
       actual: string | null;
       used_locator: unknown;
+      text_replaced: string[] | null;
     }
   > | null;
 }
@@ -87,7 +88,8 @@ export class SessionHandOverStore {
               (SELECT json_agg(json_build_object('step_index', s.step_index, 'case_index', s.case_index, 'action', s.action,
                         'timeout_ms', s.timeout_ms, 'continue_on_fail', s.continue_on_fail, 'evidence_policy', s.evidence_policy,
                         'label', s.label, 'status', s.status, 'source', s.source, 'duration_ms', s.duration_ms, 'error', s.error,
-                        'evidence', s.evidence, 'actual', s.actual, 'used_locator', s.used_locator) ORDER BY s.step_index)
+                        'evidence', s.evidence, 'actual', s.actual, 'used_locator', s.used_locator,
+                        'text_replaced', s.text_replaced) ORDER BY s.step_index)
                  FROM otp_run_steps s WHERE s.run_id = r.id) AS steps
          FROM otp_runs r
         WHERE r.session_id = ? AND r.instance_id = ? AND r.status = 'running'
@@ -109,6 +111,7 @@ export class SessionHandOverStore {
             ...(s.evidence ? { evidence: s.evidence } : {}),
             ...(s.actual !== null ? { actual: s.actual } : {}),
             ...(s.used_locator !== null ? { usedLocator: s.used_locator } : {}),
+            ...(s.text_replaced !== null ? { textReplaced: s.text_replaced } : {}),
           })),
       };
     });

@@ -73,6 +73,10 @@ export const ServiceErrorPayloadSchema = {
   additionalProperties: false,
 } as const satisfies JsonSchema;
 
+/** The step.result fields that hold text observed on the page (observed-text.ts), as `textReplaced` names them. */
+export const OBSERVED_TEXT_FIELDS = ['actual', 'error.message', 'evidence.consoleErrors'] as const;
+export type ObservedTextField = (typeof OBSERVED_TEXT_FIELDS)[number];
+
 export const StepResultPayloadSchema = {
   $id: 'StepResultPayload',
   title: 'StepResultPayload',
@@ -109,6 +113,14 @@ export const StepResultPayloadSchema = {
     },
     actual: { description: 'Observed value (asserts).', type: 'string', maxLength: 100000 },
     usedLocator: { $ref: 'Locator', description: 'The locator that matched (from candidates, the one that worked).' },
+    textReplaced: {
+      description:
+        'The fields of observed text (actual, error.message, evidence.consoleErrors) in which NUL characters and lone UTF-16 surrogates, which cannot be stored, were replaced with U+FFFD. An executor that replaced them before sending says so here; the service adds the fields it replaced itself (it stores such text replaced, and keeps the verdict).',
+      type: 'array',
+      maxItems: OBSERVED_TEXT_FIELDS.length,
+      uniqueItems: true,
+      items: { description: 'A field of observed text.', enum: [...OBSERVED_TEXT_FIELDS] },
+    },
   },
   required: ['stepIndex', 'status'],
   additionalProperties: false,
