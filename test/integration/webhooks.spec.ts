@@ -17,7 +17,9 @@ import { startService } from '../../src/service.js';
 import { createLogger } from '../../src/log.js';
 
 const navigate = { otp: { action: 'navigate', url: 'https://app.test/' } };
-const fastDelivery = { retryScheduleMs: [100, 200, 400, 800], jitter: 0.2, attemptTimeoutMs: 2_000, pollMs: 500, disableAfterFailures: 3, disableAfterMs: 0 };
+// Fast retries, but the service's own attempt time-out: no test here is about a slow receiver, and on a
+// loaded machine a local receiver can take seconds to answer (a 2 s time-out made a second attempt).
+const fastDelivery = { retryScheduleMs: [100, 200, 400, 800], jitter: 0.2, attemptTimeoutMs: 10_000, pollMs: 500, disableAfterFailures: 3, disableAfterMs: 0 };
 
 /** The payload matches the schema of its event type (the one /openapi.json publishes). */
 function expectSchema(r: Received) {
