@@ -19,7 +19,8 @@ async function failure(start: Promise<unknown>): Promise<{ message: string }> {
 }
 
 describe('the embedded PostgreSQL, when it cannot start', function () {
-  this.timeout(30_000);
+  // The port test makes a cluster and starts it once before its failed start.
+  this.timeout(60_000);
   let dir: string;
   beforeEach(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'otp-embedded-fail-'));
@@ -32,8 +33,11 @@ describe('the embedded PostgreSQL, when it cannot start', function () {
     const taken = net.createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as net.AddressInfo;
+    const options = { stateDir: path.join(dir, 'state') };
+    // The cluster is made first (a start on a free port), so that the failure is the server's own.
+    await (await startEmbeddedPostgres(path.join(dir, 'data'), options)).stop();
     try {
-      const { message } = await failure(startEmbeddedPostgres(path.join(dir, 'data'), { port, stateDir: path.join(dir, 'state') }));
+      const { message } = await failure(startEmbeddedPostgres(path.join(dir, 'data'), { ...options, port }));
       expect(message).to.match(/^the embedded PostgreSQL could not start: PostgreSQL exited \(code 1\): LOG: could not bind .*Address already in use/);
       expect(message).to.contain(`Port ${port} is taken: set EMBEDDED_PG_PORT to a free port, or leave it unset to use any free one; or set DATABASE_URL`);
       expect(message).to.contain(path.join(dir, 'data', 'embedded-pg.log'));

@@ -2,9 +2,10 @@
 // (CI), otherwise on one embedded server started for this test process (each mocha --parallel worker
 // is a process of its own, with its own server).
 //
-// The embedded server is started once per process. When it cannot start, that start fails as soon as
-// PostgreSQL gives up (seconds), with its reason, and every createTestDatabase() after it fails at once
-// with the same error: no suite waits in its "before all" hook for a server that is not coming.
+// The embedded server is started once per process, before the first file's suites (database-hooks.ts).
+// When it cannot start, that start fails as soon as PostgreSQL gives up (seconds), with its reason, and
+// every createTestDatabase() fails at once with the same error: no suite waits in its "before all"
+// hook for a server that is not coming.
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
@@ -36,6 +37,11 @@ function baseUrl(): Promise<string> {
     }
   })();
   return serverUrl;
+}
+
+/** Resolves once this process's database server is up (at once with DATABASE_URL); rejects when it cannot start. */
+export async function databaseReady(): Promise<void> {
+  await baseUrl();
 }
 
 export interface TestDatabase {
