@@ -19,11 +19,12 @@ import type { ServiceRest } from './service-rest.js';
  */
 const GUARD_MARGIN_MS = 1_000;
 /**
- * How long the end of a step waits for the first answer to a popup's navigation (its response, or its
- * refusal), so that a popup refused a few milliseconds after the click fails the click's step. Waited
- * only while a popup's navigation is in flight; a later refusal fails the step in which it is seen.
+ * How long the end of a step waits for the main-frame navigations in flight (the run's page's and its
+ * popups') to be answered: a response, or a refusal and its error page. So a popup refused a few
+ * milliseconds after the click that opened it fails that click's step. Waited only while such a
+ * navigation is in flight; a refusal seen later fails the step in which it is seen.
  */
-const POPUP_SETTLE_MS = 2_000;
+const NAVIGATION_SETTLE_MS = 2_000;
 
 export interface RunDeps {
   browser(): Promise<Browser>;
@@ -143,8 +144,8 @@ export class RunExecutor {
       failure = err instanceof StepError ? err : new StepError('E_INTERNAL', shortMessage(err));
     }
     // A navigation refused during the step (a click on a link to another origin, a redirect, a popup)
-    // fails it; a popup the step opened is given a moment to be answered (at most POPUP_SETTLE_MS).
-    if (!this.cancelled) await this.guard.settled(Math.min(POPUP_SETTLE_MS, deadline.remaining()));
+    // fails it; one still in flight is given a moment to be answered (at most NAVIGATION_SETTLE_MS).
+    if (!this.cancelled) await this.guard.settled(Math.min(NAVIGATION_SETTLE_MS, deadline.remaining()));
     const durationMs = deadline.elapsed();
     const blocked = this.guard.take();
     if (blocked.length && failure?.code !== 'E_NAVIGATION_BLOCKED' && !this.cancelled) {
