@@ -46,8 +46,21 @@ export async function findChromium(explicit?: string, places: readonly string[] 
   return { path: await npmChromium(), source: 'npm' };
 }
 
-export async function launchChromium(executablePath: string, headed = false): Promise<Browser> {
+/**
+ * Switches the runner adds to Playwright's (docs/runner.md "allowedOrigins"):
+ * - WebRTC sends UDP (STUN, TURN, media) straight from the browser, past any proxy: this policy keeps
+ *   it to TCP through the proxy, that is through the run's gate (origins.ts).
+ * - Chromium reloads an error page by itself a second or so later (a connection the gate refused
+ *   looks like a network failure): that retry is a navigation no step asked for, refused again in
+ *   whatever step is running then.
+ * Chromium's feature switches are left alone: a second --disable-features would replace Playwright's
+ * own list (the last one wins), and the gate does not depend on them.
+ */
+export const RUNNER_SWITCHES = ['--webrtc-ip-handling-policy=disable_non_proxied_udp', '--disable-auto-reload'];
+
+/** `args`: RUNNER_SWITCHES for the browser that performs runs (the recorder's has none of them). */
+export async function launchChromium(executablePath: string, headed = false, args: readonly string[] = []): Promise<Browser> {
   // Signals are the runner's to handle (cli.ts closes the runner, then the browser); Playwright's own
   // SIGINT handler would exit the process with 130 first.
-  return chromium.launch({ executablePath, headless: !headed, handleSIGINT: false, handleSIGTERM: false });
+  return chromium.launch({ executablePath, headless: !headed, args: [...args], handleSIGINT: false, handleSIGTERM: false });
 }

@@ -4,7 +4,7 @@
 import os from 'node:os';
 import type { Browser } from 'playwright-core';
 import type { Capabilities, StepResultPayload, RunFinishedPayload } from '../otp/protocol/schemas/messages.js';
-import { findChromium, launchChromium } from './browser.js';
+import { findChromium, launchChromium, RUNNER_SWITCHES } from './browser.js';
 import type { RunnerOptions } from './options.js';
 import { ServiceRest } from './service-rest.js';
 import { OtpSession, type SessionOptions } from './session.js';
@@ -56,12 +56,12 @@ export async function startRunner(options: StartOptions): Promise<Runner> {
   const log = options.log ?? (() => undefined);
   const maxParallel = options.maxParallel ?? 1;
   const chromium = await findChromium(options.chromium);
-  let browser = await launchChromium(chromium.path, options.headed);
+  let browser = await launchChromium(chromium.path, options.headed, RUNNER_SWITCHES);
   let relaunching: Promise<Browser> | undefined;
   // A browser that crashed is launched again for the next run.
   const liveBrowser = async (): Promise<Browser> => {
     if (browser.isConnected()) return browser;
-    relaunching ??= launchChromium(chromium.path, options.headed).then((b) => {
+    relaunching ??= launchChromium(chromium.path, options.headed, RUNNER_SWITCHES).then((b) => {
       browser = b;
       relaunching = undefined;
       return b;

@@ -19,6 +19,13 @@ import type { ServiceRest } from './service-rest.js';
  * inside the service's own grace (OTP_STEP_GRACE_MS, 2 s by default).
  */
 const GUARD_MARGIN_MS = 1_000;
+/**
+ * How long the end of a step waits for the main-frame navigations in flight (the run's page's and its
+ * popups') to be answered: a response, or a refusal and its error page. So a popup refused a few
+ * milliseconds after the click that opened it fails that click's step. Waited only while such a
+ * navigation is in flight; a refusal seen later fails the step in which it is seen.
+ */
+const NAVIGATION_SETTLE_MS = 2_000;
 
 export interface RunDeps {
   browser(): Promise<Browser>;
@@ -49,7 +56,7 @@ export class RunExecutor {
     readonly start: RunStartPayload,
     private readonly deps: RunDeps,
   ) {
-    this.guard = new OriginGuard(start.allowedOrigins);
+    this.guard = new OriginGuard(start.allowedOrigins, (line) => deps.log(`run ${runId}: ${line}`));
     this.opened = this.open().catch((err) => {
       this.openError = err as Error;
       deps.log(`run ${runId}: could not open a browser context: ${shortMessage(err)}`);
@@ -65,7 +72,8 @@ export class RunExecutor {
 
   private async open(): Promise<void> {
     const browser = await this.deps.browser();
-    const context = await browser.newContext();
+    // Every connection of the context goes through the run's gate (origins.ts, gate.ts).
+    const context = await browser.newContext({ proxy: await this.guard.openGate() });
     this.context = context;
     this.console.attach(context);
     await this.guard.install(context);
@@ -115,6 +123,7 @@ export class RunExecutor {
       // A cancel during run.start: the context being opened is closed once it exists.
       await this.opened;
       await this.context?.close().catch(() => undefined);
+      await this.guard.close();
     })());
   }
 
@@ -138,8 +147,10 @@ export class RunExecutor {
     } catch (err) {
       failure = err instanceof StepError ? err : new StepError('E_INTERNAL', shortMessage(err));
     }
+    // A navigation refused during the step (a click on a link to another origin, a redirect, a popup)
+    // fails it; one still in flight is given a moment to be answered (at most NAVIGATION_SETTLE_MS).
+    if (!this.cancelled) await this.guard.settled(Math.min(NAVIGATION_SETTLE_MS, deadline.remaining()));
     const durationMs = deadline.elapsed();
-    // A navigation refused during the step (a click on a link to another origin) fails it.
     const blocked = this.guard.take();
     if (blocked.length && failure?.code !== 'E_NAVIGATION_BLOCKED' && !this.cancelled) {
       failure = new StepError('E_NAVIGATION_BLOCKED', `navigation to ${blocked[0]} blocked: its origin is not in run.start.allowedOrigins`, failure?.extra ?? {});

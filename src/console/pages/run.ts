@@ -78,6 +78,12 @@ function timeline(trace: RunTrace): Html {
   </table></div>`;
 }
 
+/** Where the run's browser may go (run.start.allowedOrigins): given with the run, or its navigate steps' origins. */
+function allowedOrigins(origins: string[] | null | undefined): Html {
+  if (!origins?.length) return html`<span class="muted">none: every navigation is blocked</span>`;
+  return html`${origins.map((o, i) => html`${i ? ', ' : ''}${o}`)}`;
+}
+
 function facts(run: RunView): Html {
   return html`<dl class="facts">
     <dt>Status</dt><dd id="run-status">${statusBadge(run.status)}${run.cancelRequested && !isFinalRunStatus(run.status) ? ' cancelling…' : ''}</dd>
@@ -90,6 +96,7 @@ function facts(run: RunView): Html {
     <dt>Duration</dt><dd>${duration(run.durationMs)}</dd>
     ${run.reason ? html`<dt>Reason</dt><dd>${run.reason}</dd>` : ''}
     ${run.varNames.length ? html`<dt>Variables</dt><dd>${run.varNames.join(', ')}</dd>` : ''}
+    <dt>Allowed origins</dt><dd id="allowed-origins" class="mono">${allowedOrigins(run.allowedOrigins)}</dd>
   </dl>`;
 }
 
