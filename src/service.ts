@@ -193,6 +193,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     run: (projectId, runId) => views.run(projectId, runId),
     trace: (projectId, runId) => engine.watch.runTrace(projectId, runId),
     sessions: (projectId, query) => views.sessions(projectId, query),
+    session: (projectId, sessionId) => views.session(projectId, sessionId),
     liveness: (projectId, sessionId) => engine.watch.sessionLiveness(projectId, sessionId),
     createRun: (principal, request) => engine.createRun(principal, request),
     cancelRun: (principal, runId) => engine.cancelRun(principal, runId),
@@ -202,6 +203,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     assets: (principal, bucketRef, limit) => assets.reads.assets(principal, bucketRef, { limit }),
     signedUrl: async (principal, assetId, origin) => (await assets.reads.signedUrl(principal, assetId, origin)).url,
     onRunChange: (listener) => engine.watch.onRunChange(listener),
+    onSessionChange: (listener) => engine.watch.onSessionChanged(listener),
   };
   const s3 = config.storage.s3;
   const webConsole = await createConsole({

@@ -6,6 +6,7 @@ import type { Page } from '../rest/pagination.js';
 import type { RunFilter, RunSummary, RunView, sessionView } from '../otp/store/run-views.js';
 import type { RunTrace } from '../otp/store/run-trace.js';
 import type { RunRequest } from '../otp/engine/run-planner.js';
+import type { SessionLiveness, SessionListener } from '../otp/engine/run-watch.js';
 
 export type SessionView = ReturnType<typeof sessionView>;
 
@@ -31,8 +32,9 @@ export interface ConsoleData {
   run(projectId: string, runId: string): Promise<RunView>;
   trace(projectId: string, runId: string): Promise<RunTrace>;
   sessions(projectId: string, query: { status: 'open' | 'closed' | 'all'; limit: number }): Promise<Page<SessionView>>;
-  /** Only the process holding a session knows its last pong; undefined elsewhere. */
-  liveness(projectId: string, sessionId: string): { lastPongAt: Date | null; runsInFlight: number } | undefined;
+  session(projectId: string, sessionId: string): Promise<SessionView>;
+  /** Only the process holding a session knows its last pong and its machine; undefined elsewhere. */
+  liveness(projectId: string, sessionId: string): SessionLiveness | undefined;
   createRun(principal: Principal, request: RunRequest): Promise<RunView>;
   cancelRun(principal: Principal, runId: string): Promise<RunView>;
   /** kind: test_case or test_plan. */
@@ -44,4 +46,6 @@ export interface ConsoleData {
   signedUrl(principal: Principal, assetId: string, origin: string): Promise<string>;
   /** Every transition of a run this process drives. */
   onRunChange(listener: (runId: string, projectId: string) => void): () => void;
+  /** Every change of the machine of a session this process holds (`keepalive`: a ping or pong only). */
+  onSessionChange(listener: SessionListener): () => void;
 }
