@@ -47,7 +47,7 @@ function machine(local: Liveness | undefined, s: SessionView): Html {
     return row;
   });
   const n = transitions.length;
-  return html`<section class="inspector card" data-inspector data-live="true" aria-labelledby="machine-h">
+  return html`<section class="inspector card session-inspector" data-inspector data-live="true" aria-labelledby="machine-h">
     <div class="inspector-head"><h2 id="machine-h">Session machine</h2>${local ? scrubber(n, true) : ''}
       <p class="position" data-position aria-live="polite"></p></div>
     <div class="inspector-body">

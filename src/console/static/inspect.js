@@ -30,21 +30,26 @@
 
   function fit(v) {
     const vw = v.viewport.clientWidth;
-    // The height the box may take and still end within the window (when the page opens at its top).
+    // Beside a time line (an inspector), the box ends within the window (when the page opens at its
+    // top), so that the drawing and the rows are seen together; elsewhere the drawing is shown whole.
     const top = v.viewport.getBoundingClientRect().top + window.scrollY;
-    const room = Math.max(360, window.innerHeight - (top < window.innerHeight * 0.6 ? top : 80) - 16);
+    const inspector = v.root.closest('[data-inspector]');
+    const room = inspector ? Math.max(360, window.innerHeight - (top < window.innerHeight * 0.6 ? top : 80) - 16) : Infinity;
     let scale = clamp(vw / v.w, MIN, FIT_MAX);
     if (v.h * scale > room && room / v.h >= READABLE) scale = room / v.h;
     v.scale = scale;
     // As tall as the drawing at that scale, up to that room: a taller one moves inside its box.
     v.viewport.style.height = Math.min(Math.ceil(v.h * v.scale) + 2, room) + 'px';
-    // The time line beside it (an inspector's) scrolls within the same height.
-    const timeline = v.root.closest('[data-inspector]')?.querySelector('.timeline');
+    // The time line beside it scrolls within the same height.
+    const timeline = inspector?.querySelector('.timeline');
     if (timeline) timeline.style.maxHeight = v.viewport.style.height;
     v.x = -Math.max(0, vw / v.scale - v.w) / 2;
     v.y = 0;
     v.fitted = true;
     render(v);
+    // In an inspector, the chosen state stays in view (a resize fits the drawing again).
+    const current = inspector && v.svg.querySelector('.state.current');
+    if (current) reveal(v, current.dataset.state);
   }
 
   function zoomAt(v, factor, px, py) {
