@@ -191,6 +191,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const consoleData: ConsoleData = {
     runs,
     sessions: (projectId, query) => views.sessions(projectId, query),
+    session: (projectId, sessionId) => views.session(projectId, sessionId),
     liveness: (projectId, sessionId) => engine.watch.sessionLiveness(projectId, sessionId),
     artifacts: (principal, kind, limit) => artifacts.stores.get(kind)!.list(principal, { limit, sort: 'createdAt' }),
     artifact: (principal, kind, id) => artifacts.stores.get(kind)!.get(principal, id),
@@ -198,6 +199,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     assets: (principal, bucketRef, limit) => assets.reads.assets(principal, bucketRef, { limit }),
     signedUrl: async (principal, assetId, origin) => (await assets.reads.signedUrl(principal, assetId, origin)).url,
     onRunChange: (listener) => engine.watch.onRunChange(listener),
+    onSessionChange: (listener) => engine.watch.onSessionChanged(listener),
   };
   const s3 = config.storage.s3;
   const webConsole = await createConsole({

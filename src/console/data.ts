@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Page } from '../rest/pagination.js';
 import type { sessionView } from '../otp/store/run-views.js';
 import type { RunCommands } from '../otp/runs/commands.js';
+import type { SessionLiveness, SessionListener } from '../otp/engine/run-watch.js';
 
 export type SessionView = ReturnType<typeof sessionView>;
 
@@ -29,8 +30,9 @@ export interface ConsoleData {
   /** The run commands (src/otp/runs), as every door calls them. */
   runs: Pick<RunCommands, 'latest' | 'read' | 'trace' | 'start' | 'cancel'>;
   sessions(projectId: string, query: { status: 'open' | 'closed' | 'all'; limit: number }): Promise<Page<SessionView>>;
-  /** Only the process holding a session knows its last pong; undefined elsewhere. */
-  liveness(projectId: string, sessionId: string): { lastPongAt: Date | null; runsInFlight: number } | undefined;
+  session(projectId: string, sessionId: string): Promise<SessionView>;
+  /** Only the process holding a session knows its last pong and its machine; undefined elsewhere. */
+  liveness(projectId: string, sessionId: string): SessionLiveness | undefined;
   /** kind: test_case or test_plan. */
   artifacts(principal: Principal, kind: 'test_case' | 'test_plan', limit: number): Promise<Page<ArtifactRecord>>;
   artifact(principal: Principal, kind: 'test_case' | 'test_plan', id: string): Promise<ArtifactRecord>;
@@ -40,4 +42,6 @@ export interface ConsoleData {
   signedUrl(principal: Principal, assetId: string, origin: string): Promise<string>;
   /** Every transition of a run this process drives. */
   onRunChange(listener: (runId: string, projectId: string) => void): () => void;
+  /** Every change of the machine of a session this process holds (`keepalive`: a ping or pong only). */
+  onSessionChange(listener: SessionListener): () => void;
 }

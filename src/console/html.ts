@@ -51,3 +51,15 @@ export function time(iso: string | Date | null | undefined): Html {
 export function statusBadge(status: string): Html {
   return html`<span class="badge s-${status.replace(/[^a-z]/g, '')}">${status}</span>`;
 }
+
+/** The time of day of an ISO time, to the millisecond (UTC), as `<time>`: for time lines. */
+export function clock(iso: string | null | undefined): Html {
+  if (!iso) return html`<span class="muted">—</span>`;
+  return html`<time datetime="${iso}" title="${iso}">${iso.slice(11, 23)}</time>`;
+}
+
+/** A gap in milliseconds, signed, for time lines. */
+export function gap(ms: number | undefined): string {
+  if (ms === undefined || Number.isNaN(ms)) return '';
+  return ms < 1000 ? `+${ms} ms` : `+${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}

@@ -2,14 +2,14 @@
 // between processes (db/migrations/008 announces every run created, claimed, finished, asked to cancel
 // or whose trace was flushed, and every session opened or closed, whoever changed it), and, for runs
 // this process drives, the engine itself after every transition. A stream carries only names of
-// things that changed in its own project (`runs-changed`, `run-changed`, `sessions-changed`, with the
-// ids of the runs or sessions concerned as data); the page
+// things that changed in its own project (`runs-changed`, `run-changed`, `sessions-changed`,
+// `session-changed`, with the ids of the runs or sessions concerned as data); the page
 // then asks for its fragment again, with its own key. Events are coalesced per stream (at most one of
 // each name per THROTTLE_MS), so a fast run costs a page a few refreshes a second, not one per step.
 import type { ServerResponse } from 'node:http';
 import type { Notice } from '../db/notifier.js';
 
-export type LiveEvent = 'runs-changed' | 'run-changed' | 'sessions-changed';
+export type LiveEvent = 'runs-changed' | 'run-changed' | 'sessions-changed' | 'session-changed';
 
 const THROTTLE_MS = 150;
 const MAX_IDS = 20;
@@ -19,6 +19,8 @@ const KEEPALIVE_MS = 20_000;
 interface Stream {
   projectId: string;
   runId?: string;
+  /** The session a page follows: its machine's changes, pings and pongs included (`session-changed`). */
+  sessionId?: string;
   res: ServerResponse;
   /** Events to send, each with the ids of what changed (a few at most: ids beyond MAX_IDS are dropped). */
   pending: Map<LiveEvent, Set<string>>;
@@ -66,12 +68,23 @@ export class LiveHub {
     }
   }
 
+  /**
+   * The machine of a session of this process changed (the engine's RunWatch): detached and resumed
+   * change no row, so no notice tells of them. A keepalive round trip concerns only its own page.
+   */
+  sessionChanged(sessionId: string, projectId: string, kind: 'lifecycle' | 'keepalive'): void {
+    for (const s of this.byProject.get(projectId) ?? []) {
+      if (kind === 'lifecycle') this.mark(s, 'sessions-changed', sessionId);
+      if (s.sessionId === sessionId) this.mark(s, 'session-changed', sessionId);
+    }
+  }
+
   private emit(projectId: string, event: LiveEvent, id: string): void {
     for (const s of this.byProject.get(projectId) ?? []) this.mark(s, event, id);
   }
 
   /** Opens a stream on a raw response (Koa's ctx.respond = false: a piped body logs a premature close per disconnect). */
-  open(res: ServerResponse, projectId: string, runId?: string): void {
+  open(res: ServerResponse, projectId: string, runId?: string, sessionId?: string): void {
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
@@ -80,7 +93,7 @@ export class LiveHub {
       'X-Content-Type-Options': 'nosniff',
     });
     res.write(': connected\n\n');
-    const stream: Stream = { projectId, runId, res, pending: new Map(), lastSent: 0 };
+    const stream: Stream = { projectId, runId, sessionId, res, pending: new Map(), lastSent: 0 };
     const set = this.byProject.get(projectId) ?? new Set();
     set.add(stream);
     this.byProject.set(projectId, set);

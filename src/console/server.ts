@@ -13,6 +13,8 @@ import { BASE, page, signInPage } from './layout.js';
 import type { ConsoleData } from './data.js';
 import { LiveHub } from './live.js';
 import { sessionsFragment } from './pages/sessions.js';
+import { sessionFragment } from './pages/session.js';
+import { compareFragment } from './pages/compare.js';
 import { runsControls, runsFilter, runsFragment } from './pages/runs.js';
 import { runFragment, startRun, cancelRun } from './pages/run.js';
 import { caseFragment, casesFragment } from './pages/cases.js';
@@ -41,6 +43,7 @@ const ownDir = path.join(path.dirname(new URL(import.meta.url).pathname), 'stati
 const STATIC: Record<string, { files: string[]; type: string }> = {
   'htmx-sse.js': { files: [path.join(htmxDir, 'htmx.min.js'), path.join(htmxDir, 'ext', 'hx-sse.min.js')], type: 'text/javascript' },
   'console.js': { files: [path.join(ownDir, 'console.js')], type: 'text/javascript' },
+  'inspect.js': { files: [path.join(ownDir, 'inspect.js')], type: 'text/javascript' },
   'console.css': { files: [path.join(ownDir, 'console.css')], type: 'text/css' },
 };
 
@@ -51,6 +54,7 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
   await prepareDiagrams();
   const live = new LiveHub();
   const unsubscribe = data.onRunChange((runId, projectId) => live.runChanged(runId, projectId));
+  const unsubscribeSessions = data.onSessionChange((sessionId, projectId, kind) => live.sessionChanged(sessionId, projectId, kind));
   const files = new Map(
     Object.entries(STATIC).map(([name, s]) => [name, { body: Buffer.concat(s.files.flatMap((f) => [fs.readFileSync(f), Buffer.from('\n;\n')])), type: s.type }]),
   );
@@ -74,6 +78,8 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
     [/^\/runs$/, (ctx) => page({ title: 'Runs', nav: 'runs', once: `${BASE}/f/runs-controls${qs(ctx)}`, fragment: `${BASE}/f/runs${qs(ctx)}`, live: '', refreshOn: ['runs-changed'] })],
     [/^\/runs\/(otr_[a-z0-9]{1,60})$/, (_ctx, m) => page({ title: `Run ${m[1]}`, nav: 'runs', fragment: `${BASE}/f/runs/${m[1]}`, live: `?run=${m[1]}`, refreshOn: ['run-changed'], wide: true })],
     [/^\/sessions$/, (ctx) => page({ title: 'Executor sessions', nav: 'sessions', fragment: `${BASE}/f/sessions${qs(ctx)}`, live: '', refreshOn: ['sessions-changed'] })],
+    [/^\/sessions\/(ots_[a-z0-9]{1,60})$/, (_ctx, m) => page({ title: `Session ${m[1]}`, nav: 'sessions', fragment: `${BASE}/f/sessions/${m[1]}`, live: `?session=${m[1]}`, refreshOn: ['sessions-changed', 'session-changed'], wide: true })],
+    [/^\/compare$/, (ctx) => page({ title: 'Two runs compared', nav: 'runs', fragment: `${BASE}/f/compare${qs(ctx)}`, live: '', refreshOn: ['runs-changed'], wide: true })],
     [/^\/cases$/, () => page({ title: 'Test cases and plans', nav: 'cases', fragment: `${BASE}/f/cases` })],
     [/^\/cases\/(tc_[a-z0-9]{1,60})$/, (_ctx, m) => page({ title: 'Test case', nav: 'cases', fragment: `${BASE}/f/cases/${m[1]}` })],
     [/^\/assets$/, (ctx) => page({ title: 'Assets', nav: 'assets', fragment: `${BASE}/f/assets${qs(ctx)}` })],
@@ -86,6 +92,8 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
     [/^\/runs-controls$/, (ctx, p) => runsControls(data, p, runsFilter(ctx.query))],
     [/^\/runs$/, (ctx, p) => runsFragment(data, p, runsFilter(ctx.query))],
     [/^\/runs\/(otr_[a-z0-9]{1,60})$/, (ctx, p, m) => runFragment(data, p, m[1]!, `${ctx.protocol}://${ctx.host}`)],
+    [/^\/sessions\/(ots_[a-z0-9]{1,60})$/, (_ctx, p, m) => sessionFragment(data, p, m[1]!)],
+    [/^\/compare$/, (ctx, p) => compareFragment(data, p, runIdParam(q(ctx, 'a')), runIdParam(q(ctx, 'b')))],
     [/^\/cases$/, (_ctx, p) => casesFragment(data, p)],
     [/^\/cases\/(tc_[a-z0-9]{1,60})$/, (_ctx, p, m) => caseFragment(data, p, m[1]!)],
     [/^\/assets$/, (ctx, p) => assetsFragment(data, p, q(ctx, 'bucket'), `${ctx.protocol}://${ctx.host}`)],
@@ -146,8 +154,9 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
       const principal = ctx.state.principal as Principal | undefined;
       if (!principal) throw errors.unauthorized(ctx.state.authError);
       const runId = q(ctx, 'run');
+      const sessionId = q(ctx, 'session');
       ctx.respond = false;
-      live.open(ctx.res, principal.projectId, /^otr_[a-z0-9]{1,60}$/.test(runId) ? runId : undefined);
+      live.open(ctx.res, principal.projectId, /^otr_[a-z0-9]{1,60}$/.test(runId) ? runId : undefined, /^ots_[a-z0-9]{1,60}$/.test(sessionId) ? sessionId : undefined);
       return;
     }
     if (sub.startsWith('/f/')) {
@@ -175,9 +184,16 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
     live,
     close: () => {
       unsubscribe();
+      unsubscribeSessions();
       live.close();
     },
   };
+}
+
+/** A run id from a query parameter, or a validation error. */
+function runIdParam(value: string): string {
+  if (!/^otr_[a-z0-9]{1,60}$/.test(value)) throw errors.validation('Choose two runs to compare (?a=otr_…&b=otr_…)');
+  return value;
 }
 
 /** An urlencoded form body (htmx posts forms so), at most 16 KiB. */

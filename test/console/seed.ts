@@ -59,6 +59,15 @@ export async function newProject(t: TestService): Promise<Project> {
   };
 }
 
+/** Answers every ping as a real executor does (a service with a short keepalive closes one that does not). */
+export function answerPings<E extends TestExecutor>(e: E): E {
+  e.ws.on('message', (data) => {
+    const frame = JSON.parse(data.toString()) as Frame;
+    if (frame.type === 'ping') e.send('pong', undefined, { ref: frame.id });
+  });
+  return e;
+}
+
 /** The failure a step reports when its element is not found, with what was tried and what the page logged. */
 export function notFound(exec: Frame, screenshotAssetId?: string) {
   return {

@@ -1,16 +1,19 @@
-// One run, live: its facts, every step (outcome, error, actual, locators, console errors, evidence
-// through signed links), the run machine drawn with the run's path on it, and its transitions.
+// One run, live: its facts, the run machine beside its one time line (transitions, OTP frames,
+// durable writes; run-inspector.ts) with a scrubber to travel through it, and every step (outcome,
+// error, actual, locators, console errors, evidence through signed links, when its frames left and
+// arrived) as it stood at the chosen transition.
 import type Koa from 'koa';
-import { html, raw, duration, time, statusBadge, type Html } from '../html.js';
+import { html, duration, time, clock, gap, statusBadge, type Html } from '../html.js';
 import type { ConsoleData } from '../data.js';
 import type { Principal } from '../../auth/principal.js';
 import { errors } from '../../errors.js';
 import { BASE } from '../layout.js';
 import { stepSentence, locatorPhrase } from '../sentences.js';
-import { highlighted } from '../diagram.js';
 import type { RunView, StepView } from '../../otp/store/run-views.js';
-import type { RunTrace } from '../../otp/store/run-trace.js';
 import { isFinalRunStatus } from '../../../machines/types.js';
+import { runTimeline, between, type StepFrames } from '../run-timeline.js';
+import { runInspector } from './run-inspector.js';
+import { compareForm } from './compare.js';
 
 interface StepError {
   code?: string;
@@ -44,7 +47,19 @@ async function evidenceCell(data: ConsoleData, principal: Principal, step: StepV
   return html`${links}${evidence.note ? html`<div class="muted">${evidence.note}</div>` : ''}`;
 }
 
-async function stepRow(data: ConsoleData, principal: Principal, step: StepView, origin: string): Promise<Html> {
+/** When the step's frames left and arrived, and the gaps between them (the service's part is the last). */
+function framesCell(f: StepFrames | undefined): Html {
+  if (!f?.exec && !f?.decided) return html``;
+  const byExecutor = f.decided?.by === 'executor';
+  return html`<dl class="frames">
+    ${f.exec ? html`<dt>sent</dt><dd>${clock(f.exec.at)}${f.resent ? ` (again ×${f.resent})` : ''}</dd>` : ''}
+    ${f.decided ? html`<dt>${byExecutor ? 'result' : 'decided'}</dt><dd>${byExecutor ? gap(between(f.exec, f.decided)) : 'by the service'}</dd>` : ''}
+    ${f.written ? html`<dt>durable</dt><dd>${gap(between(f.decided, f.written))}</dd>` : ''}
+    ${f.next && byExecutor ? html`<dt title="from this step.result arriving to the next step.exec leaving">next sent</dt><dd>${gap(between(f.decided, f.next))}</dd>` : ''}
+  </dl>`;
+}
+
+async function stepRow(data: ConsoleData, principal: Principal, step: StepView, origin: string, f: StepFrames | undefined): Promise<Html> {
   const error = step.error as StepError | null;
   const evidence = step.evidence as StepEvidence | null;
   const details: Html[] = [];
@@ -60,22 +75,16 @@ async function stepRow(data: ConsoleData, principal: Principal, step: StepView, 
   if (step.textReplaced?.length) {
     details.push(html`<div class="muted">Text the database cannot hold was stored as U+FFFD (\uFFFD) in: ${step.textReplaced.join(', ')}</div>`);
   }
-  return html`<tr data-step="${step.stepIndex}" data-status="${step.status}">
+  const at = (name: string, t: number | undefined) => (t === undefined ? '' : html` data-${name}-t="${t}"`);
+  return html`<tr data-step="${step.stepIndex}" data-status="${step.status}"${at('exec', f?.exec?.t)}${at('decided', f?.decided?.t)}${at('written', f?.written?.t)}>
     <td>${step.stepIndex + 1}</td>
     <td>${step.label ? html`<strong>${step.label}</strong><br>` : ''}${stepSentence(step.action as never)}</td>
-    <td>${statusBadge(step.status)}${step.source === 'service' ? html` <span class="muted" title="decided by the service, not the executor">service</span>` : ''}</td>
+    <td><span class="final">${statusBadge(step.status)}${step.source === 'service' ? html` <span class="muted" title="decided by the service, not the executor">service</span>` : ''}</span><span class="then" data-then-text></span></td>
     <td>${duration(step.durationMs)}</td>
+    <td>${framesCell(f)}</td>
     <td class="step-detail">${details}</td>
     <td>${await evidenceCell(data, principal, step, origin)}</td>
   </tr>`;
-}
-
-function timeline(trace: RunTrace): Html {
-  if (!trace.transitions.length) return html`<p class="muted">No transitions recorded yet.</p>`;
-  return html`<div class="timeline"><table><caption class="muted">${trace.transitions.length} transitions${trace.dropped ? `, ${trace.dropped} older ones dropped` : ''}${trace.live ? '' : ' (as last written)'}</caption>
-    <thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Event</th><th scope="col">From</th><th scope="col">To</th></tr></thead>
-    <tbody>${trace.transitions.map((t, i) => html`<tr><td>${trace.dropped + i + 1}</td><td>${time(t.at)}</td><td class="mono">${t.event}</td><td>${t.from ?? html`<span class="muted">start</span>`}</td><td>${t.to}</td></tr>`)}</tbody>
-  </table></div>`;
 }
 
 /** Where the run's browser may go (run.start.allowedOrigins): given with the run, or its navigate steps' origins. */
@@ -85,39 +94,41 @@ function allowedOrigins(origins: string[] | null | undefined): Html {
 }
 
 function facts(run: RunView): Html {
+  const pair = (term: string, value: Html | string, id?: string) => html`<div><dt>${term}</dt><dd${id ? html` id="${id}"` : ''}>${value}</dd></div>`;
+  const session = run.sessionId
+    ? html`<a class="mono" href="${BASE}/sessions/${run.sessionId}">${run.sessionId}</a>`
+    : html`<span class="mono">${run.requestedSessionId ? `${run.requestedSessionId} (asked for)` : 'any ready session'}</span>`;
   return html`<dl class="facts">
-    <dt>Status</dt><dd id="run-status">${statusBadge(run.status)}${run.cancelRequested && !isFinalRunStatus(run.status) ? ' cancelling…' : ''}</dd>
-    <dt>Steps</dt><dd>${run.counts.passed} passed · ${run.counts.failed} failed · ${run.counts.skipped} skipped of ${run.counts.total}</dd>
-    <dt>Test cases</dt><dd>${run.testCases.map((c: { id: string; title: string }, i: number) => html`${i ? ', ' : ''}<a href="${BASE}/cases/${c.id}">${c.title}</a>`)}</dd>
-    <dt>Session</dt><dd class="mono">${run.sessionId ?? (run.requestedSessionId ? `${run.requestedSessionId} (asked for)` : 'any ready session')}</dd>
-    <dt>Created</dt><dd>${time(run.createdAt)}</dd>
-    <dt>Started</dt><dd>${time(run.startedAt)}</dd>
-    <dt>Finished</dt><dd>${time(run.finishedAt)}</dd>
-    <dt>Duration</dt><dd>${duration(run.durationMs)}</dd>
-    ${run.reason ? html`<dt>Reason</dt><dd>${run.reason}</dd>` : ''}
-    ${run.varNames.length ? html`<dt>Variables</dt><dd>${run.varNames.join(', ')}</dd>` : ''}
-    <dt>Allowed origins</dt><dd id="allowed-origins" class="mono">${allowedOrigins(run.allowedOrigins)}</dd>
+    ${pair('Status', html`${statusBadge(run.status)}${run.cancelRequested && !isFinalRunStatus(run.status) ? ' cancelling…' : ''}`, 'run-status')}
+    ${pair('Steps', `${run.counts.passed} passed · ${run.counts.failed} failed · ${run.counts.skipped} skipped of ${run.counts.total}`)}
+    ${pair('Test cases', html`${run.testCases.map((c: { id: string; title: string }, i: number) => html`${i ? ', ' : ''}<a href="${BASE}/cases/${c.id}">${c.title}</a>`)}`)}
+    ${pair('Session', session)}
+    ${run.startedAt ? '' : pair('Created', time(run.createdAt))}
+    ${pair('Started', time(run.startedAt))}
+    ${run.finishedAt ? pair('Finished', time(run.finishedAt)) : ''}
+    ${pair('Duration', duration(run.durationMs))}
+    ${run.reason ? pair('Reason', run.reason) : ''}
+    ${run.varNames.length ? pair('Variables', run.varNames.join(', ')) : ''}
+    ${pair('Allowed origins', allowedOrigins(run.allowedOrigins), 'allowed-origins')}
   </dl>`;
 }
 
 export async function runFragment(data: ConsoleData, principal: Principal, runId: string, origin: string, notice?: Html): Promise<Html> {
   const [run, trace] = await Promise.all([data.runs.read(principal, runId), data.runs.trace(principal, runId)]);
   const active = !isFinalRunStatus(run.status);
-  const steps = await Promise.all(run.steps.map((s) => stepRow(data, principal, s, origin)));
-  return html`${notice ?? ''}<div class="run-top">
-    <section class="card" aria-labelledby="facts-h"><h2 id="facts-h">Run</h2>${facts(run)}
-      ${active ? html`<p><button type="button" class="danger" hx-post="${BASE}/f/runs/${run.id}/cancel" hx-target="#content" hx-swap="innerMorph">Cancel run</button></p>` : ''}
-    </section>
-    <section class="card" aria-labelledby="machine-h"><h2 id="machine-h">Run machine</h2>
-      <div class="diagram" id="run-diagram">${raw(highlighted("run", trace.transitions))}</div>
-      <p class="muted">Current state outlined in amber; states and transitions the run went through in blue.</p>
-    </section>
-  </div>
-  <h2>Steps</h2>
-  <table id="steps"><thead><tr><th scope="col">#</th><th scope="col">Step</th><th scope="col">Status</th><th scope="col">Duration</th><th scope="col">Details</th><th scope="col">Evidence</th></tr></thead>
-    <tbody>${steps}</tbody></table>
-  <h2>Transitions of the run machine</h2>
-  ${timeline(trace)}`;
+  const { rows, steps: frames } = runTimeline(trace, { totalSteps: run.steps.length, reason: run.reason });
+  const [steps, compare] = await Promise.all([
+    Promise.all(run.steps.map((s) => stepRow(data, principal, s, origin, frames.get(s.stepIndex)))),
+    compareForm(data, principal, run),
+  ]);
+  return html`${notice ?? ''}<section class="card run-facts" aria-labelledby="facts-h"><h2 id="facts-h" class="visually-hidden">Run</h2>${facts(run)}
+    <div class="run-actions">${compare}
+      ${active ? html`<button type="button" class="danger" hx-post="${BASE}/f/runs/${run.id}/cancel" hx-target="#content" hx-swap="innerMorph">Cancel run</button>` : ''}</div>
+  </section>
+  ${runInspector(trace, rows, active)}
+  <h2 id="steps-h">Steps <span class="muted as-of" data-as-of></span></h2>
+  <table id="steps" aria-labelledby="steps-h"><thead><tr><th scope="col">#</th><th scope="col">Step</th><th scope="col">Status</th><th scope="col">Duration</th><th scope="col">Frames</th><th scope="col">Details</th><th scope="col">Evidence</th></tr></thead>
+    <tbody>${steps}</tbody></table>`;
 }
 
 export async function startRun(ctx: Koa.Context, data: ConsoleData, principal: Principal, form: URLSearchParams): Promise<Html> {

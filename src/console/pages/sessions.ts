@@ -11,7 +11,7 @@ export function sessionStatusOf(value: string | undefined): SessionStatus {
   return (STATUSES as readonly string[]).includes(value ?? '') ? (value as SessionStatus) : 'open';
 }
 
-function capabilities(caps: Record<string, unknown> | null | undefined): Html {
+export function capabilities(caps: Record<string, unknown> | null | undefined): Html {
   const entries = Object.entries(caps ?? {});
   if (!entries.length) return html`<span class="muted">none declared</span>`;
   return html`<span class="caps">${entries.map(([name, value]) =>
@@ -32,7 +32,7 @@ export async function sessionsFragment(data: ConsoleData, principal: Principal, 
         ? local.lastPongAt ? time(local.lastPongAt) : html`<span class="muted">no ping answered yet</span>`
         : html`<span class="muted" title="Another service process holds this session; only it knows">held elsewhere</span>`;
     return html`<tr data-session="${s.id}">
-      <td><strong>${s.name ?? '(no name)'}</strong><div class="muted mono">${s.id}</div></td>
+      <td><a href="${BASE}/sessions/${s.id}"><strong>${s.name ?? '(no name)'}</strong></a><div class="muted mono">${s.id}</div></td>
       <td>${s.executor}${s.version ? html` <span class="muted">${s.version}</span>` : ''}</td>
       <td>${statusBadge(s.status)}${s.closeReason ? html`<div class="muted">${s.closeCode} ${s.closeReason}</div>` : ''}</td>
       <td>${capabilities(s.capabilities as Record<string, unknown>)}</td>

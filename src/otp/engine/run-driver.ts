@@ -38,10 +38,12 @@ export interface RunDriverDeps {
 const needsEvidenceCheck = (outcomes: StepOutcome[]) => outcomes.some((o) => o.evidence?.screenshotAssetId);
 
 type Effect<T extends RunEffect['type']> = Extract<RunEffect, { type: T }>;
+type RunSnapshot = ReturnType<Actor<typeof runMachine>['getSnapshot']>;
 
 type TraceLabel = Pick<TraceEntry, 'event' | 'from' | 'to'>;
-// A transition in memory: its time as a number, its ISO form made once, when first read.
-type TracedTransition = { ms: number; iso?: string; label: TraceLabel };
+// A transition in memory: its time as a number, its ISO form made once, when first read; the run's
+// cursor after it (the console derives the frames of each step from it: console/run-timeline.ts).
+type TracedTransition = { ms: number; iso?: string; label: TraceLabel; cursor: number };
 
 // The machine's transition definitions are built once, with the machine: each one's label is too.
 const labels = new WeakMap<AnyTransitionDefinition, TraceLabel>();
@@ -54,7 +56,7 @@ function labelOf(t: AnyTransitionDefinition): TraceLabel {
 // Every property written out: a literal after a spread is built the slow way, 200 times a run.
 function traceEntry(t: TracedTransition): TraceEntry {
   const { event, from, to } = t.label;
-  return { at: (t.iso ??= isoAt(t.ms)), event, from, to };
+  return { at: (t.iso ??= isoAt(t.ms)), event, from, to, cursor: t.cursor };
 }
 
 export class RunDriver {
@@ -90,7 +92,8 @@ export class RunDriver {
     this.fields = { sessionId: channel.id, runId: run.id };
     this.stepExecFrame = frameTemplate('step.exec', this.fields);
     // The initial state's eventless transitions are taken as the actor is created: the start goes first.
-    this.pushTrace({ ms: Date.now(), label: { event: 'xstate.init', from: null, to: String(runMachine.config.initial) } });
+    const init: TracedTransition = { ms: Date.now(), label: { event: 'xstate.init', from: null, to: String(runMachine.config.initial) }, cursor: 0 };
+    this.pushTrace(init);
     // One machine for every run: each driver only listens to its own actor's effects.
     this.actor = createActor(runMachine, {
       input: {
@@ -108,6 +111,8 @@ export class RunDriver {
         if (event.type === '@xstate.microstep') this.traced(event);
       },
     });
+    // The cursor once the start settled (advancing's entry): the steps before it were decided at the start.
+    init.cursor = this.actor.getSnapshot().context.cursor;
     fastInspection(this.actor, (event) => this.traced(event));
     this.send = this.actor.send;
     this.done = new Promise<RunOutput>((resolve, reject) => {
@@ -125,9 +130,10 @@ export class RunDriver {
 
   private traced(event: Extract<InspectionEvent, { type: '@xstate.microstep' }>): void {
     const ms = Date.now();
+    const { cursor } = (event.snapshot as RunSnapshot).context;
     for (const t of transitionsOf(event)) {
       if (!t.target?.length) continue; // an action without a change of state
-      this.pushTrace({ ms, label: labelOf(t) });
+      this.pushTrace({ ms, label: labelOf(t), cursor });
     }
     this.deps.changed?.(this.run.id, this.run.projectId);
   }
@@ -261,7 +267,7 @@ export class RunDriver {
       // The trace goes with the verdict, ending in the transition this very write leads to when it
       // commits (a failed write commits nothing, its trace included).
       const trace = this.traceSnapshot();
-      const last = { at: new Date().toISOString(), event: 'RUN_FINISH_WRITTEN', from: 'finishing', to: 'done' };
+      const last = { at: new Date().toISOString(), event: 'RUN_FINISH_WRITTEN', from: 'finishing', to: 'done', cursor: this.run.steps.length };
       const transitions = [...trace.transitions, last].slice(-TRACE_LIMIT);
       const dropped = trace.dropped + trace.transitions.length + 1 - transitions.length;
       finished = await deps.store.finishRun({ runId, projectId: this.run.projectId, status, counts, reason, outcomes: verified, trace: { transitions, dropped } });

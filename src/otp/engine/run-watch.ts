@@ -1,7 +1,8 @@
 // What the console watches of this process's runs and sessions: every transition of a run it drives
 // (listeners, for the live pages), a run's machine trace (from memory while driven here, else as last
-// written), a session's liveness (only its holder knows the last pong), a run's verdict awaited, and
-// the periodic trace flush.
+// written), a session's liveness and machine (only its holder knows them: session-trace.ts; those of
+// the last CLOSED_KEPT sessions closed here are kept), a run's verdict awaited, and the periodic
+// trace flush.
 import type { Logger } from '../../log.js';
 import { errors } from '../../errors.js';
 import type { RunStore } from '../store/run-store.js';
@@ -11,6 +12,7 @@ import { isFinalRunStatus } from '../../../machines/types.js';
 import type { RunDriver } from './run-driver.js';
 import type { ExecutorSession } from './session.js';
 import { TraceFlusher } from './trace-flusher.js';
+import { sessionChanges, type SessionChange, type SessionTrace, type SessionTransition } from './session-trace.js';
 
 export interface RunWatchDeps {
   runs: ReadonlyMap<string, RunDriver>;
@@ -25,14 +27,58 @@ export interface RunWatchDeps {
 }
 
 export type RunListener = (runId: string, projectId: string) => void;
+export type SessionListener = (sessionId: string, projectId: string, kind: SessionChange['kind']) => void;
+
+/** What only the process holding a session knows of it. */
+export interface SessionLiveness {
+  lastPongAt: Date | null;
+  runsInFlight: number;
+  /** Its machine: the state entered last, the transitions kept (keepalive round trips only counted). */
+  state: string;
+  transitions: SessionTransition[];
+  dropped: number;
+  pings: number;
+  pongs: number;
+  lastPingAt: Date | null;
+}
+
+// Sessions closed here whose machine a page may still show (a few KiB each).
+const CLOSED_KEPT = 100;
 
 export class RunWatch {
   private readonly listeners = new Set<RunListener>();
+  private readonly sessionListeners = new Set<SessionListener>();
+  private readonly closedSessions = new Map<string, { projectId: string; trace: SessionTrace }>();
   private readonly flusher?: TraceFlusher;
+  private readonly onSessionChange = (message: unknown) => this.sessionChanged(message as SessionChange);
 
   constructor(private readonly deps: RunWatchDeps) {
     if (deps.traces && deps.traceFlushMs > 0) {
       this.flusher = new TraceFlusher(deps.traces, () => deps.runs.values(), deps.log, deps.traceFlushMs);
+    }
+    sessionChanges.subscribe(this.onSessionChange);
+  }
+
+  /** Called after every change of a session's machine held by this process; answers the unsubscribe. */
+  onSessionChanged(listener: SessionListener): () => void {
+    this.sessionListeners.add(listener);
+    return () => this.sessionListeners.delete(listener);
+  }
+
+  // The channel is the process's: only this engine's sessions are this watch's.
+  private sessionChanged({ session, trace, kind }: SessionChange): void {
+    if (this.deps.sessions.get(session.id) !== session) return;
+    const { projectId } = session.principal;
+    if (trace.closed) {
+      this.closedSessions.set(session.id, { projectId, trace });
+      if (this.closedSessions.size > CLOSED_KEPT) this.closedSessions.delete(this.closedSessions.keys().next().value!);
+    }
+    for (const listener of this.sessionListeners) {
+      try {
+        listener(session.id, projectId, kind);
+      } catch (err) {
+        this.deps.log.error('session listener failed', { sessionId: session.id, err });
+      }
     }
   }
 
@@ -53,11 +99,14 @@ export class RunWatch {
     }
   }
 
-  /** What only this process knows of one of its sessions: the last pong and the runs in flight. */
-  sessionLiveness(projectId: string, sessionId: string): { lastPongAt: Date | null; runsInFlight: number } | undefined {
+  /** What only this process knows of one of its sessions (or of one it closed lately). */
+  sessionLiveness(projectId: string, sessionId: string): SessionLiveness | undefined {
     const session = this.deps.sessions.get(sessionId);
-    if (!session || session.principal.projectId !== projectId) return undefined;
-    return { lastPongAt: session.lastPongAt, runsInFlight: session.runs.size };
+    const closed = this.closedSessions.get(sessionId);
+    const trace = session?.principal.projectId === projectId ? session.trace : closed?.projectId === projectId ? closed.trace : undefined;
+    if (!trace) return undefined;
+    const { state, dropped, pings, pongs, lastPingAt } = trace;
+    return { lastPongAt: session?.lastPongAt ?? trace.lastPongAt, runsInFlight: session?.runs.size ?? 0, state, transitions: [...trace.transitions], dropped, pings, pongs, lastPingAt };
   }
 
   /** The run machine's transitions: from memory when this process drives the run, else as last written. */
@@ -96,5 +145,6 @@ export class RunWatch {
 
   stop(): void {
     this.flusher?.stop();
+    sessionChanges.unsubscribe(this.onSessionChange);
   }
 }

@@ -10,6 +10,7 @@ import { buildFrame, errorFrame, majorVersion, OTP_VERSION } from '../protocol/f
 import { newId } from '../../ids.js';
 import type { Principal } from '../../auth/principal.js';
 import type { RunDriver } from './run-driver.js';
+import { SessionTrace } from './session-trace.js';
 import type { RunStore } from '../store/run-store.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
@@ -72,6 +73,8 @@ export class ExecutorSession {
    */
   private readonly socket: Connection;
   private readonly actor: Actor<typeof sessionMachine>;
+  /** Its machine's transitions, pings and pongs, in memory, for the console (session-trace.ts). */
+  readonly trace = new SessionTrace(this);
 
   constructor(
     public principal: Principal,
@@ -90,6 +93,7 @@ export class ExecutorSession {
         maxInvalidFrames: otp.maxInvalidFrames,
         resumeWindowMs: otp.resumeWindowMs,
       },
+      inspect: (event) => event.type === '@xstate.microstep' && this.trace.microstep(event),
     });
     this.actor.subscribe({
       complete: () => this.finish(this.actor.getSnapshot().output as SessionOutput),

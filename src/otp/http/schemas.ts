@@ -182,6 +182,7 @@ export const RunTraceSchema = registerSchema({
           event: { type: 'string', description: 'The event; `always` for an eventless transition, `after <delay>` for a delayed one, `xstate.init` for the start' },
           from: { type: ['string', 'null'], description: 'The state left (dotted path); null for the start' },
           to: { type: 'string', description: 'The state entered (dotted path)' },
+          cursor: { type: 'integer', minimum: 0, description: "The run's cursor after the transition: the stepIndex of the step.exec sent on entering `running`, else of the next step to send; every step before it has its outcome. Absent from traces written before it was recorded" },
         },
       },
     },

@@ -19,6 +19,11 @@ export interface TraceEntry {
   /** Dotted state path without the machine id; null for the initial entry. */
   from: string | null;
   to: string;
+  /**
+   * The run's cursor after the transition: the step sent on entering `running`, else the next step to
+   * send; every step before it is decided. Absent from traces written before it was recorded.
+   */
+  cursor?: number;
 }
 
 export interface RunTrace {

@@ -147,12 +147,15 @@ export interface RunFilter {
   status?: string;
   /** Runs that include this test case. */
   testCaseId?: string;
+  /** Runs driven by this executor session (the console's session page). */
+  sessionId?: string;
 }
 
 function runsOf(db: Db, projectId: string, filter: RunFilter) {
   const query = db('otp_runs').where('project_id', projectId);
   if (filter.status) query.where('status', filter.status);
   if (filter.testCaseId) query.whereRaw('test_cases @> ?::jsonb', [JSON.stringify([{ id: filter.testCaseId }])]);
+  if (filter.sessionId) query.where('session_id', filter.sessionId);
   return query;
 }
 
