@@ -20,23 +20,35 @@
 // EXECUTOR_DETACHED / EXECUTOR_RESUMED elsewhere only set `detached`: a write answered meanwhile
 // leads to `paused`; what else the run sends (run.cancel, run.finished) the session holds until it
 // is resumed.
+//   held      — the batch of `recording` waits for the database to come back (DB_UNAVAILABLE): the
+//               driver keeps trying the same write and answers it as usual. Nothing is sent and no
+//               time-out runs; CANCEL / EXECUTOR_LOST are remembered as in recording. When the outage
+//               outlasts `outageWindow`, the run stops: the steps not yet sent are skipped with
+//               E_DATABASE_UNAVAILABLE and it goes to abandoned.
 //   finishing — finishRun writes the last pending outcomes and the verdict together; then
 //               run.finished is sent (unless the executor is gone).
+//   finishHeld — the verdict's write waits for the database (DB_UNAVAILABLE); past `outageWindow`
+//               → abandoned.
+//   abandoned — the outage outlasted the window: the run ends `error` (E_DATABASE_UNAVAILABLE),
+//               run.finished goes out at once, and finishRun is asked again with that verdict,
+//               durable once the database is back (the driver drops the write that waited).
 //   done      — final; output is the RunOutput.
 //
 // Invariant: every stepIndex gets exactly one outcome, written by exactly one recordSteps answered
 // STEPS_RECORDED or by the finishRun. The one exception: a batch answered STEPS_NOT_RECORDED is
 // handed again to finishRun, so each batch must be written atomically (all or nothing).
-import { assertEvent, assign, emit, setup } from 'xstate';
+import { assertEvent, assign, emit, enqueueActions, setup } from 'xstate';
 import {
   decideOutput,
   decideReportAndSettle,
   decideStop,
   decideTimeout,
+  decideDatabaseLost,
   decideWriteFailed,
   initialContext,
   isInFlight,
   isLastInFlight,
+  outageWindowMs,
   requestStop,
   settle,
   stepExecPayload,
@@ -45,6 +57,47 @@ import {
   type RunContext,
 } from './run.steps.js';
 import { CANCELLED_BY_REQUEST, type RunEffect, type RunEvent, type RunInput, type RunOutput } from './types.js';
+
+// The batch is durable (answered in recording, or in held once the database came back).
+const whenStepsRecorded = [
+  // The usual answer, decided by one guard: what the four below would decide for it.
+  { guard: 'sendNext', target: 'running', actions: 'clearPending' },
+  {
+    // A CANCEL arrived during the write: act on it now that the write is durable.
+    guard: 'cancelRequested',
+    target: 'finishing',
+    actions: ['clearPending', 'sendRunCancel', { type: 'decideStop', params: { inFlight: false } }],
+  },
+  {
+    // EXECUTOR_LOST (or CANCEL, then the executor went away) during the write.
+    guard: 'stopRequested',
+    target: 'finishing',
+    actions: ['clearPending', { type: 'decideStop', params: { inFlight: false } }],
+  },
+  // The cursor was settled before the write: it is at a step to send, or past the last.
+  { guard: 'allDecided', target: 'finishing', actions: 'clearPending' },
+  { guard: 'detached', target: 'paused', actions: 'clearPending' },
+  { target: 'running', actions: 'clearPending' },
+  ] as const;
+
+// The verdict is being written (finishing, finishHeld, abandoned): it is durable, or it is not.
+const whileFinishing = {
+  RUN_FINISH_WRITTEN: [
+    { guard: 'nothingToTell', target: 'done' },
+    { target: 'done', actions: 'sendRunFinished' },
+  ],
+  // The run still ends (no retry here), as 'error'. The executor, if still there, is told
+  // run.finished with that status so it does not wait for a run this service has dropped;
+  // recovering the stored row is left outside this machine.
+  RUN_FINISH_FAILED: [
+    { guard: 'nothingToTell', target: 'done', actions: 'finishWriteFailed' },
+    { target: 'done', actions: ['finishWriteFailed', 'sendRunFinished'] },
+  ],
+  // The outcome is already decided; a late CANCEL changes nothing.
+  CANCEL: {},
+  EXECUTOR_LOST: { actions: 'markExecutorLost' },
+  STEP_RESULT: { actions: { type: 'rejectStepResult', params: { running: false } } },
+} as const;
 
 export const runMachine = setup({
   types: {
@@ -115,6 +168,17 @@ export const runMachine = setup({
       return decideWriteFailed(context, event.message);
     }),
     decideOutput: assign({ output: ({ context }) => decideOutput(context) }),
+    decideDatabaseLost: assign(({ context }) => decideDatabaseLost(context)),
+    // The verdict waited past the window: the run ends as 'error' for the database, whatever was decided.
+    decideDatabaseLostAtFinish: assign(({ context }) => {
+      const stopped = { ...context, ...decideDatabaseLost(context) };
+      return { stop: stopped.stop, output: decideOutput(stopped) };
+    }),
+    // run.finished at once (the executor, if still there, stops waiting), and not again after the write.
+    tellNow: enqueueActions(({ context, enqueue }) => {
+      if (!context.executorLost) enqueue.emit({ type: 'sendRunFinished', runId: context.input.runId, ...context.output! });
+      enqueue.assign({ told: true });
+    }),
     // The finishing write failed: the run ends as 'error' with the write's message.
     finishWriteFailed: assign(({ context, event }) => {
       assertEvent(event, 'RUN_FINISH_FAILED');
@@ -127,6 +191,8 @@ export const runMachine = setup({
     stopRequested: ({ context }) => context.stop !== null,
     cancelRequested: ({ context }) => context.stop?.kind === 'cancel' && !context.executorLost,
     executorLost: ({ context }) => context.executorLost,
+    // run.finished needs no sending: the executor is gone, or was told when the outage window passed.
+    nothingToTell: ({ context }) => context.executorLost || context.told,
     detached: ({ context }) => context.detached,
     // No stop asked, a step left to send and the session attached: the next step goes out.
     sendNext: ({ context }) => context.stop === null && context.cursor < context.input.steps.length && !context.detached,
@@ -135,6 +201,7 @@ export const runMachine = setup({
   },
   delays: {
     stepTimeout: ({ context }) => stepTimeoutMs(context),
+    outageWindow: ({ context }) => outageWindowMs(context),
   },
 }).createMachine({
   id: 'run',
@@ -162,26 +229,22 @@ export const runMachine = setup({
     recording: {
       entry: 'recordSteps',
       on: {
-        STEPS_RECORDED: [
-          // The usual answer, decided by one guard: what the four below would decide for it.
-          { guard: 'sendNext', target: 'running', actions: 'clearPending' },
-          {
-            // A CANCEL arrived during the write: act on it now that the write is durable.
-            guard: 'cancelRequested',
-            target: 'finishing',
-            actions: ['clearPending', 'sendRunCancel', { type: 'decideStop', params: { inFlight: false } }],
-          },
-          {
-            // EXECUTOR_LOST (or CANCEL, then the executor went away) during the write.
-            guard: 'stopRequested',
-            target: 'finishing',
-            actions: ['clearPending', { type: 'decideStop', params: { inFlight: false } }],
-          },
-          // The cursor was settled before the write: it is at a step to send, or past the last.
-          { guard: 'allDecided', target: 'finishing', actions: 'clearPending' },
-          { guard: 'detached', target: 'paused', actions: 'clearPending' },
-          { target: 'running', actions: 'clearPending' },
-        ],
+        DB_UNAVAILABLE: 'held',
+        STEPS_RECORDED: whenStepsRecorded,
+        STEPS_NOT_RECORDED: { target: 'finishing', actions: 'decideWriteFailed' },
+        CANCEL: { actions: 'requestStop' },
+        EXECUTOR_LOST: { actions: 'requestStop' },
+        STEP_RESULT: { actions: { type: 'rejectStepResult', params: { running: false } } },
+      },
+    },
+
+    // The batch waits for the database; STEPS_RECORDED / STEPS_NOT_RECORDED are answered as in recording.
+    held: {
+      after: {
+        outageWindow: { target: 'abandoned', actions: ['decideDatabaseLost', 'decideOutput'] },
+      },
+      on: {
+        STEPS_RECORDED: whenStepsRecorded,
         STEPS_NOT_RECORDED: { target: 'finishing', actions: 'decideWriteFailed' },
         CANCEL: { actions: 'requestStop' },
         EXECUTOR_LOST: { actions: 'requestStop' },
@@ -232,23 +295,22 @@ export const runMachine = setup({
 
     finishing: {
       entry: ['decideOutput', 'finishRun'],
-      on: {
-        RUN_FINISH_WRITTEN: [
-          { guard: 'executorLost', target: 'done' },
-          { target: 'done', actions: 'sendRunFinished' },
-        ],
-        // The run still ends (no retry here), as 'error'. The executor, if still there, is told
-        // run.finished with that status so it does not wait for a run this service has dropped;
-        // recovering the stored row is left outside this machine.
-        RUN_FINISH_FAILED: [
-          { guard: 'executorLost', target: 'done', actions: 'finishWriteFailed' },
-          { target: 'done', actions: ['finishWriteFailed', 'sendRunFinished'] },
-        ],
-        // The outcome is already decided; a late CANCEL changes nothing.
-        CANCEL: {},
-        EXECUTOR_LOST: { actions: 'markExecutorLost' },
-        STEP_RESULT: { actions: { type: 'rejectStepResult', params: { running: false } } },
+      on: { ...whileFinishing, DB_UNAVAILABLE: 'finishHeld' },
+    },
+
+    // The verdict's write waits for the database; it is answered as in finishing.
+    finishHeld: {
+      after: {
+        outageWindow: { target: 'abandoned', actions: 'decideDatabaseLostAtFinish' },
       },
+      on: whileFinishing,
+    },
+
+    // Past the outage window: the run ends `error` (E_DATABASE_UNAVAILABLE). The executor hears at
+    // once; the verdict is asked for again and is durable once the database is back.
+    abandoned: {
+      entry: ['finishRun', 'tellNow'],
+      on: whileFinishing,
     },
 
     done: { type: 'final' },

@@ -3,6 +3,7 @@
 // from its guards and `assign` actions.
 import { addOutcomes, countOutcomes, emptyCounts, isFailure, verdict } from './counts.js';
 import {
+  DEFAULT_OUTAGE_WINDOW_MS,
   OtpErrorCode,
   type PlannedStep,
   type RunCounts,
@@ -14,7 +15,8 @@ import {
 } from './types.js';
 import { fillVars, requiredCapability } from './vars.js';
 
-export type StopKind = 'cancel' | 'lost';
+/** cancel: CANCEL; lost: EXECUTOR_LOST; database: the outage window passed while a write waited. */
+export type StopKind = 'cancel' | 'lost' | 'database';
 
 export interface RunContext {
   /** The run's input, kept by reference (not copied). */
@@ -35,6 +37,8 @@ export interface RunContext {
   failure: string | null;
   /** Decided on entering `finishing`. */
   output: RunOutput | null;
+  /** run.finished went out before its write was durable (the outage window passed): not sent again. */
+  told: boolean;
   /** The session's socket is gone and it waits to be resumed: no step.exec goes out, no time-out runs. */
   detached: boolean;
 }
@@ -50,6 +54,7 @@ export function initialContext(input: RunInput): RunContext {
     executorLost: false,
     failure: null,
     output: null,
+    told: false,
     detached: input.detached ?? false,
   };
   return input.recorded?.length ? { ...context, ...alreadyRecorded(input, input.recorded) } : context;
@@ -261,12 +266,29 @@ export function closeUndriven(
   return { outcomes, counts: countOutcomes([...reported, ...outcomes], total) };
 }
 
-/** The stop (CANCEL or EXECUTOR_LOST) decides the rest of the run. */
+/** The stop (CANCEL, EXECUTOR_LOST or the outage window) decides the rest of the run. */
 export function decideStop(context: RunContext, inFlight: boolean): Partial<RunContext> {
   const stop = context.stop!;
-  return stop.kind === 'cancel'
-    ? decideRest(context, inFlight, 'skip', OtpErrorCode.cancelled, stop.reason)
-    : decideRest(context, inFlight, 'error', OtpErrorCode.internal, stop.reason);
+  if (stop.kind === 'cancel') return decideRest(context, inFlight, 'skip', OtpErrorCode.cancelled, stop.reason);
+  if (stop.kind === 'database') return decideRest(context, inFlight, 'skip', OtpErrorCode.databaseUnavailable, stop.reason);
+  return decideRest(context, inFlight, 'error', OtpErrorCode.internal, stop.reason);
+}
+
+export function outageWindowMs(context: RunContext): number {
+  return context.input.outageWindowMs ?? DEFAULT_OUTAGE_WINDOW_MS;
+}
+
+/**
+ * The outage window passed while a write waited for the database: the run stops here. What was
+ * decided stays decided (the pending outcomes are written with the verdict once the database is
+ * back); the steps not yet sent are skipped with E_DATABASE_UNAVAILABLE, and the run ends `error`.
+ * A stop asked earlier (CANCEL, EXECUTOR_LOST) gives way: the run could not go on either way.
+ */
+export function decideDatabaseLost(context: RunContext): Partial<RunContext> {
+  const seconds = Math.round(outageWindowMs(context) / 1000);
+  const reason = `the service's database was unavailable for more than ${seconds} s; the run stopped (its recorded steps are kept)`;
+  const stopped = { ...context, stop: { kind: 'database' as const, reason } };
+  return { stop: stopped.stop, ...(context.cursor < context.input.steps.length ? decideStop(stopped, false) : {}) };
 }
 
 /**
@@ -301,6 +323,6 @@ export function decideOutput(context: RunContext): RunOutput {
   const { counts } = context;
   if (context.failure !== null) return { status: 'error', counts, reason: context.failure };
   if (context.stop?.kind === 'cancel') return { status: 'cancelled', counts, reason: context.stop.reason };
-  if (context.stop?.kind === 'lost') return { status: 'error', counts, reason: context.stop.reason };
+  if (context.stop?.kind === 'lost' || context.stop?.kind === 'database') return { status: 'error', counts, reason: context.stop.reason };
   return { status: verdict(counts), counts };
 }

@@ -10,7 +10,8 @@
 //                   ADOPT (its hello resumed a session another process handed over) → ready, with
 //                   the welcome (resumed) and reattach.
 //   registering   — registerSession stores the session; welcome is sent on SESSION_REGISTERED.
-//                   SESSION_NOT_REGISTERED closes with 1011 and the write's message.
+//                   SESSION_NOT_REGISTERED closes with 1011, or 1013 when the database is unavailable
+//                   (retryable: the executor was told E_DATABASE_UNAVAILABLE and says hello again later).
 //   ready         — the session works. Keepalive substates:
 //                     alive        —`keepalive`→ awaitingPong (entry: sendPing)
 //                     awaitingPong —PONG→ alive; —`pongTimeout`→ close 4408 'keepalive timeout'
@@ -94,6 +95,8 @@ export const sessionMachine = setup({
   },
   guards: {
     lastStrike: ({ context }) => context.strikes + 1 >= context.maxInvalidFrames,
+    // The session could not be stored because the database is unavailable: the executor may retry.
+    retryable: ({ event }) => event.type === 'SESSION_NOT_REGISTERED' && event.retryable === true,
     // An executor that closes its socket itself (1000, or a close frame without a code: 1005) is done;
     // a connection that drops (1006, any other code) may come back.
     resumable: ({ context, event }) =>
@@ -171,16 +174,15 @@ export const sessionMachine = setup({
       entry: 'registerSession',
       on: {
         SESSION_REGISTERED: { target: 'ready', actions: 'sendWelcome' },
-        SESSION_NOT_REGISTERED: {
-          target: 'closed',
-          actions: [
-            {
-              type: 'setClose',
-              params: ({ event }) => ({ code: CloseCode.internalError, reason: event.message }),
-            },
-            'closeSocket',
-          ],
-        },
+        SESSION_NOT_REGISTERED: [
+          {
+            // The database is unavailable: the executor says hello again later (1013 Try Again Later).
+            guard: 'retryable',
+            target: 'closed',
+            actions: closeWith(CloseCode.tryAgainLater, 'database unavailable: connect again later'),
+          },
+          { target: 'closed', actions: closeWith(CloseCode.internalError, 'the session could not be stored') },
+        ],
       },
     },
 

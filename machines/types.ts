@@ -110,7 +110,14 @@ export interface RunInput {
   recorded?: StepOutcome[];
   /** The session is detached as the run starts (claimed as its socket dropped): it starts paused. */
   detached?: boolean;
+  /**
+   * How long a write may wait for the database to come back (DB_UNAVAILABLE) before the run ends
+   * with E_DATABASE_UNAVAILABLE. DEFAULT_OUTAGE_WINDOW_MS when absent.
+   */
+  outageWindowMs?: number;
 }
+
+export const DEFAULT_OUTAGE_WINDOW_MS = 60_000;
 
 export interface RunOutput {
   status: FinalRunStatus;
@@ -132,7 +139,12 @@ export type RunEvent =
   | { type: 'STEPS_NOT_RECORDED'; message: string }
   // Answers to the `finishRun` effect: the last outcomes and the verdict are durable, or not.
   | { type: 'RUN_FINISH_WRITTEN' }
-  | { type: 'RUN_FINISH_FAILED'; message: string };
+  | { type: 'RUN_FINISH_FAILED'; message: string }
+  /**
+   * The write asked for (recordSteps or finishRun) waits for the database to come back; the driver
+   * keeps trying it and answers it as usual once it is durable. Nothing is sent meanwhile.
+   */
+  | { type: 'DB_UNAVAILABLE' };
 
 /**
  * The effects the run machine requests, emitted (`actor.on('*', ...)`) in the order the machine
@@ -193,7 +205,8 @@ export type SessionEvent =
   | { type: 'ADOPT'; ref: string }
   // Answers to the `registerSession` effect: the session is stored, or it could not be.
   | { type: 'SESSION_REGISTERED' }
-  | { type: 'SESSION_NOT_REGISTERED'; message: string };
+  /** `retryable`: the database is unavailable; the executor is told to say hello again later. */
+  | { type: 'SESSION_NOT_REGISTERED'; message: string; retryable?: boolean };
 
 /**
  * The effects the session machine requests, emitted (`actor.on('*', ...)`) in order. `registerSession`
@@ -233,6 +246,8 @@ export const CloseCode = {
   version: 4426,
   /** The service failed on its side (e.g. the session could not be stored). */
   internalError: 1011,
+  /** The service cannot serve the session now (its database is unavailable): connect again later. */
+  tryAgainLater: 1013,
 } as const;
 
 /** Why a run cancelled at its project's request ended (its steps' error message and the run's reason), when CANCEL carries no reason of its own. */
@@ -249,6 +264,11 @@ export const OtpErrorCode = {
   navigationBlocked: 'E_NAVIGATION_BLOCKED',
   cancelled: 'E_CANCELLED',
   internal: 'E_INTERNAL',
+  /**
+   * The service's database was unavailable: a hello it could not store (retry it), or a run whose
+   * results could not be made durable within the outage window.
+   */
+  databaseUnavailable: 'E_DATABASE_UNAVAILABLE',
   /** Not JSON, not an object, or fails its message schema. */
   invalidFrame: 'E_INVALID_FRAME',
   /** A well-formed frame that makes no sense now (a result for a step not in flight, a second hello). */

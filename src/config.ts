@@ -45,6 +45,10 @@ export interface Config {
     traceFlushMs: number;
     /** How long a session whose socket dropped waits to be resumed before its runs end as error; 0: no resume. */
     resumeWindowMs: number;
+    /** How long a run's write may wait for an unavailable database before the run ends. */
+    outageWindowMs: number;
+    /** What a hello refused during a database outage is told to wait. */
+    helloRetryMs: number;
     /** What carries OTP frames (OTP_TRANSPORT): uWebSockets.js where it loads (auto), or forced. */
     transport: 'auto' | 'uws' | 'ws';
   };
@@ -271,6 +275,10 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
       defaultMaxParallel: 1,
       traceFlushMs: int(env, 'OTP_TRACE_FLUSH_MS', 1_000),
       resumeWindowMs: int(env, 'OTP_RESUME_WINDOW_MS', 30_000),
+      // How long a run's write waits for an unavailable database before the run ends (E_DATABASE_UNAVAILABLE).
+      outageWindowMs: int(env, 'OTP_OUTAGE_WINDOW_MS', 60_000),
+      // What a hello refused during a database outage is told to wait before it says hello again.
+      helloRetryMs: int(env, 'OTP_HELLO_RETRY_MS', 2_000),
       transport: oneOf(env, 'OTP_TRANSPORT', ['auto', 'uws', 'ws'] as const, 'auto'),
     },
     drainMs: int(env, 'OTP_DRAIN_MS', 30_000),

@@ -7,6 +7,7 @@ import { createLogger, type Logger } from './log.js';
 import { createDb, migrate, type Db } from './db/connect.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.js';
 import { Notifier } from './db/notifier.js';
+import { DatabaseHealth } from './db/health.js';
 import { RunViewCache } from './otp/store/run-view-cache.js';
 import { RunFacts } from './otp/store/run-facts.js';
 import { RunViews } from './otp/store/run-views.js';
@@ -112,26 +113,34 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const instanceId = newId('ins');
   const lifecycle = new Lifecycle();
   // Reads the engine lazily: the engine is built below, with the metrics' port.
-  const metrics = new ServiceMetrics({ activeRuns: () => engine.activeRuns });
   const health = readiness({ probe: () => db.raw('SELECT 1'), draining: () => lifecycle.draining });
+  // An outage of PostgreSQL is spoken of once (a line as it begins, one as it ends); runs hold
+  // meanwhile. What the engine and the background work log goes through `quietLog`, which leaves
+  // outages to it.
+  const dbHealth = new DatabaseHealth(() => db.raw('SELECT 1'), log);
+  const quietLog = dbHealth.quiet(log);
+  // Peers cannot heart-beat during an outage: judge none silent until they have had time to after it.
+  const sweepsPaused = () => !dbHealth.available || dbHealth.recentlyRecovered(2 * config.heartbeatMs + 1_000);
+  // Reads the engine lazily: the engine is built below, with the metrics' port.
+  const metrics = new ServiceMetrics({ activeRuns: () => engine.activeRuns, database: () => dbHealth.stats() });
   // The engine's hot statements on connections of their own: the group commit of step results (one
   // statement in flight at a time), the claims and inserts of runs, and the group commit of their
   // verdicts (so that a claim or an insert never waits behind the finishes). The two group commits
   // are planned for each batch's own length (see dedicated-connection.ts).
   const runConnections: RunStoreConnections = {
-    steps: new DedicatedConnection(databaseUrl, `otp-steps ${instanceId}`, (err) => log.error('step-result connection failed', { err }), { customPlans: true }),
-    runs: new DedicatedConnection(databaseUrl, `otp-runs ${instanceId}`, (err) => log.error('run connection failed', { err })),
-    finishes: new DedicatedConnection(databaseUrl, `otp-finishes ${instanceId}`, (err) => log.error('verdict connection failed', { err }), { customPlans: true }),
+    steps: new DedicatedConnection(databaseUrl, `otp-steps ${instanceId}`, (err) => quietLog.error('step-result connection failed', { err }), { customPlans: true }),
+    runs: new DedicatedConnection(databaseUrl, `otp-runs ${instanceId}`, (err) => quietLog.error('run connection failed', { err })),
+    finishes: new DedicatedConnection(databaseUrl, `otp-finishes ${instanceId}`, (err) => quietLog.error('verdict connection failed', { err }), { customPlans: true }),
   };
   // Webhook delivery: the outbox every store reports its changes to, in the changes' transactions.
-  const webhooks = createWebhookDelivery({ config: config.webhooks, db, log, instanceId });
+  const webhooks = createWebhookDelivery({ config: config.webhooks, db, log: quietLog, instanceId });
   const store = new RunStore(db, runConnections, webhooks.events);
-  const notifier = new Notifier(db, databaseUrl, instanceId, log);
+  const notifier = new Notifier(db, databaseUrl, instanceId, quietLog);
   const runViews = new RunViewCache(config.runViewCacheBytes);
   // The ports between rooms: assets and the artifacts room read OTP runs through the OTP store, the
   // planner reads test cases through the artifacts room, the engine reads a project's keys through auth.
-  const assets = await createAssets({ config, db, log, evidenceChanged: (runId) => runViews.invalidate(runId), runs: new RunFacts(db), tenants: tenancy });
-  const artifacts = await createArtifacts({ config, db, log, runResults: new RunResultsStore(db), events: webhooks.events });
+  const assets = await createAssets({ config, db, log: quietLog, evidenceChanged: (runId) => runViews.invalidate(runId), runs: new RunFacts(db), tenants: tenancy });
+  const artifacts = await createArtifacts({ config, db, log: quietLog, runResults: new RunResultsStore(db), events: webhooks.events });
   const views = new RunViews(db);
   // The service's HTTP base address, known once the REST listener is bound (its port may be 0): the
   // OAuth issuer and audience derive from it, MCP links start with it, welcome.apiUrl tells executors.
@@ -151,7 +160,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     config,
     apiUrl: () => baseUrl,
     instanceId,
-    log,
+    log: quietLog,
+    health: dbHealth,
     events: metrics.engine,
     runHooks: { verifyEvidence: assets.verifyEvidence, onFinished: artifacts.onRunFinished },
   });
@@ -223,12 +233,13 @@ export async function startService(config: Config, log: Logger = createLogger(co
       runViews.clear();
       webhooks.forgetSubscriptions();
       webhooks.wake();
-      engine.reconcile().catch((err) => log.error('reconcile failed', { err }));
+      engine.reconcile().catch((err) => quietLog.error('reconcile failed', { err }));
     },
   );
-  const instances = new InstanceRegistry(instanceStore, log, instanceId, {
+  const instances = new InstanceRegistry(instanceStore, quietLog, instanceId, {
     heartbeatMs: config.heartbeatMs,
     timeoutMs: config.instanceTimeoutMs,
+    paused: sweepsPaused,
   });
   await instances.start();
   const orphans = new OrphanCheck({
@@ -236,12 +247,13 @@ export async function startService(config: Config, log: Logger = createLogger(co
     runs: store,
     instanceId,
     drives: (runId) => engine.drives(runId),
-    log,
+    log: quietLog,
     intervalMs: config.orphanCheckMs,
+    paused: sweepsPaused,
   });
   orphans.start();
   const reconcileTimer = setInterval(() => {
-    engine.reconcile().catch((err) => log.error('reconcile failed', { err }));
+    engine.reconcile().catch((err) => quietLog.error('reconcile failed', { err }));
   }, config.heartbeatMs);
   reconcileTimer.unref();
 
@@ -324,9 +336,11 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const { transport: ws, reason: transportReason } = createOtpTransport(config.otp.transport, {
     engine,
     authenticate: (credential) => principals.resolve(credential, { activeOnly: true }),
-    log,
+    log: quietLog,
     maxFrameBytes: config.otp.maxFrameBytes,
     refused: () => metrics.refusedConnection(),
+    unavailable: (err) => dbHealth.report(err),
+    retryAfterMs: config.otp.helloRetryMs,
   });
   const wsPort = await ws.listen(config.host, config.wsPort);
   log.info('OTP transport', { transport: ws.name, reason: transportReason });
@@ -357,6 +371,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       await metricsListener?.close();
       metrics.close();
       await instances.stop();
+      dbHealth.stop();
       await webhooks.stop();
       await notifier.stop();
       await artifacts.stop();

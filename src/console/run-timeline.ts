@@ -67,6 +67,7 @@ export function runTimeline(trace: Pick<RunTrace, 'transitions' | 'dropped' | 's
   let lastResult: StepFrames | undefined;
   let writtenUpTo: number | undefined;
   let prev: number | undefined;
+  let told = false;
 
   trace.transitions.forEach((e, i) => {
     const t = trace.dropped + i;
@@ -123,7 +124,10 @@ export function runTimeline(trace: Pick<RunTrace, 'transitions' | 'dropped' | 's
     if (e.to === 'finishing' && (e.event === 'CANCEL' || (e.event === 'STEPS_RECORDED' && trace.status === 'cancelled' && !lost))) {
       after.push({ t, kind: 'out', at, frame: 'run.cancel', text: 'run.cancel' });
     }
-    if (e.to === 'done' && !lost) after.push({ t, kind: 'out', at, frame: 'run.finished', text: 'run.finished' });
+    if (e.event === 'DB_UNAVAILABLE') before.push({ t, kind: 'write', at, text: 'the database is unavailable: the write waits for it' });
+    // Past the outage window the executor hears at once (abandoned); the verdict is written later.
+    if (e.to === 'abandoned') told = true;
+    if ((e.to === 'abandoned' || (e.to === 'done' && !told)) && !lost) after.push({ t, kind: 'out', at, frame: 'run.finished', text: 'run.finished' });
 
     rows.push(...before, { t, kind: 'transition', at, entry: e, text: e.event }, ...after);
     prev = known ? c : prev;

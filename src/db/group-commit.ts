@@ -2,8 +2,12 @@
 // together in the next one. Each caller's promise settles with its own item's answer once the
 // statement is durable, or fails with the reason its own item could not be written, never another's:
 // a statement that fails whole is tried again item by item, so only the items that fail learn of it.
+// An outage of the database is no item's fault: every item of the batch fails with it at once (the
+// callers wait for the database and submit again).
 // Used for the step results of every run (StepWriter), for new runs (RunStore.insertRun) and for
 // their verdicts (RunStore.finishRun).
+
+import { isDatabaseUnavailable } from './unavailable.js';
 
 interface Waiting<I, R> {
   item: I;
@@ -39,7 +43,7 @@ export class GroupCommit<I, R = void> {
           const answers = await this.commit(batch.map((w) => w.item));
           batch.forEach((w, i) => w.resolve(answers?.[i] as R));
         } catch (err) {
-          if (batch.length === 1) batch[0]!.reject(err);
+          if (batch.length === 1 || isDatabaseUnavailable(err)) for (const w of batch) w.reject(err);
           else for (const w of batch) await this.commit([w.item]).then((answers) => w.resolve(answers?.[0] as R), w.reject);
         }
       }

@@ -7,10 +7,28 @@ import diagnostics from 'node:diagnostics_channel';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EngineEvents, StepDispatchMessage, StepWriteMessage } from '../otp/engine/diagnostics.js';
 import type { RequestSample } from '../rest/middleware/observe.js';
+import type { DatabaseHealthStats } from '../db/health.js';
 
 export interface MetricsSources {
   /** Runs this process drives now. */
   activeRuns(): number;
+  /** What this process knows of PostgreSQL's availability (src/db/health.ts). */
+  database?(): DatabaseHealthStats;
+}
+
+/** A counter whose value is read from a source at each scrape (prom-client counters cannot be set). */
+function counterOf(name: string, help: string, registers: Registry[], read: () => number | undefined): Counter {
+  return new Counter({
+    name,
+    help,
+    registers,
+    collect() {
+      const value = read();
+      if (value === undefined) return;
+      this.reset();
+      this.inc(value);
+    },
+  });
 }
 
 /**
@@ -52,6 +70,12 @@ export class ServiceMetrics {
     this.sessionsOpened = new Counter({ name: 'otp_sessions_opened_total', help: 'Executor sessions welcomed', registers });
     this.sessionsClosed = new Counter({ name: 'otp_sessions_closed_total', help: 'Executor sessions closed, by WebSocket close code', labelNames: ['code'], registers });
     new Gauge({ name: 'otp_runs_active', help: 'Runs this process drives now', registers, collect() { this.set(sources.activeRuns()); } });
+    // Outages of PostgreSQL as this process met them (docs/operations.md, "When PostgreSQL goes away").
+    new Gauge({ name: 'db_available', help: '1 while this process reaches PostgreSQL, 0 during an outage', registers, collect() { const d = sources.database?.(); if (d) this.set(d.available ? 1 : 0); } });
+    counterOf('db_outages_total', 'Outages of PostgreSQL this process met', registers, () => sources.database?.().outages);
+    counterOf('db_unavailable_seconds_total', 'Time this process spent without PostgreSQL', registers, () => { const d = sources.database?.(); return d && d.unavailableMs / 1000; });
+    new Gauge({ name: 'otp_runs_held', help: 'Runs whose write waits for PostgreSQL to come back', registers, collect() { const d = sources.database?.(); if (d) this.set(d.heldRuns); } });
+    counterOf('db_writes_retried_total', 'Writes tried again after an outage of PostgreSQL (step results, verdicts, recording frames)', registers, () => sources.database?.().retriedWrites);
     this.runsClaimed = new Counter({ name: 'otp_runs_claimed_total', help: 'Runs claimed by sessions of this process', registers });
     this.runsFinished = new Counter({ name: 'otp_runs_finished_total', help: 'Runs finished by this process, by status', labelNames: ['status'], registers });
     this.runDuration = new Histogram({

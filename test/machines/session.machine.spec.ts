@@ -66,16 +66,25 @@ describe('session machine', () => {
       expect(h.calls.map((call) => call.type)).to.deep.equal(['registerSession', 'sendWelcome']);
     });
 
-    it('closes with 1011 and the error message when registerSession rejects', async () => {
-      const h = track(start({ register: () => Promise.reject(new Error('database unavailable')) }));
+    it('closes with 1011 and a reason of its own (never the write\'s message) when registerSession rejects', async () => {
+      const h = track(start({ register: () => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.5:5432')) }));
       h.actor.send({ type: 'HELLO', hello, ref: 'msg_1' });
       await flush();
       expect(h.calls).to.deep.equal([
         { type: 'registerSession', params: { hello } },
-        { type: 'closeSocket', params: { code: 1011, reason: 'database unavailable' } },
+        { type: 'closeSocket', params: { code: 1011, reason: 'the session could not be stored' } },
       ]);
       expect(CloseCode.internalError).to.equal(1011);
-      expectClosed(h, 1011, 'database unavailable');
+      expectClosed(h, 1011, 'the session could not be stored');
+    });
+
+    it('closes with 1013 (try again later) when the session could not be stored for a database outage', async () => {
+      const h = track(start());
+      h.actor.send({ type: 'HELLO', hello, ref: 'msg_1' });
+      h.actor.send({ type: 'SESSION_NOT_REGISTERED', message: 'database unavailable', retryable: true });
+      await flush();
+      expect(h.calls.at(-1)).to.deep.equal({ type: 'closeSocket', params: { code: 1013, reason: 'database unavailable: connect again later' } });
+      expectClosed(h, 1013, 'database unavailable: connect again later');
     });
 
     it('closes with 4408 "no hello" at exactly helloTimeoutMs', () => {

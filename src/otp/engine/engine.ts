@@ -5,6 +5,7 @@ import type { Notice, Notifier } from '../../db/notifier.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
+import type { DatabaseHealth } from '../../db/health.js';
 import { errors } from '../../errors.js';
 import { CloseCode, OtpErrorCode, type SessionOutput, type StepOutcome } from '../../../machines/types.js';
 import { ExecutorSession, type Connection } from './session.js';
@@ -49,6 +50,8 @@ export interface EngineDeps {
   log: Logger;
   /** Metrics of this process. */
   events?: EngineEvents;
+  /** Where writes that meet a database outage wait (runs hold, hellos are refused as retryable). */
+  health?: DatabaseHealth;
 }
 
 export class OtpEngine {
@@ -81,6 +84,7 @@ export class OtpEngine {
       localSession: (id) => this.sessions.get(id),
       notify: (notice) => this.notify(notice),
       log: deps.log,
+      health: deps.health,
     });
     this.watch = new RunWatch({ runs: this.runs, sessions: this.sessions, store: deps.store, views: deps.views, traces: deps.traces, log: deps.log, traceFlushMs: deps.config.otp.traceFlushMs });
     this.shutdowns = new Shutdown({ sessions: this.sessions, runs: this.runs, config: deps.config, log: deps.log, livePeers: deps.livePeers });
@@ -131,6 +135,7 @@ export class OtpEngine {
       store: this.deps.store,
       instanceId: this.deps.instanceId,
       log: this.deps.log,
+      unavailable: (err) => this.deps.health?.report(err) ?? false,
       hooks: {
         ready: (s) => this.sessionReady(s),
         detached: (s) => this.sessionDetached(s),
@@ -366,6 +371,8 @@ export class OtpEngine {
         stepTimeoutMs: otp.stepTimeoutMs,
         clock: this.clock,
         changed: (id, projectId) => this.watch.changed(id, projectId),
+        health: this.deps.health,
+        outageWindowMs: otp.outageWindowMs,
         ...this.deps.runHooks,
       },
       session.capabilities as Record<string, unknown>,

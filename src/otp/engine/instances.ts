@@ -11,7 +11,8 @@ export class InstanceRegistry {
     private readonly instances: InstanceStore,
     private readonly log: Logger,
     readonly id: string,
-    private readonly options: { heartbeatMs: number; timeoutMs: number },
+    /** paused: true while no peer can be judged silent (the database is, or was just, unavailable). */
+    private readonly options: { heartbeatMs: number; timeoutMs: number; paused?: () => boolean },
   ) {}
 
   async start(): Promise<void> {
@@ -30,6 +31,7 @@ export class InstanceRegistry {
 
   /** Finishes the work of processes whose heartbeat is older than the time-out. */
   async sweep(): Promise<void> {
+    if (this.options.paused?.()) return;
     const dead = await this.instances.silentPeers(this.id, this.options.timeoutMs);
     for (const instanceId of dead) await this.finishInstance(instanceId, 'service process stopped responding');
   }

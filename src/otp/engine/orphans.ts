@@ -16,6 +16,8 @@ export interface OrphanCheckDeps {
   drives(runId: string): boolean;
   log: Logger;
   intervalMs: number;
+  /** True while no run can be judged (the database is, or was just, unavailable: drivers hold, peers have not heart-beaten). */
+  paused?: () => boolean;
 }
 
 export class OrphanCheck {
@@ -43,6 +45,7 @@ export class OrphanCheck {
 
   private async finishOrphans(): Promise<number> {
     const { deps } = this;
+    if (deps.paused?.()) return 0;
     const candidates = await deps.instances.undrivenRuns(deps.instanceId, deps.intervalMs);
     // This process's own runs are orphans only when it has no driver for them.
     const orphans = candidates.filter((run) => run.instanceId !== deps.instanceId || !deps.drives(run.id));

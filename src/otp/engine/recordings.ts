@@ -6,6 +6,7 @@
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Logger } from '../../log.js';
+import type { DatabaseHealth } from '../../db/health.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Notice } from '../../db/notifier.js';
 import { OtpErrorCode } from '../../../machines/types.js';
@@ -29,6 +30,8 @@ export interface RecordingsDeps {
   /** Tells the process that holds a session (a notice; no-op in a single process). */
   notify(notice: RecordNotice): Promise<void>;
   log: Logger;
+  /** Where a frame that meets a database outage waits to be stored. */
+  health?: DatabaseHealth;
 }
 
 export interface StartRequest {
@@ -54,11 +57,30 @@ export class Recordings {
       return this.executorStop(session, (payload as { recordingId: string }).recordingId, ref);
     };
     this.enqueue(session, () =>
-      work().catch((err) => {
+      this.durable(work).catch((err) => {
+        // Its cause goes to the log only: a driver's message may name the database's address.
         this.deps.log.error('recording frame failed', { sessionId: session.id, type, err });
-        session.send(errorFrame(OtpErrorCode.internal, `the service could not handle ${type}: ${(err as Error).message}`, { sessionId: session.id, ref }));
+        session.send(errorFrame(OtpErrorCode.internal, `the service could not handle ${type}`, { sessionId: session.id, ref }));
       }),
     );
+  }
+
+  /**
+   * The frame's work, tried again once the database is back when it meets an outage: the frames
+   * behind it wait in the session's queue, so the order holds, and nothing is acknowledged before
+   * it is stored.
+   */
+  private async durable(work: () => Promise<void>): Promise<void> {
+    const { health } = this.deps;
+    for (;;) {
+      try {
+        return await work();
+      } catch (err) {
+        if (!health?.report(err)) throw err;
+        await health.whenAvailable();
+        health.retriedWrite();
+      }
+    }
   }
 
   private enqueue(session: ExecutorSession, work: () => Promise<void>): Promise<void> {

@@ -4,13 +4,14 @@ import { createActor, type Actor, type AnyTransitionDefinition, type InspectionE
 import { eventLabel, fastInspection, transitionsOf } from './xstate-adapter.js';
 import type { Clock } from './timer-wheel.js';
 import { runMachine } from '../../../machines/run.machine.js';
-import { answer } from '../../../machines/effects.js';
+import { errorMessage } from '../../../machines/effects.js';
 import { CANCELLED_BY_REQUEST, OtpErrorCode, type RunEffect, type RunEvent, type RunOutput, type StepExecPayload, type StepOutcome, type StepReport } from '../../../machines/types.js';
 import { buildFrame, errorFrame, frameTemplate, isoAt } from '../protocol/frames.js';
 import { stepDispatch, type StepDispatchMessage } from './diagnostics.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
 import { TRACE_LIMIT, type TraceEntry, type TraceWrite } from '../store/run-trace.js';
 import type { Logger } from '../../log.js';
+import type { DatabaseHealth } from '../../db/health.js';
 
 export interface RunChannel {
   /** The session id. */
@@ -33,7 +34,14 @@ export interface RunDriverDeps {
   clock?: Clock;
   /** Told after every transition of the run machine (the console's live pages in this process). */
   changed?: (runId: string, projectId: string) => void;
+  /** Where a write that meets an outage waits for the database; without it, an outage fails the write. */
+  health?: DatabaseHealth;
+  /** How long a write may wait for the database before the run ends (E_DATABASE_UNAVAILABLE). */
+  outageWindowMs?: number;
 }
+
+// A write that a newer one replaced while it waited for the database: it is not answered.
+const SUPERSEDED = Symbol('superseded');
 
 const needsEvidenceCheck = (outcomes: StepOutcome[]) => outcomes.some((o) => o.evidence?.screenshotAssetId);
 
@@ -79,6 +87,9 @@ export class RunDriver {
   /** Bumped by every transition; the engine's flush compares it with the version it last wrote. */
   traceVersion = 0;
   flushedVersion = 0;
+  // Bumped by each durable write asked for: a write waiting for the database that is no longer the
+  // newest (the machine asked for the verdict meanwhile) gives up and is not answered.
+  private writeToken = 0;
   // The last step.exec sent: sent again as is (same id) when the machine sends that step again after a resume.
   private lastExec: { stepIndex: number; frame: string } | undefined;
 
@@ -102,6 +113,7 @@ export class RunDriver {
         capabilities,
         vars: run.vars,
         graceMs: deps.graceMs,
+        ...(deps.outageWindowMs !== undefined ? { outageWindowMs: deps.outageWindowMs } : {}),
         ...(run.recorded ? { recorded: run.recorded } : {}),
         ...(channel.detached ? { detached: true } : {}),
       },
@@ -248,15 +260,54 @@ export class RunDriver {
   private recordSteps({ runId, outcomes }: Effect<'recordSteps'>): void {
     const write = (checked: StepOutcome[]) => this.deps.store.writeSteps(checked.map((outcome) => ({ runId, outcome })));
     // Without evidence to check (nearly every step), the write starts in this tick.
-    const written = needsEvidenceCheck(outcomes) && this.deps.verifyEvidence
-      ? this.deps.verifyEvidence(runId, outcomes).then(write)
-      : write(outcomes);
-    answer<RunEvent>(written, this.send, { type: 'STEPS_RECORDED' }, (message) => ({ type: 'STEPS_NOT_RECORDED', message }));
+    const attempt = () =>
+      needsEvidenceCheck(outcomes) && this.deps.verifyEvidence ? this.deps.verifyEvidence(runId, outcomes).then(write) : write(outcomes);
+    this.answerDurable(attempt, { type: 'STEPS_RECORDED' }, (message) => ({ type: 'STEPS_NOT_RECORDED', message }));
   }
 
   /** Writes the last outcomes and the verdict, then answers: RUN_FINISH_WRITTEN, or RUN_FINISH_FAILED with the reason. */
   private finishRun(effect: Effect<'finishRun'>): void {
-    answer<RunEvent>(this.writeFinish(effect), this.send, { type: 'RUN_FINISH_WRITTEN' }, (message) => ({ type: 'RUN_FINISH_FAILED', message }));
+    this.answerDurable(() => this.writeFinish(effect), { type: 'RUN_FINISH_WRITTEN' }, (message) => ({ type: 'RUN_FINISH_FAILED', message }));
+  }
+
+  /**
+   * Carries out a durable write and answers the machine. A write that meets an outage tells the
+   * machine DB_UNAVAILABLE (it holds), waits for the database and is tried again, as often as it
+   * takes: answered once it is durable, unless a newer write replaced it meanwhile.
+   */
+  private answerDurable(attempt: () => Promise<unknown>, done: RunEvent, failed: (message: string) => RunEvent): void {
+    const token = ++this.writeToken;
+    attempt()
+      .catch((err) => this.afterOutage(err, attempt, token))
+      .then(
+        (value) => {
+          if (value !== SUPERSEDED) this.send(done);
+        },
+        (err: unknown) => {
+          if (token === this.writeToken) this.send(failed(errorMessage(err)));
+        },
+      );
+  }
+
+  private async afterOutage(err: unknown, attempt: () => Promise<unknown>, token: number): Promise<unknown> {
+    const { health } = this.deps;
+    if (!health?.report(err)) throw err;
+    const release = health.hold();
+    try {
+      this.send({ type: 'DB_UNAVAILABLE' });
+      for (;;) {
+        await health.whenAvailable();
+        if (token !== this.writeToken || this.actor.getSnapshot().status !== 'active') return SUPERSEDED;
+        health.retriedWrite();
+        try {
+          return await attempt();
+        } catch (again) {
+          if (!health.report(again)) throw again;
+        }
+      }
+    } finally {
+      release();
+    }
   }
 
   private async writeFinish({ runId, outcomes, status, counts, reason }: Effect<'finishRun'>): Promise<void> {
@@ -273,7 +324,8 @@ export class RunDriver {
       finished = await deps.store.finishRun({ runId, projectId: this.run.projectId, status, counts, reason, outcomes: verified, trace: { transitions, dropped } });
       this.duration = finished.durationMs;
     } catch (err) {
-      await this.finishWithoutOutcomes(err, reason);
+      // An outage: the write waits for the database and is tried again whole (answerDurable).
+      if (!deps.health?.report(err)) await this.finishWithoutOutcomes(err, reason);
       throw err;
     }
     if (finished.owesResults) await deps.onFinished?.(runId).catch((err) => deps.log.error('after-run hook failed', { runId, err }));

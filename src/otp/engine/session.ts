@@ -3,46 +3,18 @@
 // Connection.
 import { createActor, type Actor } from 'xstate';
 import { sessionMachine } from '../../../machines/session.machine.js';
-import { answer } from '../../../machines/effects.js';
-import { CloseCode, OtpErrorCode, type Capabilities, type HelloPayload, type SessionEffect, type SessionEvent, type SessionOutput } from '../../../machines/types.js';
+import { CloseCode, OtpErrorCode, type Capabilities, type HelloPayload, type SessionEffect, type SessionOutput } from '../../../machines/types.js';
 import { validateInbound } from '../protocol/validators.js';
 import { buildFrame, errorFrame, majorVersion, OTP_VERSION } from '../protocol/frames.js';
 import { newId } from '../../ids.js';
 import type { Principal } from '../../auth/principal.js';
 import type { RunDriver } from './run-driver.js';
 import { SessionTrace } from './session-trace.js';
-import type { RunStore } from '../store/run-store.js';
-import type { Config } from '../../config.js';
-import type { Logger } from '../../log.js';
 
-/** What the socket adapter gives a session. */
-export interface Connection {
-  send(text: string): void;
-  close(code: number, reason: string): void;
-}
+import type { Connection, SessionDeps as Deps } from './session-deps.js';
 
-export interface SessionHooks {
-  /** The welcome went out (or the session was resumed): the session may take runs. */
-  ready(session: ExecutorSession): void;
-  /** The socket dropped (or was replaced): the session takes no run until it is resumed. */
-  detached(session: ExecutorSession): void;
-  /** A hello with resumeSessionId on this new connection: find that session and hand this connection to it. */
-  resume(greeter: ExecutorSession, sessionId: string, ref: string): void;
-  /** The session machine stopped; its runs must be finished. */
-  closed(session: ExecutorSession, output: SessionOutput): void;
-  /** A recording frame (docs/recording.md), handed on in arrival order; ref is the frame's id. */
-  recording(session: ExecutorSession, type: 'record.start' | 'record.stop' | 'event.recorded', payload: unknown, ref: string): void;
-}
-
-export interface SessionDeps {
-  otp: Config['otp'];
-  /** The service's HTTP base address for welcome.apiUrl (undefined until the REST listener is bound). */
-  apiUrl(): string | undefined;
-  store: RunStore;
-  instanceId: string;
-  log: Logger;
-  hooks: SessionHooks;
-}
+export type { Connection } from './session-deps.js';
+export type SessionDeps = Deps<ExecutorSession>;
 
 // Frames held for a detached session (run.start, run.cancel, run.finished of its runs; a run holds
 // its step.exec itself). Far more than maxParallel runs produce in a resume window.
@@ -108,11 +80,9 @@ export class ExecutorSession {
     try {
       switch (effect.type) {
         case 'registerSession':
-          return answer<SessionEvent>(
-            this.register(effect.hello),
-            this.actor.send,
-            { type: 'SESSION_REGISTERED' },
-            (message) => ({ type: 'SESSION_NOT_REGISTERED', message }),
+          return void this.register(effect.hello).then(
+            () => this.actor.send({ type: 'SESSION_REGISTERED' }),
+            (err: unknown) => this.notRegistered(err),
           );
         case 'sendWelcome':
           return this.sendWelcome(effect.ref, effect.resumed);
@@ -249,6 +219,22 @@ export class ExecutorSession {
 
   private sendPing(): void {
     this.send(buildFrame('ping', { sessionId: this.id }));
+  }
+
+  /**
+   * The session could not be stored. An outage is the executor's to retry: it hears
+   * E_DATABASE_UNAVAILABLE (answering its hello) before the socket closes with 1013. Anything else
+   * closes with 1011; its cause goes to the log, never to the executor.
+   */
+  private notRegistered(err: unknown): void {
+    const retryable = this.deps.unavailable?.(err) ?? false;
+    if (retryable) {
+      const retryAfterMs = this.deps.otp.helloRetryMs;
+      this.send(errorFrame(OtpErrorCode.databaseUnavailable, `the service's database is unavailable: say hello again in ${Math.ceil(retryAfterMs / 1000)} s`, this.envelope(this.actor.getSnapshot().context.helloRef ?? undefined), { retryable: true, retryAfterMs }));
+    } else {
+      this.deps.log.error('session not stored', { sessionId: this.id, err });
+    }
+    this.actor.send({ type: 'SESSION_NOT_REGISTERED', message: retryable ? 'database unavailable' : 'the session could not be stored', retryable });
   }
 
   private async register(hello: HelloPayload): Promise<void> {

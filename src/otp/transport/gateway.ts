@@ -44,6 +44,10 @@ export interface GatewayDeps {
   maxFrameBytes: number;
   /** Counts a refused key (metrics). */
   refused?(): void;
+  /** Reports a failure; true when it was an outage of the database (the executor may connect again later). */
+  unavailable?(err: unknown): boolean;
+  /** What an executor refused during an outage is told to wait, in ms. */
+  retryAfterMs?: number;
 }
 
 // Frames above the protocol limit (1 MiB) get an error frame and a 1009 close; the adapters cut
@@ -71,6 +75,9 @@ export function closeReason(reason: string): string {
 interface Refusal {
   code: number;
   message: string;
+  /** The error frame's code (E_AUTH when absent) and, for an outage, when to try again. */
+  otpCode?: string;
+  retryAfterMs?: number;
 }
 
 export class OtpGateway {
@@ -144,11 +151,15 @@ export class OtpGateway {
   }
 
   private refuse(socket: TransportSocket, refusal: Refusal): void {
-    const address = socket.remoteAddress();
-    this.refusedLog(`${refusal.code}:${address}`, 'refused credentials', { transport: 'otp', code: refusal.code, address, reason: refusal.message });
-    this.deps.refused?.();
+    // An outage is no refusal of the credentials (the database's health speaks of it).
+    if (refusal.retryAfterMs === undefined) {
+      const address = socket.remoteAddress();
+      this.refusedLog(`${refusal.code}:${address}`, 'refused credentials', { transport: 'otp', code: refusal.code, address, reason: refusal.message });
+      this.deps.refused?.();
+    }
     socket.cork(() => {
-      socket.send(errorFrame(OtpErrorCode.auth, refusal.message));
+      const details = refusal.retryAfterMs === undefined ? undefined : { retryable: true, retryAfterMs: refusal.retryAfterMs };
+      socket.send(errorFrame(refusal.otpCode ?? OtpErrorCode.auth, refusal.message, {}, details));
       socket.end(refusal.code, closeReason(refusal.message));
     });
   }
@@ -159,6 +170,12 @@ export class OtpGateway {
     try {
       principal = await this.deps.authenticate(secret);
     } catch (err) {
+      // The key could not be checked because the database is away: not a bad key; come back later.
+      if (this.deps.unavailable?.(err)) {
+        const retryAfterMs = this.deps.retryAfterMs ?? 2_000;
+        const message = `the service's database is unavailable: connect again in ${Math.ceil(retryAfterMs / 1000)} s`;
+        return { refusal: { code: CloseCode.tryAgainLater, message, otpCode: OtpErrorCode.databaseUnavailable, retryAfterMs } };
+      }
       this.deps.log.error('authentication failed', { err });
     }
     if (!principal) return { refusal: { code: CloseCode.unauthorized, message: 'the key or access token is unknown, expired or revoked' } };

@@ -30,7 +30,7 @@ export const MAY_IMPORT: Record<string, string[]> = {
   mcp: ['validation', 'auth', 'rest', 'otp/runs', 'otp/http', 'otp/store:types', 'otp/engine:types', 'artifacts', 'machines'],
   'webhook-delivery': ['rest', 'validation', 'db', 'artifacts', 'otp/http'],
   console: ['auth', 'rest', 'db:types', 'machines', 'otp/protocol:types', 'otp/runs:types', 'otp/store:types', 'otp/engine'],
-  observability: ['otp/engine:types', 'rest:types'],
+  observability: ['otp/engine:types', 'rest:types', 'db:types'],
 };
 
 /** Files of src/ itself that make the kernel. */
