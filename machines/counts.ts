@@ -24,6 +24,12 @@ export function addOutcomes(
   return { passed, failed, skipped, total: counts.total };
 }
 
+/** `counts` less the given outcomes (a retried attempt's, taken back). */
+export function subtractOutcomes(counts: RunCounts, outcomes: ReadonlyArray<{ status: StepStatus }>): RunCounts {
+  const taken = addOutcomes(emptyCounts(counts.total), outcomes);
+  return { passed: counts.passed - taken.passed, failed: counts.failed - taken.failed, skipped: counts.skipped - taken.skipped, total: counts.total };
+}
+
 /** passed = pass, failed = fail + error, skipped = skip, total = the run's number of steps. */
 export function countOutcomes(
   outcomes: ReadonlyArray<{ status: StepStatus }>,

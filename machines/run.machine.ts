@@ -50,6 +50,7 @@ import {
   isLastInFlight,
   outageWindowMs,
   requestStop,
+  rewindCase,
   settle,
   stepExecPayload,
   stepTimeoutMs,
@@ -74,6 +75,8 @@ const whenStepsRecorded = [
     target: 'finishing',
     actions: ['clearPending', { type: 'decideStop', params: { inFlight: false } }],
   },
+  // A test case failed and runs again: the batch archived its attempt; back to its first step.
+  { guard: 'retryDecided', target: 'advancing', actions: ['clearPending', 'rewindCase'] },
   // The cursor was settled before the write: it is at a step to send, or past the last.
   { guard: 'allDecided', target: 'finishing', actions: 'clearPending' },
   { guard: 'detached', target: 'paused', actions: 'clearPending' },
@@ -111,11 +114,11 @@ export const runMachine = setup({
     // Effects, emitted for the driver.
     sendRunStart: emit(({ context }) => ({ type: 'sendRunStart' as const, runId: context.input.runId })),
     sendStepExec: emit(({ context }) => ({ type: 'sendStepExec' as const, payload: stepExecPayload(context) })),
-    recordSteps: emit(({ context }) => ({
-      type: 'recordSteps' as const,
-      runId: context.input.runId,
-      outcomes: context.pending,
-    })),
+    recordSteps: emit(({ context }) =>
+      context.retry
+        ? { type: 'recordSteps' as const, runId: context.input.runId, outcomes: context.pending, retry: context.retry }
+        : { type: 'recordSteps' as const, runId: context.input.runId, outcomes: context.pending },
+    ),
     sendRunCancel: emit(({ context }) => ({
       type: 'sendRunCancel' as const,
       runId: context.input.runId,
@@ -153,6 +156,8 @@ export const runMachine = setup({
     }),
     decideTimeout: assign(({ context }) => decideTimeout(context)),
     clearPending: assign({ pending: () => [] }),
+    // The retry's batch is durable: its case starts over from its first step (run.steps.ts).
+    rewindCase: assign(({ context }) => rewindCase(context)),
     requestStop: assign(({ context, event }) => {
       assertEvent(event, ['CANCEL', 'EXECUTOR_LOST']);
       return event.type === 'CANCEL'
@@ -182,11 +187,13 @@ export const runMachine = setup({
     // The finishing write failed: the run ends as 'error' with the write's message.
     finishWriteFailed: assign(({ context, event }) => {
       assertEvent(event, 'RUN_FINISH_FAILED');
-      return { output: { status: 'error' as const, counts: context.counts, reason: event.message } };
+      return { output: { status: 'error' as const, counts: context.counts, ...(context.input.retries ? { flaky: context.flaky } : {}), reason: event.message } };
     }),
   },
   guards: {
-    allDecided: ({ context }) => context.cursor >= context.input.steps.length,
+    // Every step has its outcome and no retry waits to start its case over.
+    allDecided: ({ context }) => context.cursor >= context.input.steps.length && context.retry === null,
+    retryDecided: ({ context }) => context.retry !== null,
     hasPending: ({ context }) => context.pending.length > 0,
     stopRequested: ({ context }) => context.stop !== null,
     cancelRequested: ({ context }) => context.stop?.kind === 'cancel' && !context.executorLost,
@@ -195,7 +202,7 @@ export const runMachine = setup({
     nothingToTell: ({ context }) => context.executorLost || context.told,
     detached: ({ context }) => context.detached,
     // No stop asked, a step left to send and the session attached: the next step goes out.
-    sendNext: ({ context }) => context.stop === null && context.cursor < context.input.steps.length && !context.detached,
+    sendNext: ({ context }) => context.stop === null && context.retry === null && context.cursor < context.input.steps.length && !context.detached,
     isInFlight: ({ context, event }) => event.type === 'STEP_RESULT' && isInFlight(context, event.report),
     isLastInFlight: ({ context, event }) => event.type === 'STEP_RESULT' && isLastInFlight(context, event.report),
   },

@@ -1,10 +1,11 @@
 // The run machine's step bookkeeping: which step is sent next, which outcomes are decided without
 // the executor, and how a run ends. Pure functions of the run's context; run.machine.ts calls them
 // from its guards and `assign` actions.
-import { addOutcomes, countOutcomes, emptyCounts, isFailure, verdict } from './counts.js';
+import { addOutcomes, countOutcomes, emptyCounts, isFailure, subtractOutcomes, verdict } from './counts.js';
 import {
   DEFAULT_OUTAGE_WINDOW_MS,
   OtpErrorCode,
+  type CaseRetry,
   type PlannedStep,
   type RunCounts,
   type RunInput,
@@ -39,6 +40,17 @@ export interface RunContext {
   output: RunOutput | null;
   /** run.finished went out before its write was durable (the outage window passed): not sent again. */
   told: boolean;
+  // ---- Retries (only for test cases that have some: input.retries) ----
+  /** The attempt each test case is at, by caseIndex (absent: 1). */
+  attempts: number[];
+  /** Outcomes decided in the current attempts of cases with retries, until their case is done. */
+  caseOutcomes: StepOutcome[];
+  /** A step of the current attempt of the case at hand failed or errored. */
+  caseFailed: boolean;
+  /** A retry decided with the pending batch: once it is durable the case starts over (rewindCase). */
+  retry: CaseRetry | null;
+  /** Test cases that passed on a retry. */
+  flaky: number;
   /** The session's socket is gone and it waits to be resumed: no step.exec goes out, no time-out runs. */
   detached: boolean;
 }
@@ -55,6 +67,11 @@ export function initialContext(input: RunInput): RunContext {
     failure: null,
     output: null,
     told: false,
+    attempts: input.attempts ?? [],
+    caseOutcomes: [],
+    caseFailed: false,
+    retry: null,
+    flaky: 0,
     detached: input.detached ?? false,
   };
   return input.recorded?.length ? { ...context, ...alreadyRecorded(input, input.recorded) } : context;
@@ -122,6 +139,8 @@ export function nextToSend(
 
 /** Moves the cursor to the next step to send, deciding the capability skips on the way. */
 export function settle(context: RunContext): Partial<RunContext> {
+  // A retry waits for its batch to be durable: the cursor goes back to the case's start then.
+  if (context.retry !== null) return {};
   let decided: StepOutcome[] | undefined;
   const cursor = nextToSend(context.input, context.abortedCases, context.cursor, (step, capability) => {
     (decided ??= []).push(
@@ -129,7 +148,9 @@ export function settle(context: RunContext): Partial<RunContext> {
     );
   });
   if (cursor === context.cursor) return {};
-  return decided ? { cursor, ...withDecided(context, decided) } : { cursor };
+  if (!decided) return { cursor };
+  const retried = context.input.retries ? decided.filter((o) => retriesOf(context.input, context.input.steps[o.stepIndex]!.caseIndex) > 0) : [];
+  return { cursor, ...withDecided(context, decided), ...(retried.length ? { caseOutcomes: [...context.caseOutcomes, ...retried] } : {}) };
 }
 
 // ---- The step in flight ----
@@ -138,12 +159,72 @@ export function isInFlight(context: RunContext, report: StepReport): boolean {
   return context.input.steps[context.cursor]?.stepIndex === report.stepIndex;
 }
 
-/** The report is for the step in flight, and once it is decided no step is left to send. */
+/**
+ * The report is for the step in flight, and once it is decided no step is left to send (nor is its
+ * test case run again).
+ */
 export function isLastInFlight(context: RunContext, report: StepReport): boolean {
   if (!isInFlight(context, report)) return false;
   const step = context.input.steps[context.cursor]!;
   const aborted = abortsCase(step, report.status) ? [...context.abortedCases, step.caseIndex] : context.abortedCases;
-  return nextToSend(context.input, aborted, context.cursor + 1) >= context.input.steps.length;
+  if (nextToSend(context.input, aborted, context.cursor + 1) < context.input.steps.length) return false;
+  return !retriesAfter(context, step.caseIndex, context.caseFailed || isFailure(report.status));
+}
+
+// ---- Retries ----
+
+function retriesOf(input: RunInput, caseIndex: number): number {
+  return input.retries?.[caseIndex] ?? 0;
+}
+
+export function attemptOf(context: RunContext, caseIndex: number): number {
+  return context.attempts[caseIndex] ?? 1;
+}
+
+/** A case whose attempt ends `failed` runs again when it has attempts left and no stop was asked. */
+function retriesAfter(context: RunContext, caseIndex: number, failed: boolean): boolean {
+  return failed && context.stop === null && attemptOf(context, caseIndex) <= retriesOf(context.input, caseIndex);
+}
+
+/**
+ * After `decided` (the step at the cursor and the E_SKIPPED rest of its case): the bookkeeping of a
+ * case with retries. When its attempt is over, it is retried (the retry goes with the batch) or
+ * done (flaky when it passed after a retry).
+ */
+function afterDecided(context: RunContext, step: PlannedStep, decided: StepOutcome[], abortedCases: number[]): Partial<RunContext> {
+  const { input } = context;
+  const caseIndex = step.caseIndex;
+  const caseOutcomes = [...context.caseOutcomes, ...decided];
+  const failed = context.caseFailed || isFailure(decided[0]!.status);
+  const next = nextToSend(input, abortedCases, context.cursor + 1);
+  if (next < input.steps.length && input.steps[next]!.caseIndex === caseIndex) return { caseOutcomes, caseFailed: failed };
+  if (retriesAfter(context, caseIndex, failed)) {
+    const stepIndexes = input.steps.filter((s) => s.caseIndex === caseIndex).map((s) => s.stepIndex);
+    return { caseOutcomes, caseFailed: failed, retry: { caseIndex, attempt: attemptOf(context, caseIndex) + 1, stepIndexes } };
+  }
+  const flaky = !failed && attemptOf(context, caseIndex) > 1 ? context.flaky + 1 : context.flaky;
+  return { caseOutcomes: caseOutcomes.filter((o) => input.steps[o.stepIndex]!.caseIndex !== caseIndex), caseFailed: false, flaky };
+}
+
+/**
+ * The retry's batch is durable (its attempt archived, its steps pending again): the case starts
+ * over from its first step, its outcomes of the attempt taken out of the counts.
+ */
+export function rewindCase(context: RunContext): Partial<RunContext> {
+  const { steps } = context.input;
+  const { caseIndex, attempt } = context.retry!;
+  const mine = context.caseOutcomes.filter((o) => steps[o.stepIndex]!.caseIndex === caseIndex);
+  const attempts = [...context.attempts];
+  attempts[caseIndex] = attempt;
+  return {
+    cursor: steps.findIndex((s) => s.caseIndex === caseIndex),
+    abortedCases: context.abortedCases.filter((c) => c !== caseIndex),
+    counts: subtractOutcomes(context.counts, mine),
+    caseOutcomes: context.caseOutcomes.filter((o) => steps[o.stepIndex]!.caseIndex !== caseIndex),
+    caseFailed: false,
+    attempts,
+    retry: null,
+  };
 }
 
 /** A failure of a step that does not continue on failure cuts its test case short. */
@@ -162,6 +243,13 @@ export function stepExecPayload(context: RunContext): StepExecPayload {
   };
   if (step.evidence !== undefined) payload.evidence = step.evidence;
   if (step.label !== undefined) payload.label = step.label;
+  const attempt = attemptOf(context, step.caseIndex);
+  if (attempt > 1) {
+    payload.attempt = attempt;
+    // The first step the attempt sends starts in a fresh browser context.
+    const first = context.input.steps.findIndex((s) => s.caseIndex === step.caseIndex);
+    if (nextToSend(context.input, [], first) === context.cursor) payload.freshContext = true;
+  }
   return payload;
 }
 
@@ -190,7 +278,8 @@ export function decideCurrent(context: RunContext, outcome: StepOutcome): Partia
       }
     }
   }
-  return { cursor: context.cursor + 1, abortedCases, ...withDecided(context, decided) };
+  const decidedHere = { cursor: context.cursor + 1, abortedCases, ...withDecided(context, decided) };
+  return retriesOf(context.input, step.caseIndex) > 0 ? { ...decidedHere, ...afterDecided(context, step, decided, abortedCases) } : decidedHere;
 }
 
 /** The executor's report for the step in flight. */
@@ -201,6 +290,7 @@ export function decideReport(context: RunContext, report: StepReport): Partial<R
 /** decideReport, then settle, as one update (the step.result's transition makes one context, not two). */
 export function decideReportAndSettle(context: RunContext, report: StepReport): Partial<RunContext> {
   const decided = decideReport(context, report);
+  if (decided.retry) return decided;
   const settled = settle({ ...context, ...decided });
   return settled.cursor === undefined ? decided : { ...decided, ...settled };
 }
@@ -321,8 +411,9 @@ export function strayResultReason(context: RunContext, stepIndex: number, runnin
 /** The run's output once every step has an outcome (decided on entering `finishing`). */
 export function decideOutput(context: RunContext): RunOutput {
   const { counts } = context;
-  if (context.failure !== null) return { status: 'error', counts, reason: context.failure };
-  if (context.stop?.kind === 'cancel') return { status: 'cancelled', counts, reason: context.stop.reason };
-  if (context.stop?.kind === 'lost' || context.stop?.kind === 'database') return { status: 'error', counts, reason: context.stop.reason };
-  return { status: verdict(counts), counts };
+  const flaky = context.input.retries ? { flaky: context.flaky } : {};
+  if (context.failure !== null) return { status: 'error', counts, ...flaky, reason: context.failure };
+  if (context.stop?.kind === 'cancel') return { status: 'cancelled', counts, ...flaky, reason: context.stop.reason };
+  if (context.stop?.kind === 'lost' || context.stop?.kind === 'database') return { status: 'error', counts, ...flaky, reason: context.stop.reason };
+  return { status: verdict(counts), counts, ...flaky };
 }

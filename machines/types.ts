@@ -85,6 +85,19 @@ export interface StepExecPayload {
   evidence?: string;
   label?: string;
   step: StepAction;
+  /** The attempt of the step's test case, from 2 on (a retry; absent on the first attempt). */
+  attempt?: number;
+  /** The first step of a retried test case: start it in a fresh browser context. */
+  freshContext?: boolean;
+}
+
+/** A test case that failed and is run again: its steps' outcomes are archived and they start over. */
+export interface CaseRetry {
+  caseIndex: number;
+  /** The attempt about to start (2 for the first retry). */
+  attempt: number;
+  /** Every step of the case. */
+  stepIndexes: number[];
 }
 
 export interface RunCounts {
@@ -115,6 +128,13 @@ export interface RunInput {
    * with E_DATABASE_UNAVAILABLE. DEFAULT_OUTAGE_WINDOW_MS when absent.
    */
   outageWindowMs?: number;
+  /**
+   * Retries of each test case (by caseIndex; absent or 0: none): a case with a failed or errored
+   * step runs again from its first step, up to this many more times.
+   */
+  retries?: number[];
+  /** The attempt each test case is at (by caseIndex; absent: 1), for a run taken over mid-way. */
+  attempts?: number[];
 }
 
 export const DEFAULT_OUTAGE_WINDOW_MS = 60_000;
@@ -122,6 +142,8 @@ export const DEFAULT_OUTAGE_WINDOW_MS = 60_000;
 export interface RunOutput {
   status: FinalRunStatus;
   counts: RunCounts;
+  /** Test cases that failed and then passed on a retry (not failures of the run); only for a run with retries. */
+  flaky?: number;
   /** Why the run ended as it did, for cancelled and error runs. */
   reason?: string;
 }
@@ -160,7 +182,7 @@ export type RunEffect =
    */
   | { type: 'sendStepExec'; payload: StepExecPayload }
   /** Write these outcomes, all or nothing. Answer: STEPS_RECORDED or STEPS_NOT_RECORDED. */
-  | { type: 'recordSteps'; runId: string; outcomes: StepOutcome[] }
+  | { type: 'recordSteps'; runId: string; outcomes: StepOutcome[]; /** Then, in the same transaction, archive that case's attempt and set its steps back to pending. */ retry?: CaseRetry }
   /** Send run.cancel. */
   | { type: 'sendRunCancel'; runId: string; reason: string }
   /** Write the last outcomes and the verdict together. Answer: RUN_FINISH_WRITTEN or RUN_FINISH_FAILED. */

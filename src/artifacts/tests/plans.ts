@@ -14,6 +14,12 @@ export const testPlans = defineArtifact({
     title: title('Name of the plan'),
     description: text('What the plan is for', 20_000),
     testCaseIds: refs([IdPrefix.testCase], 'The test cases of the plan, in the order they run'),
+    retries: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 3,
+      description: 'How many times a test case whose steps fail runs again when the plan runs (default for POST /otp/runs retries; 0 when absent)',
+    },
     status: status(['draft', 'active', 'archived'], 'active', 'Whether the plan is in use'),
     releaseId: ref([IdPrefix.release], 'The release it tests'),
     milestoneId: ref([IdPrefix.milestone], 'The milestone it tests'),

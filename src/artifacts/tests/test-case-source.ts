@@ -21,9 +21,10 @@ export class ArtifactTestCaseSource implements TestCaseSource {
     return rows.map((row) => ({ id: row.id, title: row.data.title, steps: row.data.steps }));
   }
 
-  async planCaseIds(projectId: string, planId: string): Promise<string[] | null> {
+  async planCaseIds(projectId: string, planId: string): Promise<{ caseIds: string[]; retries?: number } | null> {
     const plan = await this.of(projectId, 'test_plan').where('id', planId).first('data');
-    return plan ? plan.data.testCaseIds : null;
+    if (!plan) return null;
+    return typeof plan.data.retries === 'number' ? { caseIds: plan.data.testCaseIds, retries: plan.data.retries } : { caseIds: plan.data.testCaseIds };
   }
 
   async testRunStatus(projectId: string, testRunId: string): Promise<'open' | 'closed' | null> {

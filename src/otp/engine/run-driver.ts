@@ -91,10 +91,10 @@ export class RunDriver {
   // newest (the machine asked for the verdict meanwhile) gives up and is not answered.
   private writeToken = 0;
   // The last step.exec sent: sent again as is (same id) when the machine sends that step again after a resume.
-  private lastExec: { stepIndex: number; frame: string } | undefined;
+  private lastExec: { stepIndex: number; attempt: number | undefined; frame: string } | undefined;
 
   constructor(
-    private readonly run: ClaimedRun & { recorded?: StepOutcome[] },
+    private readonly run: ClaimedRun & { recorded?: StepOutcome[]; attempts?: number[] },
     private readonly channel: RunChannel,
     private readonly deps: RunDriverDeps,
     capabilities: Record<string, unknown>,
@@ -113,6 +113,8 @@ export class RunDriver {
         capabilities,
         vars: run.vars,
         graceMs: deps.graceMs,
+        ...(run.testCases.some((c) => c.retries) ? { retries: run.testCases.map((c) => c.retries ?? 0) } : {}),
+        ...(run.attempts ? { attempts: run.attempts } : {}),
         ...(deps.outageWindowMs !== undefined ? { outageWindowMs: deps.outageWindowMs } : {}),
         ...(run.recorded ? { recorded: run.recorded } : {}),
         ...(channel.detached ? { detached: true } : {}),
@@ -224,9 +226,11 @@ export class RunDriver {
 
   private sendStepExec(payload: StepExecPayload): void {
     // The same step again (the session was resumed): the same frame, so the executor sees the same id.
-    if (this.lastExec?.stepIndex === payload.stepIndex) return this.channel.send(this.lastExec.frame);
+    // A step of a retried case is a new step.exec (a new attempt).
+    const last = this.lastExec;
+    if (last?.stepIndex === payload.stepIndex && last.attempt === payload.attempt) return this.channel.send(last.frame);
     const frame = this.stepExecFrame(payload);
-    this.lastExec = { stepIndex: payload.stepIndex, frame };
+    this.lastExec = { stepIndex: payload.stepIndex, attempt: payload.attempt, frame };
     this.channel.send(frame);
     if (this.resultAt !== undefined && stepDispatch.hasSubscribers) {
       const message: StepDispatchMessage = { runId: this.run.id, stepIndex: payload.stepIndex, ms: performance.now() - this.resultAt };
@@ -247,6 +251,7 @@ export class RunDriver {
         ...output.counts,
         durationMs: this.duration,
         ...(output.reason ? { reason: output.reason } : {}),
+        ...(output.flaky !== undefined ? { flaky: output.flaky } : {}),
       }),
     );
   }
@@ -257,8 +262,11 @@ export class RunDriver {
   }
 
   /** Writes the batch, then answers the machine: STEPS_RECORDED, or STEPS_NOT_RECORDED with the reason. */
-  private recordSteps({ runId, outcomes }: Effect<'recordSteps'>): void {
-    const write = (checked: StepOutcome[]) => this.deps.store.writeSteps(checked.map((outcome) => ({ runId, outcome })));
+  private recordSteps({ runId, outcomes, retry }: Effect<'recordSteps'>): void {
+    const write = (checked: StepOutcome[]) => {
+      const writes = checked.map((outcome) => ({ runId, outcome }));
+      return retry ? this.deps.store.retryCase(runId, writes, retry) : this.deps.store.writeSteps(writes);
+    };
     // Without evidence to check (nearly every step), the write starts in this tick.
     const attempt = () =>
       needsEvidenceCheck(outcomes) && this.deps.verifyEvidence ? this.deps.verifyEvidence(runId, outcomes).then(write) : write(outcomes);

@@ -18,8 +18,8 @@ export interface TestCaseToRun {
 export interface TestCaseSource {
   /** The project's test cases among `ids`, in any order; unknown ids are left out (one read for all). */
   testCases(projectId: string, ids: string[]): Promise<TestCaseToRun[]>;
-  /** The plan's test case ids in run order, or null when the project has no such plan. */
-  planCaseIds(projectId: string, planId: string): Promise<string[] | null>;
+  /** The plan's test case ids in run order and its default retries, or null when the project has no such plan. */
+  planCaseIds(projectId: string, planId: string): Promise<{ caseIds: string[]; retries?: number } | null>;
   /** Whether the project's test run still takes results, or null when it has no such test run. */
   testRunStatus(projectId: string, testRunId: string): Promise<'open' | 'closed' | null>;
 }

@@ -50,11 +50,13 @@ export async function planRun(
   }
   if (request.testRunId) await checkTestRunOpen(source, principal.projectId, request.testRunId);
   let caseIds: string[];
+  let planRetries: number | undefined;
   let idField: (i: number) => string;
   if (request.planId) {
     const planned = await source.planCaseIds(principal.projectId, request.planId);
     if (!planned) throw errors.notFound('Test plan', request.planId);
-    caseIds = planned;
+    caseIds = planned.caseIds;
+    planRetries = planned.retries;
     idField = (i) => `plan.testCaseIds[${i}]`;
   } else {
     caseIds = request.testCaseIds ?? [];
@@ -75,6 +77,7 @@ export async function planRun(
     ]);
   }
 
+  const retries = request.retries ?? planRetries ?? 0;
   const vars = request.vars ?? {};
   const actions = cases.flatMap((c) => c.steps.map((s) => s.otp));
   const unknownVars = [...new Set(actions.flatMap(referencedVars))].filter((name) => !(name in vars));
@@ -106,7 +109,7 @@ export async function planRun(
     requestedSessionId: request.sessionId ?? null,
     vars,
     allowedOrigins: request.allowedOrigins ?? navigateOrigins(actions, vars),
-    testCases: cases.map((c) => ({ id: c.id, title: c.title, steps: c.steps.length })),
+    testCases: cases.map((c) => ({ id: c.id, title: c.title, steps: c.steps.length, ...(retries ? { retries } : {}) })),
     planId: request.planId ?? null,
     testRunId: request.testRunId ?? null,
     finishTestRun: request.finishTestRun ?? false,

@@ -32,6 +32,11 @@ const runRequestSchema = {
       description: 'An open test run of the project: when the run finishes, one result per test case is recorded in it',
     },
     finishTestRun: { type: 'boolean', description: 'Close the test run when this OTP run finishes (needs testRunId)' },
+    retries: {
+      type: 'integer', minimum: 0, maximum: 3,
+      description:
+        'How many times a test case whose steps fail runs again, from its first step, in a fresh browser context (default: the plan\'s retries, else 0). A case that fails and then passes is flaky: it does not fail the run',
+    },
   },
 } as const;
 

@@ -3,7 +3,8 @@
 // (run-sql.ts) and the planned-run memory (planned-runs.ts) need nothing of RunStore itself.
 import type { PlannedStep, StepOutcome } from '../../../machines/types.js';
 
-export type RunCaseRef = { id: string; title: string; steps: number };
+/** A test case of a run: `retries`, how many times it may run again after a failed attempt (absent: 0). */
+export type RunCaseRef = { id: string; title: string; steps: number; retries?: number };
 
 export interface NewRun {
   id: string;

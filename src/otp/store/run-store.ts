@@ -8,12 +8,13 @@ import type { DedicatedConnection } from '../../db/dedicated-connection.js';
 import { GroupCommit } from '../../db/group-commit.js';
 import diagnostics from 'node:diagnostics_channel';
 import { noChangeEvents, type ChangeEvents } from '../../db/change-events.js';
-import { ACTIVE_RUN_STATUSES, OtpErrorCode, type Capabilities, type RunStatus } from '../../../machines/types.js';
+import { ACTIVE_RUN_STATUSES, OtpErrorCode, type CaseRetry, type Capabilities, type RunStatus } from '../../../machines/types.js';
 import { writeError } from './write-error.js';
 import { RunFinishes, type UndrivenEnd } from './run-finish.js';
 import { PlannedRuns } from './planned-runs.js';
 import { claimedRunOf, type ClaimedRun, type ClaimedRunRow, type NewRun, type StepWrite } from './run-rows.js';
 import { CLAIM_RUNS, INSERT_RUNS, insertValues, RECORD_STEPS, preparedQuery, stepRecord, type FinishAnswer, type HotStatement, type RunFinish, type RunInsert } from './run-sql.js';
+import { retryCase } from './case-retries.js';
 
 export type { FinishAnswer, RunFinish, UndrivenEnd };
 export { claimedRunOf };
@@ -131,6 +132,11 @@ export class RunStore {
       const message: StepWriteMessage = { rows: writes.length, ms: performance.now() - sentAt };
       stepWrite.publish(message);
     }
+  }
+
+  /** The outcomes, then the case's attempt archived and its steps pending again (case-retries.ts). */
+  retryCase(runId: string, writes: StepWrite[], retry: CaseRetry): Promise<void> {
+    return retryCase(this.db, (w, trx) => this.recordSteps(w, trx), runId, writes, retry);
   }
 
   /** The outcomes, in one statement: inside `trx` when given, else on the group commit's own connection. */

@@ -57,6 +57,7 @@ export const TABLE_OWNERS: Record<string, string> = {
   rate_limit_windows: 'rest',
   otp_runs: 'otp/store',
   otp_run_steps: 'otp/store',
+  otp_run_step_attempts: 'otp/store',
   otp_sessions: 'otp/store',
   otp_recordings: 'otp/store',
   otp_recording_events: 'otp/store',
