@@ -12,6 +12,8 @@ export interface PoolOptions {
   max?: number;
   /** Commits on these connections do not wait for the disk: for data a crash may lose (counters). */
   asyncCommit?: boolean;
+  /** How long a query waits for a pooled connection before knex gives up (ms). */
+  acquireTimeoutMs?: number;
 }
 
 export function createDb(url: string, pool: PoolOptions = {}): Db {
@@ -29,7 +31,7 @@ export function createDb(url: string, pool: PoolOptions = {}): Db {
           }
         : {}),
     },
-    acquireConnectionTimeout: 10_000,
+    acquireConnectionTimeout: pool.acquireTimeoutMs ?? 10_000,
   });
 }
 
