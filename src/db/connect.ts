@@ -7,6 +7,19 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export type Db = Knex;
 
+/**
+ * How long a query waits for a pooled connection. While the database is down this is not what the
+ * caller waits: a failed connect rejects the waiting queries at once (knex's propagateCreateError),
+ * so this only bounds a wait for a free connection under load, where a few seconds are normal.
+ */
+export const ACQUIRE_TIMEOUT_MS = 5_000;
+/**
+ * How long opening one connection may take (TCP, TLS, authentication). A database that refuses
+ * answers at once; one that does not answer at all (a partition, a host gone) would otherwise hold a
+ * connect, and every query waiting on it, for the kernel's TCP time-out (minutes).
+ */
+export const CONNECT_TIMEOUT_MS = 2_000;
+
 export interface PoolOptions {
   min?: number;
   max?: number;
@@ -19,7 +32,7 @@ export interface PoolOptions {
 export function createDb(url: string, pool: PoolOptions = {}): Db {
   return knexFactory({
     client: 'pg',
-    connection: url,
+    connection: { connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true },
     pool: {
       min: pool.min ?? 0,
       max: pool.max ?? 20,
@@ -31,7 +44,7 @@ export function createDb(url: string, pool: PoolOptions = {}): Db {
           }
         : {}),
     },
-    acquireConnectionTimeout: pool.acquireTimeoutMs ?? 10_000,
+    acquireConnectionTimeout: pool.acquireTimeoutMs ?? ACQUIRE_TIMEOUT_MS,
   });
 }
 
