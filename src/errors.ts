@@ -2,6 +2,7 @@
 // REST renders these in one place (src/rest/middleware/errors.ts); MCP tool results and the console
 // use the same normaliser, so every door says the same thing about the same failure.
 import { isDatabaseUnavailable, isStorageUnavailable } from './unavailable.js';
+import { throttledLog, type Logger } from './log.js';
 /** One failing field of a VALIDATION_ERROR: a path such as `body.steps[2].otp.locator.by`, and what is wrong. */
 export interface FieldError {
   field: string;
@@ -156,5 +157,19 @@ export function publicFailure(err: unknown): PublicFailure {
     status: appError.status,
     message: appError.message,
     ...(retryAfter ? { retryAfterSeconds: Number(retryAfter) } : {}),
+  };
+}
+
+/**
+ * Logs the failures a door answers with 5xx: each unexpected one (500) as it happens; an outage's
+ * 503s, which every request repeats while it lasts, once per part every 10 s with how many were
+ * left out (the outage's start and end are logged where it is detected).
+ */
+export function failureLog(log: Logger): (msg: string, err: unknown, answered: AppError, fields?: Record<string, unknown>) => void {
+  const unavailable = throttledLog(log, 10_000, 'error');
+  return (msg, err, answered, fields = {}) => {
+    if (answered.status < 500) return;
+    if (unavailablePart(answered)) return unavailable(answered.code, `${msg}: ${answered.code}`, { ...fields, err });
+    log.error(msg, { ...fields, err });
   };
 }
