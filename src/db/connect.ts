@@ -11,9 +11,10 @@ export type Db = Knex;
 /**
  * How long a query waits for a pooled connection. While the database is down this is not what the
  * caller waits: a failed connect rejects the waiting queries at once (knex's propagateCreateError),
- * so this only bounds a wait for a free connection under load, where a few seconds are normal.
+ * so this only bounds a wait for a free connection under load, where seconds can be normal: kept at
+ * knex's 10 s rather than turning a busy minute into 503s.
  */
-export const ACQUIRE_TIMEOUT_MS = 5_000;
+export const ACQUIRE_TIMEOUT_MS = 10_000;
 /**
  * How long opening one connection may take (TCP, TLS, authentication). A database that refuses
  * answers at once; one that does not answer at all (a partition, a host gone) would otherwise hold a
