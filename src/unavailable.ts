@@ -54,10 +54,12 @@ function isUnavailableHere(err: object): boolean {
 
 /**
  * True when `err`, or an error in its `cause` chain (or one of an AggregateError's `errors`), says the
- * database cannot be reached or is going away; false for errors of the statement.
+ * database cannot be reached or is going away; false for errors of the statement, and for the object
+ * store's errors (see isStorageUnavailable).
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  return someInChain(err, isUnavailableHere);
+  // A socket error of the object store's (the SDK marks its errors, the drivers tag theirs) is not the database's.
+  return someInChain(err, isUnavailableHere) && !isStorageUnavailable(err);
 }
 
 /** Walks `err`, its causes and an AggregateError's members (cycles and depth bounded), asking `test` of each. */

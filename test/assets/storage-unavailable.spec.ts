@@ -60,8 +60,9 @@ describe('isStorageUnavailable (the store down, not a refused request)', () => {
       expect(isStorageUnavailable(tagged)).to.equal(true);
       expect(normaliseError(tagged).code).to.equal('storage_unavailable');
       expect(normaliseError(tagged).extra.headers?.['Retry-After']).to.equal('5');
-      // A socket code alone would also read as the database's: the normaliser asks storage first.
-      expect(isDatabaseUnavailable(err)).to.equal(true);
+      // Its socket code alone would read as the database's; the SDK's mark says it is not.
+      expect(isDatabaseUnavailable(err)).to.equal(false);
+      expect(isDatabaseUnavailable(tagged)).to.equal(false);
       expect(normaliseError(new Error('wrapped', { cause: tagged })).code).to.equal('storage_unavailable');
     } finally {
       client.destroy();
