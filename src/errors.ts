@@ -94,14 +94,14 @@ export const errors = {
   databaseUnavailable: () =>
     new AppError(
       ErrorCode.databaseUnavailable,
-      'The database is unavailable; nothing was changed by this request. Retry after the number of seconds in Retry-After',
+      'The database cannot be reached; the request was not completed. Retry after the number of seconds in Retry-After (a POST with the same Idempotency-Key)',
       { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS },
       { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } },
     ),
   storageUnavailable: () =>
     new AppError(
       ErrorCode.storageUnavailable,
-      'The file store is unavailable; nothing was stored by this request. Retry after the number of seconds in Retry-After',
+      'The file store cannot be reached; nothing was stored. Retry after the number of seconds in Retry-After',
       { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS },
       { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } },
     ),

@@ -35,7 +35,7 @@ const errorResponses: Record<number, { name: string; description: string; schema
   503: {
     name: 'Unavailable',
     description:
-      'database_unavailable or storage_unavailable: the database or the file store cannot be reached right now; nothing was changed, retry after Retry-After seconds',
+      'database_unavailable or storage_unavailable: the database or the file store cannot be reached right now; the request was not completed, retry after Retry-After seconds',
     headers: ['Retry-After'],
   },
 };
