@@ -1,5 +1,8 @@
 // One error taxonomy for the service: a code, its HTTP status, a factory, and one normaliser.
-// REST renders these in one place (src/rest/middleware/errors.ts).
+// REST renders these in one place (src/rest/middleware/errors.ts); MCP tool results and the console
+// use the same normaliser, so every door says the same thing about the same failure.
+import { isDatabaseUnavailable, isStorageUnavailable } from './unavailable.js';
+import { throttledLog, type Logger } from './log.js';
 /** One failing field of a VALIDATION_ERROR: a path such as `body.steps[2].otp.locator.by`, and what is wrong. */
 export interface FieldError {
   field: string;
@@ -20,6 +23,9 @@ export const ErrorCode = {
   idempotencyKeyReused: 'IDEMPOTENCY_KEY_REUSED',
   rateLimited: 'RATE_LIMITED',
   internal: 'INTERNAL',
+  // Lower case like the spec's `ai_quota_exceeded`: a part the service needs is down; retry later.
+  databaseUnavailable: 'database_unavailable',
+  storageUnavailable: 'storage_unavailable',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -37,7 +43,16 @@ const statusOf: Record<ErrorCode, number> = {
   IDEMPOTENCY_KEY_REUSED: 422,
   RATE_LIMITED: 429,
   INTERNAL: 500,
+  database_unavailable: 503,
+  storage_unavailable: 503,
 };
+
+/**
+ * Seconds a client is told to wait (Retry-After) when the database or the object store is down: a
+ * managed PostgreSQL fail-over takes 5 to 30 s, so a few seconds lets a client poll its way through
+ * without hammering a service that is itself waiting.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 export class AppError extends Error {
   readonly status: number;
@@ -76,11 +91,43 @@ export const errors = {
     new AppError(ErrorCode.rateLimited, message, details, { headers }),
   idempotencyKeyReused: (message: string) => new AppError(ErrorCode.idempotencyKeyReused, message),
   internal: (message = 'Internal error') => new AppError(ErrorCode.internal, message),
+  databaseUnavailable: () =>
+    new AppError(
+      ErrorCode.databaseUnavailable,
+      'The database cannot be reached; the request was not completed. Retry after the number of seconds in Retry-After (a POST with the same Idempotency-Key)',
+      { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS },
+      { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } },
+    ),
+  storageUnavailable: () =>
+    new AppError(
+      ErrorCode.storageUnavailable,
+      'The file store cannot be reached; nothing was stored. Retry after the number of seconds in Retry-After',
+      { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS },
+      { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } },
+    ),
 };
 
-/** Turns anything thrown into an AppError; unknown errors become INTERNAL without leaking their text. */
+/** Which part of the service an error says is down, if any (storage first: its driver tags what it throws). */
+export function unavailablePart(err: unknown): 'database' | 'storage' | undefined {
+  if (err instanceof AppError) {
+    if (err.code === ErrorCode.databaseUnavailable) return 'database';
+    if (err.code === ErrorCode.storageUnavailable) return 'storage';
+    return undefined;
+  }
+  if (isStorageUnavailable(err)) return 'storage';
+  if (isDatabaseUnavailable(err)) return 'database';
+  return undefined;
+}
+
+/**
+ * Turns anything thrown into an AppError; unknown errors become INTERNAL without leaking their text.
+ * An AppError's message is the service's own text: no driver, SDK or SQL text ever reaches a body.
+ */
 export function normaliseError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  const part = unavailablePart(err);
+  if (part === 'storage') return errors.storageUnavailable();
+  if (part === 'database') return errors.databaseUnavailable();
   const e = err as { status?: number; statusCode?: number; httpCode?: number; message?: string; type?: string; expose?: boolean };
   const status = e?.status ?? e?.statusCode ?? e?.httpCode;
   if (status === 413) return errors.payloadTooLarge(e.message ?? 'Request body too large');
@@ -90,4 +137,39 @@ export function normaliseError(err: unknown): AppError {
     return errors.validation(e?.expose === false ? 'Malformed request' : `Malformed request: ${e?.message ?? ''}`.trim());
   }
   return errors.internal();
+}
+
+/** A failure as any door may tell it (an OTP error frame, a run's reason): the taxonomy's code, a message safe to show, when to retry. */
+export interface PublicFailure {
+  code: ErrorCode;
+  status: number;
+  message: string;
+  /** Set for database_unavailable and storage_unavailable. */
+  retryAfterSeconds?: number;
+}
+
+/** normaliseError for doors that are not HTTP: never the driver's text, a host, SQL or a stack. */
+export function publicFailure(err: unknown): PublicFailure {
+  const appError = normaliseError(err);
+  const retryAfter = appError.extra.headers?.['Retry-After'];
+  return {
+    code: appError.code,
+    status: appError.status,
+    message: appError.message,
+    ...(retryAfter ? { retryAfterSeconds: Number(retryAfter) } : {}),
+  };
+}
+
+/**
+ * Logs the failures a door answers with 5xx: each unexpected one (500) as it happens; an outage's
+ * 503s, which every request repeats while it lasts, once per part every 10 s with how many were
+ * left out (the outage's start and end are logged where it is detected).
+ */
+export function failureLog(log: Logger): (msg: string, err: unknown, answered: AppError, fields?: Record<string, unknown>) => void {
+  const unavailable = throttledLog(log, 10_000, 'error');
+  return (msg, err, answered, fields = {}) => {
+    if (answered.status < 500) return;
+    if (unavailablePart(answered)) return unavailable(answered.code, `${msg}: ${answered.code}`, { ...fields, err });
+    log.error(msg, { ...fields, err });
+  };
 }

@@ -1,9 +1,13 @@
 import { loadConfig } from './config.js';
-import { createLogger } from './log.js';
-import { startService, type Service } from './service.js';
+import { createLogger, routeConsole, routeProcessWarnings } from './log.js';
+import type { Service } from './service.js';
 
 const config = loadConfig();
 const log = createLogger(config.logLevel);
+// Before the service's modules load: some libraries print as they do (see log.ts).
+routeProcessWarnings(log);
+routeConsole(log);
+const { startService } = await import('./service.js');
 
 // SIGTERM (a supervisor, `kill`) and SIGINT (Ctrl-C) both drain, then stop everything, the embedded
 // PostgreSQL last. A second signal stops waiting for the runs in flight (they end as error). One

@@ -104,9 +104,9 @@ export async function startService(config: Config, log: Logger = createLogger(co
     databaseUrl = embedded.url;
     log.info('embedded PostgreSQL started', { dataDir: config.dataDir });
   }
-  const db = createDb(databaseUrl);
+  const db = createDb(databaseUrl, {}, log);
   // Rate-limit counts: a small pool whose commits do not wait for the disk.
-  const countersDb = createDb(databaseUrl, { max: 2, asyncCommit: true });
+  const countersDb = createDb(databaseUrl, { max: 2, asyncCommit: true }, log);
   await migrate(db);
   const bootstrap = await bootstrapAdminKey(db, tenancy, config);
 

@@ -42,7 +42,7 @@ export interface AssetsDeps {
 }
 
 export async function createAssets({ config, db, log, evidenceChanged, runs, tenants }: AssetsDeps): Promise<Assets> {
-  const drivers = await StorageDrivers.create(config, db);
+  const drivers = await StorageDrivers.create(config, db, log);
   const buckets = new BucketService(db, drivers);
   const assets = new AssetService(db, config, buckets, drivers, new StorageQuota(db, tenants), log, evidenceChanged);
   const evidence = new EvidenceService(db, buckets, assets, runs);

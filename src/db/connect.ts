@@ -1,11 +1,26 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrationSource } from '../../db/migrations/index.js';
+import { safeText, throttledLog, type Logger } from '../log.js';
 
 // COUNT(*) and BIGINT come back from pg as strings; the counts this service keeps fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export type Db = Knex;
+
+/**
+ * How long a query waits for a pooled connection. While the database is down this is not what the
+ * caller waits: a failed connect rejects the waiting queries at once (knex's propagateCreateError),
+ * so this only bounds a wait for a free connection under load, where seconds can be normal: kept at
+ * knex's 10 s rather than turning a busy minute into 503s.
+ */
+export const ACQUIRE_TIMEOUT_MS = 10_000;
+/**
+ * How long opening one connection may take (TCP, TLS, authentication). A database that refuses
+ * answers at once; one that does not answer at all (a partition, a host gone) would otherwise hold a
+ * connect, and every query waiting on it, for the kernel's TCP time-out (minutes).
+ */
+export const CONNECT_TIMEOUT_MS = 2_000;
 
 export interface PoolOptions {
   min?: number;
@@ -16,10 +31,31 @@ export interface PoolOptions {
   acquireTimeoutMs?: number;
 }
 
-export function createDb(url: string, pool: PoolOptions = {}): Db {
+/**
+ * knex's own messages (an "Acquire connection error" with a stack on every failed connect, "Connection
+ * Error" when a pooled connection breaks, deprecations) as JSON lines of the one logger: the first
+ * line only, connection strings masked, and each distinct message at most once a minute (an outage
+ * would otherwise print one per attempt). The outage itself is logged where it is detected.
+ */
+export function knexLog(log: Logger): Knex.Config['log'] {
+  const warn = throttledLog(log, 60_000, 'info');
+  const error = throttledLog(log, 60_000, 'error');
+  const text = (message: unknown) => safeText(typeof message === 'string' ? message : message instanceof Error ? message.message : String(message));
+  return {
+    warn: (message: unknown) => warn(text(message), 'database driver warning', { source: 'knex', detail: text(message) }),
+    error: (message: unknown) => error(text(message), 'database driver error', { source: 'knex', detail: text(message) }),
+    deprecate: (method: unknown, alternative: unknown) => warn(`deprecate ${String(method)}`, 'database driver deprecation', { source: 'knex', method: String(method), alternative: String(alternative) }),
+    debug: (message: unknown) => log.debug('database driver debug', { source: 'knex', detail: text(message) }),
+  };
+}
+
+/** Libraries must not print on their own: without a logger, knex's messages are dropped, not printed. */
+const SILENT: Logger = { info: () => {}, debug: () => {}, error: () => {} };
+
+export function createDb(url: string, pool: PoolOptions = {}, log: Logger = SILENT): Db {
   return knexFactory({
     client: 'pg',
-    connection: url,
+    connection: { connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true },
     pool: {
       min: pool.min ?? 0,
       max: pool.max ?? 20,
@@ -31,7 +67,10 @@ export function createDb(url: string, pool: PoolOptions = {}): Db {
           }
         : {}),
     },
-    acquireConnectionTimeout: pool.acquireTimeoutMs ?? 10_000,
+    acquireConnectionTimeout: pool.acquireTimeoutMs ?? ACQUIRE_TIMEOUT_MS,
+    // A failed statement's message carries the statement, not its values (rows, keys, text of users).
+    compileSqlOnError: false,
+    log: knexLog(log),
   });
 }
 

@@ -19,6 +19,8 @@ export const mcpOpenApiPaths: Record<string, Record<string, unknown>> = {
         200: { description: 'The JSON-RPC answer; a tool failure is a result with isError and the REST error body', content: { 'application/json': { schema: { type: 'object' } } } },
         202: { description: 'A notification was accepted' },
         401: { $ref: '#/components/responses/Unauthorized' },
+        // The credential is checked against the database; a tool that needs it answers isError with database_unavailable.
+        503: { $ref: '#/components/responses/Unavailable' },
       },
     },
   },

@@ -7,7 +7,7 @@ import type Koa from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { AppError, ErrorCode, errors, normaliseError } from '../errors.js';
+import { AppError, ErrorCode, errors, failureLog, normaliseError } from '../errors.js';
 import { hasScope, SCOPES, type Principal } from '../auth/principal.js';
 import type { Logger } from '../log.js';
 import { compileInput, type InputValidator } from './schemas.js';
@@ -32,6 +32,14 @@ function toolError(err: AppError): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
 }
 
+/** One per logger: an outage's tool failures are throttled across requests. */
+const failureLogs = new WeakMap<Logger, ReturnType<typeof failureLog>>();
+function logFailureOf(log: Logger) {
+  let logFailure = failureLogs.get(log);
+  if (!logFailure) failureLogs.set(log, (logFailure = failureLog(log)));
+  return logFailure;
+}
+
 async function callTool(deps: McpDeps, principal: Principal, tool: ToolDef | undefined, name: string, args: unknown): Promise<CallToolResult> {
   try {
     if (!tool) throw errors.notFound('Tool', name);
@@ -46,7 +54,7 @@ async function callTool(deps: McpDeps, principal: Principal, tool: ToolDef | und
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
   } catch (err) {
     const appError = normaliseError(err);
-    if (appError.status >= 500) deps.log.error('MCP tool failed', { tool: name, err });
+    logFailureOf(deps.log)('MCP tool failed', err, appError, { tool: name });
     return toolError(appError);
   }
 }

@@ -8,6 +8,7 @@ import { rateLimitMiddleware, type RateLimitDeps } from './middleware/rate-limit
 import { buildOpenApiDocument, OPENAPI_PATH, type ExtraPaths, type OpenApiInfo } from './openapi.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { Logger } from '../log.js';
+import { failureLog, normaliseError } from '../errors.js';
 import { observeMiddleware, type RequestSample } from './middleware/observe.js';
 import { healthMiddleware, type Health } from './health.js';
 
@@ -44,6 +45,10 @@ export interface RestAppDeps {
 export function createRestApp(deps: RestAppDeps): Koa {
   const app = new Koa();
   app.proxy = true;
+  // An error after the answer began (a file stream that broke mid-download): Koa would print it with
+  // its stack on stderr; it goes through the logger.
+  const logFailure = failureLog(deps.log);
+  app.on('error', (err: unknown, ctx?: Koa.Context) => logFailure('answer failed after it began', err, normaliseError(err), { path: ctx?.path }));
   if (deps.cookieKeys) app.keys = deps.cookieKeys;
   app.use(observeMiddleware({ log: deps.log, slowMs: deps.slowRequestMs ?? 1_000, observe: deps.observe }));
   app.use(errorMiddleware(deps.log));

@@ -32,6 +32,12 @@ const errorResponses: Record<number, { name: string; description: string; schema
     headers: ['Retry-After', 'RateLimit', 'RateLimit-Policy'],
   },
   500: { name: 'Internal', description: 'INTERNAL: the service failed; nothing is promised about partial effects' },
+  503: {
+    name: 'Unavailable',
+    description:
+      'database_unavailable or storage_unavailable: the database or the file store cannot be reached right now; the request was not completed, retry after Retry-After seconds',
+    headers: ['Retry-After'],
+  },
 };
 
 const headers = {
@@ -45,7 +51,8 @@ const headers = {
 
 /** The error statuses a route may answer: those of its kind plus those it names. */
 export function errorStatuses(def: RouteDef): number[] {
-  const out = new Set<number>([500, ...(def.errors ?? [])]);
+  // Any route may find the database (or, for files, the store) down: 503 with Retry-After.
+  const out = new Set<number>([500, 503, ...(def.errors ?? [])]);
   const writes = def.method !== 'get';
   // Any route: text that cannot be stored in the path, a query parameter or a header (storable-text.ts).
   out.add(400);

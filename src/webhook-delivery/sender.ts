@@ -18,6 +18,29 @@ function signer(secret: string): Webhook {
 }
 
 /** The three Standard Webhooks headers; several secrets (a rotation's grace period) give several signatures. */
+/** Plain words for a failed connection to a receiver: its code, never the addresses Node puts in the message. */
+const NETWORK_FAILURES: Record<string, string> = {
+  ECONNREFUSED: 'the receiver refused the connection',
+  ECONNRESET: 'the receiver closed the connection',
+  EPIPE: 'the receiver closed the connection',
+  ENOTFOUND: 'the host name was not found',
+  EAI_AGAIN: 'the host name could not be resolved (temporary failure)',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ETIMEDOUT: 'the connection timed out',
+};
+
+export function deliveryFailure(err: Error): string {
+  if (err instanceof TargetRefused) return err.message;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (NETWORK_FAILURES[code]) return `${NETWORK_FAILURES[code]} (${code})`;
+    if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)) return `the TLS handshake failed (${code})`;
+    return `the delivery failed (${code})`;
+  }
+  return 'the delivery failed';
+}
+
 export function signatureHeaders(msgId: string, body: string, secrets: readonly string[], at = new Date()): Record<string, string> {
   return {
     'webhook-id': msgId,
@@ -61,7 +84,7 @@ export function send({ url, msgId, body, secrets, timeoutMs, allowPrivate }: Sen
       const literal = literalAddress(target.hostname);
       if (literal) checkAddress(literal, literal, allowPrivate);
     } catch (err) {
-      return resolve(done({ ok: false, error: err instanceof TargetRefused ? err.message : `invalid url: ${(err as Error).message}` }));
+      return resolve(done({ ok: false, error: err instanceof TargetRefused ? err.message : 'invalid url' }));
     }
     const headers = {
       'content-type': 'application/json',
@@ -77,7 +100,7 @@ export function send({ url, msgId, body, secrets, timeoutMs, allowPrivate }: Sen
     });
     request.on('error', (err) => {
       const timedOut = err.name === 'AbortError' || err.name === 'TimeoutError';
-      resolve(done({ ok: false, error: timedOut ? `no answer within ${timeoutMs} ms` : err.message }));
+      resolve(done({ ok: false, error: timedOut ? `no answer within ${timeoutMs} ms` : deliveryFailure(err) }));
     });
     request.on('response', (response) => {
       const chunks: Buffer[] = [];

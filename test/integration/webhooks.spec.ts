@@ -336,7 +336,8 @@ describe('Webhook targets on private addresses, when the service does not allow 
     });
     expect(delivery.status).to.equal('pending');
     expect(delivery.attemptLog[0].statusCode).to.equal(null);
-    expect(delivery.attemptLog[0].error).to.match(/^(127\.0\.0\.1|::1) is a loopback address \(localhost resolves to it\)/);
+    expect(delivery.attemptLog[0].error).to.match(/^localhost resolves to a loopback address;/);
+    expect(delivery.attemptLog[0].error).not.to.match(/127\.0\.0\.1|::1/);
     expect(r.received).to.have.length(0);
   });
 });

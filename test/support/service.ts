@@ -30,9 +30,12 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
-/** `log`: where the service logs (silent unless TEST_LOG=1); a test may capture it. */
-export async function startTestService(overrides: ConfigOverrides = {}, options: { log?: Logger } = {}): Promise<TestService> {
-  const database = await createTestDatabase();
+/**
+ * `log`: where the service logs (silent unless TEST_LOG=1); a test may capture it. `database`: one the
+ * test made itself (a server it stops and starts); a fresh one on the test server otherwise.
+ */
+export async function startTestService(overrides: ConfigOverrides = {}, options: { log?: Logger; database?: TestDatabase } = {}): Promise<TestService> {
+  const database = options.database ?? (await createTestDatabase());
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'otp-test-data-'));
   const config = loadConfig(process.env, {
     port: 0,

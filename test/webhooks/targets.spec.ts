@@ -20,7 +20,9 @@ describe('Webhook targets and retries', () => {
       const err = await checkTargetUrl(url, false).then(() => null, (e) => e);
       expect(err, url).to.be.instanceOf(TargetRefused);
     }
-    expect((await checkTargetUrl('http://localhost/', false).catch((e) => e)).message).to.match(/^127\.0\.0\.1 is a loopback address \(localhost resolves to it\)|^::1 is a loopback address/);
+    const refused = (await checkTargetUrl('http://localhost/', false).catch((e) => e)).message;
+    expect(refused).to.match(/^localhost resolves to a loopback address;/);
+    expect(refused, 'the resolved address is not told').not.to.match(/127\.0\.0\.1|::1/);
     await checkTargetUrl('https://8.8.8.8/hook', false);
     await checkTargetUrl('http://127.0.0.1/', true);
   });

@@ -53,13 +53,14 @@ export function literalAddress(hostname: string): string | null {
   return isIP(bare) ? bare : null;
 }
 
-/** Throws TargetRefused naming the address when a webhook may not reach it. */
+/** Throws TargetRefused when a webhook may not reach the address (named when it is the url's own). */
 export function checkAddress(address: string, host: string, allowPrivate: boolean): void {
   if (allowPrivate) return;
   const kind = refusedKind(address);
   if (kind) {
-    const via = address === host ? '' : ` (${host} resolves to it)`;
-    throw new TargetRefused(`${address} is a ${kind} address${via}; webhooks may not reach it unless WEBHOOK_ALLOW_PRIVATE is set`);
+    // A name's address is not told: it would map the service's own network for whoever asks.
+    const what = address === host ? `${address} is a ${kind} address` : `${host} resolves to a ${kind} address`;
+    throw new TargetRefused(`${what}; webhooks may not reach it unless WEBHOOK_ALLOW_PRIVATE is set`);
   }
 }
 

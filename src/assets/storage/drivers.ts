@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Config, StorageDriverName } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import { AppError, ErrorCode } from '../../errors.js';
+import type { Logger } from '../../log.js';
 import type { StorageDriver } from './driver.js';
 import { FsDriver } from './fs-driver.js';
 import { S3Driver } from './s3-driver.js';
@@ -17,12 +18,12 @@ export class StorageDrivers {
     readonly signer: UrlSigner,
   ) {}
 
-  static async create(config: Config, db: Db): Promise<StorageDrivers> {
+  static async create(config: Config, db: Db, log?: Logger): Promise<StorageDrivers> {
     const signer = await UrlSigner.load(db);
     const drivers: Partial<Record<StorageDriverName, StorageDriver>> = {
       fs: new FsDriver(path.resolve(config.dataDir, 'assets'), signer),
     };
-    if (config.storage.s3) drivers.s3 = new S3Driver(config.storage.s3);
+    if (config.storage.s3) drivers.s3 = new S3Driver(config.storage.s3, log);
     return new StorageDrivers(drivers, config.storage.defaultDriver, signer);
   }
 

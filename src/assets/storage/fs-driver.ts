@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import { STORAGE_KEY_PATTERN, type SignedUrlOptions, type StorageDriver, type StoredObjectRef } from './driver.js';
 import type { UrlSigner } from './url-signer.js';
+import { guardStorage } from './unavailable.js';
 
 export class FsDriver implements StorageDriver {
   readonly provider = 'fs' as const;
@@ -29,7 +30,7 @@ export class FsDriver implements StorageDriver {
 
   async put(key: string, body: Readable): Promise<void> {
     const file = this.pathOf(key);
-    await fsp.mkdir(path.dirname(file), { recursive: true });
+    await guardStorage(() => fsp.mkdir(path.dirname(file), { recursive: true }));
     const partial = `${file}.${randomBytes(6).toString('hex')}.part`;
     const out = fs.createWriteStream(partial, { flags: 'wx' });
     try {
@@ -45,25 +46,31 @@ export class FsDriver implements StorageDriver {
         await once(out, 'close').catch(() => {});
       }
       await fsp.rm(partial, { force: true });
-      throw err;
+      // A body that failed (size limit, client gone) is the request's failure; a disk that did is the store's.
+      if (body.errored !== null) throw err;
+      return guardStorage(() => Promise.reject(err));
     }
   }
 
   async get(key: string): Promise<Readable> {
     const file = this.pathOf(key);
     // Open first, so a missing file is an error here rather than in the middle of a response.
-    const handle = await fsp.open(file, 'r');
+    const handle = await guardStorage(() => fsp.open(file, 'r'));
     return handle.createReadStream();
   }
 
   async copy(fromKey: string, toKey: string): Promise<void> {
     const target = this.pathOf(toKey);
-    await fsp.mkdir(path.dirname(target), { recursive: true });
-    await fsp.copyFile(this.pathOf(fromKey), target, fs.constants.COPYFILE_EXCL);
+    const source = this.pathOf(fromKey);
+    await guardStorage(async () => {
+      await fsp.mkdir(path.dirname(target), { recursive: true });
+      await fsp.copyFile(source, target, fs.constants.COPYFILE_EXCL);
+    });
   }
 
   async delete(key: string): Promise<void> {
-    await fsp.rm(this.pathOf(key), { force: true });
+    const file = this.pathOf(key);
+    await guardStorage(() => fsp.rm(file, { force: true }));
   }
 
   async signedUrl(object: StoredObjectRef, options: SignedUrlOptions): Promise<string> {

@@ -2,13 +2,14 @@
 // (SHA-256, byte count, size limit) straight into a storage driver, other parts are small text
 // fields. Nothing touches a temporary directory and nothing is buffered whole. Whatever goes wrong
 // (limit, bad form, client gone, storage failure), the stored object is removed before the error
-// leaves here.
+// leaves here, and a store that is down is never blamed on the client's body.
 import type { IncomingMessage } from 'node:http';
 import { finished, pipeline, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import { AppError, ErrorCode, errors } from '../../errors.js';
 import { LimitExceeded, Meter } from './meter.js';
 import { textProblem } from '../../validation/text.js';
+import { isStorageUnavailable } from '../storage/unavailable.js';
 
 export interface IncomingFile {
   /** The client's file name (base name only); used for display, never as a path. */
@@ -71,6 +72,8 @@ export async function receiveUpload(req: IncomingMessage, options: ReceiveOption
   let meter: Meter | undefined;
   let storing: Promise<boolean> | undefined;
   let failure: unknown;
+  /** What the store failed with: when the store is down, that is the answer, whatever the torn-down body said first. */
+  let storeFailure: unknown;
   let stopParsing!: (err: unknown) => void;
   const parsed = new Promise<void>((resolve, reject) => {
     parser.once('close', resolve);
@@ -106,6 +109,7 @@ export async function receiveUpload(req: IncomingMessage, options: ReceiveOption
     storing = writing.then(
       () => true,
       (err) => {
+        storeFailure = err;
         fail(err);
         return false;
       },
@@ -141,8 +145,10 @@ export async function receiveUpload(req: IncomingMessage, options: ReceiveOption
   }
   if (failure !== undefined) {
     if (stored) await options.discard();
-    // The size limit explains any storage error that followed it.
-    throw meter?.exceeded ? new LimitExceeded(options.limitBytes) : failure;
+    // The size limit explains any storage error that followed it. A store that is down also tears the
+    // file stream down ("aborted", "premature close"): that is not a malformed body.
+    if (meter?.exceeded) throw new LimitExceeded(options.limitBytes);
+    throw isStorageUnavailable(storeFailure) ? storeFailure : failure;
   }
   return { fields, file: { ...file!, size: meter!.bytes, sha256: meter!.digest() } };
 }

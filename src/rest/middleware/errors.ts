@@ -1,9 +1,10 @@
 import type Koa from 'koa';
-import { AppError, ErrorCode, errors, normaliseError } from '../../errors.js';
+import { AppError, ErrorCode, errors, failureLog, normaliseError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 
 /** First in the chain: every failure, and every unmatched route, leaves as the one error body. */
 export function errorMiddleware(log: Logger): Koa.Middleware {
+  const logFailure = failureLog(log);
   return async (ctx, next) => {
     try {
       await next();
@@ -13,7 +14,7 @@ export function errorMiddleware(log: Logger): Koa.Middleware {
       }
     } catch (err) {
       const appError = normaliseError(err);
-      if (appError.status >= 500) log.error('request failed', { method: ctx.method, path: ctx.path, err });
+      logFailure('request failed', err, appError, { method: ctx.method, path: ctx.path });
       ctx.status = appError.status;
       ctx.body = appError.toBody();
       for (const [name, value] of Object.entries(appError.extra.headers ?? {})) ctx.set(name, value);

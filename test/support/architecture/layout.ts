@@ -34,7 +34,7 @@ export const MAY_IMPORT: Record<string, string[]> = {
 };
 
 /** Files of src/ itself that make the kernel. */
-export const KERNEL = new Set(['config.ts', 'log.ts', 'ids.ts', 'errors.ts', 'tiers.ts', 'free-port.ts', 'lifecycle.ts']);
+export const KERNEL = new Set(['config.ts', 'log.ts', 'ids.ts', 'errors.ts', 'tiers.ts', 'free-port.ts', 'lifecycle.ts', 'unavailable.ts']);
 /** The composition root: may import every room but ROOT_NEVER_IMPORTS. */
 export const ROOT_FILES = new Set(['service.ts', 'main.ts']);
 /** The runner is a program of its own: the service never imports it, and it imports no kernel. */
