@@ -87,8 +87,7 @@ export class RunDriver {
   /** Bumped by every transition; the engine's flush compares it with the version it last wrote. */
   traceVersion = 0;
   flushedVersion = 0;
-  // Bumped by each durable write asked for: a write waiting for the database that is no longer the
-  // newest (the machine asked for the verdict meanwhile) gives up and is not answered.
+  // Bumped by each durable write asked for: one waiting for the database that is no longer the newest gives up.
   private writeToken = 0;
   // The last step.exec sent: sent again as is (same id) when the machine sends that step again after a resume.
   private lastExec: { stepIndex: number; attempt: number | undefined; frame: string } | undefined;
@@ -225,8 +224,7 @@ export class RunDriver {
   }
 
   private sendStepExec(payload: StepExecPayload): void {
-    // The same step again (the session was resumed): the same frame, so the executor sees the same id.
-    // A step of a retried case is a new step.exec (a new attempt).
+    // The same step again (the session was resumed): the same frame (same id); a new attempt is a new one.
     const last = this.lastExec;
     if (last?.stepIndex === payload.stepIndex && last.attempt === payload.attempt) return this.channel.send(last.frame);
     const frame = this.stepExecFrame(payload);
