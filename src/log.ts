@@ -94,7 +94,8 @@ export function routeConsole(log: Logger): void {
     const text = safeText(format(...args));
     write(text, 'library output', { source: 'console', text });
   };
-  console.log = console.info = to(info);
+  // A library's warning (oidc-provider's "Unsupported runtime" on Node.js 20, say) is no error of the service.
+  console.log = console.info = console.warn = to(info);
   console.debug = (...args: unknown[]) => log.debug('library output', { source: 'console', text: safeText(format(...args)) });
-  console.warn = console.error = to(error);
+  console.error = to(error);
 }

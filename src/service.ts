@@ -187,7 +187,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const principals = new Principals(keys, tokens);
   const oauth = new OAuthServer({
     db,
-    log,
+    log: quietLog,
     signingKeys,
     revocations,
     ttl: { accessTokenSec: config.oauth.accessTokenTtlSec, refreshTokenSec: config.oauth.refreshTokenTtlSec },
@@ -294,7 +294,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     api,
     // Keys of an archived project still read over REST; OTP sessions need an active project.
     authenticate: (credential) => principals.resolve(credential),
-    log,
+    // An outage's 503s are the database's health to speak of (one line as it begins and ends).
+    log: quietLog,
     rateLimit: rateCounter
       ? { counter: rateCounter, limitFor: (principal) => effectiveLimits(principal.tier, config.limits).requestsPerMinute }
       : undefined,
@@ -313,7 +314,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     extraPaths: { ...oauthOpenApiPaths, ...mcpOpenApiPaths },
     mounts: {
       beforeAuth: [oauth.middleware()],
-      afterBody: [mcpMiddleware({ backend: mcpBackend, log, baseUrl: () => baseUrl, issuer, version: '1.0.0' })],
+      afterBody: [mcpMiddleware({ backend: mcpBackend, log: quietLog, baseUrl: () => baseUrl, issuer, version: '1.0.0' })],
     },
     pages: webConsole.middleware,
   });

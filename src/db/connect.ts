@@ -42,7 +42,12 @@ export function knexLog(log: Logger): Knex.Config['log'] {
   const error = throttledLog(log, 60_000, 'error');
   const text = (message: unknown) => safeText(typeof message === 'string' ? message : message instanceof Error ? message.message : String(message));
   return {
-    warn: (message: unknown) => warn(text(message), 'database driver warning', { source: 'knex', detail: text(message) }),
+    // A failed connect fails the query that asked, and DatabaseHealth (db/health.ts) speaks of an
+    // outage once: knex's own line for each attempt is only for debugging.
+    warn: (message: unknown) =>
+      /^Acquire connection error/.test(text(message))
+        ? log.debug('database driver warning', { source: 'knex', detail: text(message) })
+        : warn(text(message), 'database driver warning', { source: 'knex', detail: text(message) }),
     error: (message: unknown) => error(text(message), 'database driver error', { source: 'knex', detail: text(message) }),
     deprecate: (method: unknown, alternative: unknown) => warn(`deprecate ${String(method)}`, 'database driver deprecation', { source: 'knex', method: String(method), alternative: String(alternative) }),
     debug: (message: unknown) => log.debug('database driver debug', { source: 'knex', detail: text(message) }),

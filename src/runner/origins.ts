@@ -71,6 +71,12 @@ export class OriginGuard {
   }
 
   /** Starts the run's gate; answers the proxy option of the run's browser context. */
+  /** The gate already open, for another context of the same run (a retried test case's fresh one). */
+  gateProxy(): { server: string } {
+    if (!this.gate) throw new Error('the gate is not open');
+    return { server: this.gate.server };
+  }
+
   async openGate(): Promise<{ server: string }> {
     this.gate = await openGate({
       allows: (host, port) => this.allowsHost(host, port),

@@ -48,8 +48,8 @@ export class RunExecutor {
   private closed?: Promise<void>;
   /** Why the context could not be opened; every step of the run then errors with it. */
   private openError?: Error;
-  /** Each step received, by stepIndex: the step.exec to answer and, once performed, its result. */
-  private readonly steps = new Map<number, { ref: string; result?: StepResultPayload }>();
+  /** Each step received, by attempt and stepIndex: the step.exec to answer and, once performed, its result. */
+  private readonly steps = new Map<string, { ref: string; result?: StepResultPayload }>();
 
   constructor(
     readonly runId: string,
@@ -87,16 +87,20 @@ export class RunExecutor {
    * the newest step.exec.
    */
   enqueue(ref: string, exec: StepExecPayload): void {
-    const known = this.steps.get(exec.stepIndex);
+    // A retried test case (step.exec attempt 2, 3...) performs its steps again: a new key.
+    const key = `${exec.attempt ?? 1}:${exec.stepIndex}`;
+    const known = this.steps.get(key);
     if (known) {
       known.ref = ref;
       if (known.result && !this.cancelled) this.deps.sendResult(this.runId, ref, known.result);
       return;
     }
     const entry: { ref: string; result?: StepResultPayload } = { ref };
-    this.steps.set(exec.stepIndex, entry);
+    this.steps.set(key, entry);
     this.chain = this.chain.then(async () => {
       if (this.cancelled) return;
+      // The first step of a retried case starts over in a context of its own: nothing of the failed attempt stays.
+      if (exec.freshContext && !this.openError) await this.freshContext().catch((err) => (this.openError = err as Error));
       this.deps.stepStarted?.(this.runId, exec.stepIndex);
       entry.result = await this.step(exec);
       // A page's text may hold what the service cannot store (and a cut to a limit can split a
@@ -105,6 +109,19 @@ export class RunExecutor {
       // A cancelled run's step is recorded by the service (E_CANCELLED); a late result would be refused.
       if (!this.cancelled) this.deps.sendResult(this.runId, entry.ref, entry.result);
     });
+  }
+
+  private async freshContext(): Promise<void> {
+    const old = this.context;
+    this.context = undefined;
+    this.page = undefined;
+    await old?.close().catch(() => undefined);
+    const browser = await this.deps.browser();
+    const context = await browser.newContext({ proxy: this.guard.gateProxy() });
+    this.context = context;
+    this.console.attach(context);
+    await this.guard.install(context);
+    this.page = await context.newPage();
   }
 
   /** run.cancel: the step in flight stops at once (its context is closed under it); no result is sent. */

@@ -34,9 +34,10 @@ const counts = {
   required: ['passed', 'failed', 'skipped', 'total'],
   properties: {
     passed: { type: 'integer' },
-    failed: { type: 'integer', description: 'Steps that failed or errored (a time-out is an error)' },
+    failed: { type: 'integer', description: 'Steps that failed or errored (a time-out is an error); of a retried test case, its last attempt counts' },
     skipped: { type: 'integer' },
     total: { type: 'integer' },
+    flaky: { type: 'integer', description: 'Test cases that failed and then passed on a retry (runs with retries only); they do not fail the run' },
   },
 };
 
@@ -56,7 +57,12 @@ const runSummaryProperties = {
       type: 'object',
       additionalProperties: false,
       required: ['id', 'title', 'steps'],
-      properties: { id: { type: 'string' }, title: { type: 'string' }, steps: { type: 'integer', description: 'Number of steps' } },
+      properties: {
+        id: { type: 'string' },
+        title: { type: 'string' },
+        steps: { type: 'integer', description: 'Number of steps' },
+        retries: { type: 'integer', minimum: 1, maximum: 3, description: 'How many times the case may run again after a failed attempt (absent: none)' },
+      },
     },
   },
   allowedOrigins: { type: 'array', items: { type: 'string' } },
@@ -74,9 +80,10 @@ const runSummaryProperties = {
 const stepView = {
   type: 'object',
   additionalProperties: false,
-  required: ['stepIndex', 'caseIndex', 'testCaseId', 'label', 'action', 'status', 'source', 'durationMs', 'error', 'evidence', 'actual', 'usedLocator', 'textReplaced', 'finishedAt'],
+  required: ['stepIndex', 'caseIndex', 'testCaseId', 'label', 'action', 'status', 'source', 'durationMs', 'error', 'evidence', 'actual', 'usedLocator', 'textReplaced', 'finishedAt', 'attempt'],
   properties: {
     stepIndex: { type: 'integer' },
+    attempt: { type: 'integer', minimum: 1, description: 'The attempt of its test case this outcome belongs to (1; 2 and on after a retry: POST /otp/runs retries)' },
     caseIndex: { type: 'integer', description: 'Position of its test case in the run' },
     testCaseId: { type: 'string' },
     label: { type: ['string', 'null'] },
@@ -129,7 +136,33 @@ export const RunSchema = registerSchema({
   type: 'object',
   additionalProperties: false,
   required: [...Object.keys(runSummaryProperties), 'steps'],
-  properties: { ...runSummaryProperties, steps: { type: 'array', items: stepView } },
+  properties: {
+    ...runSummaryProperties,
+    steps: { type: 'array', items: stepView, description: 'Every step, with the outcome of its test case\'s last attempt' },
+    earlierAttempts: {
+      type: 'array',
+      description: 'Outcomes of the attempts before the last, of test cases that ran again (runs with retries only), by step and attempt',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['stepIndex', 'caseIndex', 'testCaseId', 'attempt', 'status', 'source', 'durationMs', 'error', 'evidence', 'actual', 'usedLocator', 'finishedAt'],
+        properties: {
+          stepIndex: { type: 'integer' },
+          caseIndex: { type: 'integer' },
+          testCaseId: { type: 'string' },
+          attempt: { type: 'integer', minimum: 1 },
+          status: { enum: ['pass', 'fail', 'skip', 'error'] },
+          source: stepView.properties.source,
+          durationMs: { type: ['integer', 'null'] },
+          error: stepView.properties.error,
+          evidence: { type: ['object', 'null'] },
+          actual: { type: ['string', 'null'] },
+          usedLocator: { type: ['object', 'null'] },
+          finishedAt: nullableTime,
+        },
+      },
+    },
+  },
 });
 
 export const RunPageSchema = pageSchema('OtpRunPage', RunSummarySchema, 'A page of OTP runs');

@@ -22,6 +22,24 @@ export interface StepView {
   /** Fields of observed text stored with U+FFFD in place of what could not be stored (observed-text.ts). */
   textReplaced: string[] | null;
   finishedAt: string | null;
+  /** The attempt of its test case (1; more after a retry). */
+  attempt: number;
+}
+
+/** The outcome of a step in an attempt before its case's last (runs with retries). */
+export interface StepAttemptView {
+  stepIndex: number;
+  caseIndex: number;
+  testCaseId: string;
+  attempt: number;
+  status: StepStatus;
+  source: 'executor' | 'service' | null;
+  durationMs: number | null;
+  error: unknown;
+  evidence: unknown;
+  actual: string | null;
+  usedLocator: unknown;
+  finishedAt: string | null;
 }
 
 function iso(value: Date | null): string | null {
@@ -44,7 +62,7 @@ export function runSummary(row: any) {
     allowedOrigins: row.allowed_origins,
     varNames: Object.keys(row.vars ?? {}),
     totalSteps: row.total_steps,
-    counts: { passed: row.passed, failed: row.failed, skipped: row.skipped, total: row.total_steps },
+    counts: { passed: row.passed, failed: row.failed, skipped: row.skipped, total: row.total_steps } as { passed: number; failed: number; skipped: number; total: number; flaky?: number },
     reason: row.reason,
     cancelRequested: row.cancel_requested_at !== null,
     createdAt: iso(row.created_at),
@@ -55,7 +73,43 @@ export function runSummary(row: any) {
 }
 
 export type RunSummary = ReturnType<typeof runSummary>;
-export type RunView = RunSummary & { steps: StepView[] };
+export type RunView = RunSummary & { steps: StepView[]; earlierAttempts?: StepAttemptView[] };
+
+const hasRetries = (row: { test_cases?: Array<{ retries?: number }> }) => (row.test_cases ?? []).some((c) => c.retries);
+
+/** The attempts before the last of a run's retried cases, oldest first. */
+async function earlierAttempts(db: Db, runId: string, steps: StepView[]): Promise<StepAttemptView[]> {
+  const rows = await db('otp_run_step_attempts').where('run_id', runId).orderBy(['attempt', 'step_index']).select('*');
+  return rows.map((a: any) => {
+    const step = steps[a.step_index]!;
+    return {
+      stepIndex: a.step_index,
+      caseIndex: step.caseIndex,
+      testCaseId: step.testCaseId,
+      attempt: a.attempt,
+      status: a.status,
+      source: a.source,
+      durationMs: a.duration_ms,
+      error: a.error,
+      evidence: a.evidence,
+      actual: a.actual,
+      usedLocator: a.used_locator,
+      finishedAt: iso(a.finished_at),
+    };
+  });
+}
+
+/** Test cases whose last attempt (after the first) has no failure: they passed on a retry. */
+function flakyCases(steps: StepView[]): number {
+  const cases = new Map<number, { retried: boolean; failed: boolean }>();
+  for (const s of steps) {
+    const c = cases.get(s.caseIndex) ?? { retried: false, failed: false };
+    c.retried ||= s.attempt > 1;
+    c.failed ||= s.status === 'fail' || s.status === 'error' || s.status === 'pending';
+    cases.set(s.caseIndex, c);
+  }
+  return [...cases.values()].filter((c) => c.retried && !c.failed).length;
+}
 
 function stepView(s: any): StepView {
   return {
@@ -73,6 +127,7 @@ function stepView(s: any): StepView {
     usedLocator: s.used_locator,
     textReplaced: s.text_replaced ?? null,
     finishedAt: iso(s.finished_at),
+    attempt: s.attempt ?? 1,
   };
 }
 
@@ -101,7 +156,11 @@ export async function readRun(db: Db, projectId: string, runId: string): Promise
   const steps = (row.steps_json as any[]).map((s) =>
     withEvidenceLinks(stepView({ ...s, finished_at: s.finished_at === null ? null : new Date(s.finished_at) }), files.get(s.step_index)),
   );
-  const view = { ...runSummary(row), steps };
+  const view: RunView = { ...runSummary(row), steps };
+  if (hasRetries(row)) {
+    view.earlierAttempts = await earlierAttempts(db, runId, steps);
+    view.counts = { ...view.counts, flaky: flakyCases(steps) };
+  }
   if (row.status === 'running' || row.status === 'queued') {
     // Counts of a run in progress come from the steps recorded so far.
     for (const s of steps) {
@@ -122,8 +181,10 @@ export function newRunView(
   row: any,
   steps: ReadonlyArray<{ stepIndex: number; caseIndex: number; testCaseId: string; label?: string; action: unknown }>,
 ): RunView {
+  const summary = runSummary(row);
   return {
-    ...runSummary(row),
+    ...summary,
+    ...(hasRetries(row) ? { earlierAttempts: [], counts: { ...summary.counts, flaky: 0 } } : {}),
     steps: steps.map((s) => ({
       stepIndex: s.stepIndex,
       caseIndex: s.caseIndex,
@@ -139,6 +200,7 @@ export function newRunView(
       usedLocator: null,
       textReplaced: null,
       finishedAt: null,
+      attempt: 1,
     })),
   };
 }
