@@ -18,6 +18,9 @@ import { ArtifactTestCaseSink, ArtifactTestCaseSource } from './tests/test-case-
 import type { TestCaseSink, TestCaseSource } from '../otp/engine/test-case-source.js';
 import type { ChangeEvents } from '../db/change-events.js';
 import { WebhookSubscriptions } from './webhooks/subscriptions.js';
+import { withReportFormats } from './tests/run-reports.js';
+import { ResultImporter } from './imports/import-service.js';
+import { importRoutes } from './imports/routes.js';
 
 export { artifactDefinitions, WebhookSubscriptions };
 
@@ -62,21 +65,27 @@ export async function createArtifacts({ config, db, log, runResults, events }: A
     const store = new ArtifactStore(def, { db, registry: artifactRegistry, limits: config.limits, events, settings });
     if (def.kind === 'test_case') testCaseStore = store;
     stores.set(def.kind, store);
-    routes.push(
-      ...resourceRoutes(def, artifactSchemas.get(def.kind)!, store, {
+    const crud = resourceRoutes(def, artifactSchemas.get(def.kind)!, store, {
         createErrors: [402],
         notes: {
           create: 'Counts toward the artifact quota of the tier: over it, the answer is 402 QUOTA_EXCEEDED and nothing is written.',
           delete: 'Links to and from it go with it; fields of other records that named it drop the reference.',
         },
-      }),
-    );
+      });
+    // A test run also answers JUnit XML and CTRF (tests/run-reports.ts).
+    if (def.kind === 'test_run') {
+      const at = crud.findIndex((r) => r.method === 'get' && r.path.endsWith('/:id'));
+      crud[at] = withReportFormats(crud[at]!, store, db, config.publicUrl);
+    }
+    routes.push(...crud);
     if (def.links !== false) routes.push(...linkRoutes(def, links));
     if (def.coverage) routes.push(coverageRoute(def, db));
   }
 
   const kinds = { testResult: artifactRegistry.get('test_result')!, testRun: artifactRegistry.get('test_run')! };
   const recorder = new RunResultRecorder(db, runResults, log, kinds, events);
+  const importer = new ResultImporter(db, { testCase: artifactRegistry.get('test_case')!, testResult: kinds.testResult }, config.limits, events);
+  routes.push(...importRoutes(importer, config.limits.importMaxBytes));
   // The safety net for results whose hook never ran (a process died, a run finished as orphaned).
   const sweepTimer = setInterval(() => {
     recorder.sweep().catch((err) => log.error('test result sweep failed', { err }));
