@@ -16,11 +16,15 @@ import type { Principal } from '../auth/principal.js';
 import { RunResultRecorder, type RunResultsSource } from './tests/run-results.js';
 import { ArtifactTestCaseSink, ArtifactTestCaseSource } from './tests/test-case-source.js';
 import type { TestCaseSink, TestCaseSource } from '../otp/engine/test-case-source.js';
-import type { ChangeEvents } from '../db/change-events.js';
+import { noChangeEvents, type ChangeEvents } from '../db/change-events.js';
 import { WebhookSubscriptions } from './webhooks/subscriptions.js';
 import { withReportFormats } from './tests/run-reports.js';
 import { ResultImporter } from './imports/import-service.js';
 import { importRoutes } from './imports/routes.js';
+import { ReadinessWatch, ReleaseReadiness, type ReadinessThresholdsSource } from './readiness/service.js';
+import { readinessRoutes } from './readiness/routes.js';
+
+export type { ReadinessThresholdsSource };
 
 export { artifactDefinitions, WebhookSubscriptions };
 
@@ -40,6 +44,8 @@ export interface Artifacts {
   stores: ReadonlyMap<string, ArtifactStore>;
   /** What GET /<kind>/:id/coverage answers. */
   coverage(principal: Principal, kind: string, id: string): Promise<unknown>;
+  /** What GET /releases/:id/readiness answers. */
+  readiness(principal: Principal, releaseId: string): ReturnType<ReleaseReadiness['compute']>;
   /** Artifacts a project holds, as its quota counts them (for GET /platform/entitlement). */
   artifactCount(projectId: string): Promise<number>;
   stop(): Promise<void>;
@@ -53,10 +59,16 @@ export interface ArtifactsDeps {
   runResults: RunResultsSource;
   /** Where changes are reported to webhooks (the webhook-delivery room's outbox). */
   events?: ChangeEvents;
+  /** The project's readiness thresholds (the platform room's settings). */
+  readinessThresholds: ReadinessThresholdsSource;
 }
 
-export async function createArtifacts({ config, db, log, runResults, events }: ArtifactsDeps): Promise<Artifacts> {
-  const links = new LinkService(db, artifactRegistry);
+export async function createArtifacts({ config, db, log, runResults, events: outbox = noChangeEvents, readinessThresholds }: ArtifactsDeps): Promise<Artifacts> {
+  const readiness = new ReleaseReadiness(db, readinessThresholds, outbox);
+  const watch = new ReadinessWatch(readiness, outbox, log);
+  // Every write's events also tell the readiness watch that a release may have moved.
+  const events = watch.wrap();
+  const links = new LinkService(db, artifactRegistry, (projectId) => watch.touch(projectId));
   const routes: RouteDef[] = [];
   const settings = { allowPrivateWebhookTargets: config.webhooks.allowPrivateTargets };
   let testCaseStore: ArtifactStore | undefined;
@@ -85,7 +97,7 @@ export async function createArtifacts({ config, db, log, runResults, events }: A
   const kinds = { testResult: artifactRegistry.get('test_result')!, testRun: artifactRegistry.get('test_run')! };
   const recorder = new RunResultRecorder(db, runResults, log, kinds, events);
   const importer = new ResultImporter(db, { testCase: artifactRegistry.get('test_case')!, testResult: kinds.testResult }, config.limits, events);
-  routes.push(...importRoutes(importer, config.limits.importMaxBytes));
+  routes.push(...importRoutes(importer, config.limits.importMaxBytes), ...readinessRoutes(readiness));
   // The safety net for results whose hook never ran (a process died, a run finished as orphaned).
   const sweepTimer = setInterval(() => {
     recorder.sweep().catch((err) => log.error('test result sweep failed', { err }));
@@ -99,7 +111,11 @@ export async function createArtifacts({ config, db, log, runResults, events }: A
     testCaseSink: new ArtifactTestCaseSink(testCaseStore!),
     stores,
     coverage: (principal, kind, id) => coverageOf(db, principal, artifactRegistry.get(kind)!, id),
+    readiness: (principal, releaseId) => readiness.compute(principal.projectId, releaseId),
     artifactCount: (projectId) => artifactCount(db, projectId),
-    stop: async () => clearInterval(sweepTimer),
+    stop: async () => {
+      clearInterval(sweepTimer);
+      await watch.stop();
+    },
   };
 }
