@@ -138,12 +138,13 @@ export function evaluate(facts: ReleaseFacts, thresholds: ReadinessThresholds, p
   const blocking = counted.filter((b) => thresholds.blockingBugSeverities.includes(b.severity));
   const risky = counted.filter((b) => thresholds.atRiskBugSeverities.includes(b.severity));
   const bySeverity = ['critical', 'major', 'minor', 'trivial'].map((s) => [s, counted.filter((b) => b.severity === s).length] as const).filter(([, n]) => n);
-  const nothingToFindBugs = !facts.runIds.length && !facts.scopeCaseIds.length && !facts.bugs.length;
+  // Nothing has run, and no bug is counted: no test could have found one yet.
+  const nothingToFindBugs = facts.latest.size === 0 && counted.length === 0;
   rules.push({
     id: 'open_bugs',
     title: 'No open bug found by the release\'s tests',
     ...(nothingToFindBugs
-      ? { status: 'undefined', effect: 'none', summary: 'The release has no test run or case that could have found a bug' }
+      ? { status: 'undefined', effect: 'none', summary: 'No test of the release has a result yet, so none could have found a bug' }
       : blocking.length || risky.length
         ? { status: 'failed', effect: blocking.length ? 'blocks' : 'risks', summary: `Open: ${bySeverity.map(([s, n]) => `${n} ${s}`).join(', ')}` }
         : { status: 'passed', effect: 'none', summary: counted.length ? `Open, below the thresholds: ${bySeverity.map(([s, n]) => `${n} ${s}`).join(', ')}` : 'No open bug found by its tests' }),

@@ -5,10 +5,25 @@ import type { ConsoleData, ReadinessView } from '../data.js';
 import type { Principal } from '../../auth/principal.js';
 import { BASE } from '../layout.js';
 
-const VERDICT_TEXT: Record<string, string> = {
-  ready: 'Ready to ship: no rule blocks it or puts it at risk.',
-  at_risk: 'At risk: a rule puts it at risk, or nothing has a result yet.',
-  blocked: 'Blocked: a rule blocks it.',
+/** The verdict in words, naming the rules behind it. */
+function verdictText(r: ReadinessView): string {
+  const failed = (effect: string) => r.rules.filter((x) => x.status === 'failed' && x.effect === effect).map((x) => x.title.toLowerCase());
+  const [blocks, risks] = [failed('blocks'), failed('risks')];
+  if (r.verdict === 'blocked') return `Blocked by ${blocks.length} rule${blocks.length === 1 ? '' : 's'}: ${blocks.join('; ')}.${risks.length ? ` At risk on ${risks.length} more.` : ''}`;
+  if (r.verdict === 'at_risk') return risks.length ? `At risk: ${risks.join('; ')}.` : 'At risk: no test of the release has a result yet.';
+  return 'Ready to ship: no rule blocks it or puts it at risk.';
+}
+
+const REASON: Record<string, string> = {
+  no_coverage: 'no test case covers it',
+  last_failed: 'its case last failed',
+  never_ran: 'never ran in this release',
+  not_passed: '',
+  open_bug: '',
+  flaky: 'flaky',
+  quarantined: 'quarantined',
+  new_failure: 'new failure',
+  suspect: 'changed since its case last passed',
 };
 
 const EFFECT: Record<string, string> = { blocks: 'blocks', risks: 'puts at risk', none: '' };
@@ -29,9 +44,10 @@ export async function releasesFragment(data: ConsoleData, principal: Principal):
 function recordLink(r: ReadinessView['rules'][number]['records'][number]): Html {
   const label = r.title ?? r.id;
   const target = r.kind === 'test_case' ? html`<a href="${BASE}/cases/${r.id}">${label}</a>` : html`<span>${label}</span>`;
-  const extra = [r.severity, r.status, r.reason.replace(/_/g, ' ')].filter(Boolean).join(', ');
+  const reason = REASON[r.reason] ?? r.reason.replace(/_/g, ' ');
+  const extra = [r.severity, r.reason === 'last_failed' ? '' : r.status, reason].filter(Boolean).join(', ');
   const via = r.testCaseId && r.kind !== 'test_case' ? html` · case <a href="${BASE}/cases/${r.testCaseId}" class="mono">${r.testCaseId}</a>` : '';
-  return html`<li>${target} <span class="muted">(${extra})</span>${via}</li>`;
+  return html`<li>${target}${extra ? html` <span class="muted">(${extra})</span>` : ''}${via}</li>`;
 }
 
 export async function readinessFragment(data: ConsoleData, principal: Principal, releaseId: string): Promise<Html> {
@@ -50,7 +66,7 @@ export async function readinessFragment(data: ConsoleData, principal: Principal,
   });
   return html`<section class="card verdict-card verdict-${r.verdict}" aria-labelledby="verdict-h">
       <div class="verdict-line"><h2 id="verdict-h">Release ${r.releaseName}</h2>${statusBadge(r.verdict)}</div>
-      <p>${VERDICT_TEXT[r.verdict]}${r.previousVerdict && r.previousVerdict !== r.verdict ? html` It was <strong>${r.previousVerdict.replace('_', ' ')}</strong> at ${time(r.previousComputedAt)}.` : ''}</p>
+      <p>${verdictText(r)}${r.previousVerdict && r.previousVerdict !== r.verdict ? html` It was <strong>${r.previousVerdict.replace('_', ' ')}</strong> at ${time(r.previousComputedAt)}.` : ''}</p>
       <dl class="facts">
         <div><dt>Computed</dt><dd>${time(r.computedAt)}</dd></div>
         <div><dt>Requirements</dt><dd>${r.scope.requirementIds.length}</dd></div>
