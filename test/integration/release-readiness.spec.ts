@@ -65,6 +65,9 @@ describe('Release readiness', () => {
     expect(imported.body.matched).to.deep.equal({ byId: 1, byMapping: 0, newDraft: 3 });
     const failedResult = (await api('GET', `/tests/results?importId=${imported.body.importId}&testCaseId=${basket.id}`)).body.items[0];
     expect(failedResult.status).to.equal('failed');
+    // Imported results count for coverage like any other.
+    const coverage = (await api('GET', `/requirements/${requirement.id}/coverage`)).body;
+    expect(coverage.testCases[0].latestResult).to.include({ id: failedResult.id, status: 'failed', testRunId: run.id });
     const bug = await post('/bugs', { title: 'Basket total misses tax', severity: 'critical' });
     await post(`/bugs/${bug.id}/links`, { targetId: failedResult.id, relation: 'found_by' });
 

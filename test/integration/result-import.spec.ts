@@ -112,10 +112,10 @@ describe('Importing results from JUnit and CTRF reports', () => {
   });
 });
 
-describe('Importing past the size limit', () => {
+describe('Importing past the size limit and the artifact quota', () => {
   let t: TestService;
   before(async () => {
-    t = await startTestService({ limits: { importMaxBytes: 2048 } });
+    t = await startTestService({ limits: { importMaxBytes: 2048, artifacts: 4 } });
   });
   after(async () => t?.stop());
 
@@ -130,5 +130,15 @@ describe('Importing past the size limit', () => {
     const chunked = await fetch(`${t.api}/tests/runs/${runId}/results/import`, { method: 'POST', headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': 'application/xml' }, body: stream, duplex: 'half' } as RequestInit);
     expect(chunked.status).to.equal(413);
     expect(Number((await t.service.db('artifacts').where({ kind: 'test_result' }).count({ n: '*' }).first())!.n)).to.equal(0);
+  });
+
+  it('refuses an import that would pass the artifact quota (402) and writes none of it', async () => {
+    const runId = (await t.request('POST', '/tests/runs', { body: { title: 'quota' } })).body.id;
+    const res = await t.request('POST', `/tests/runs/${runId}/results/import`, { body: fixture('jest.xml'), headers: { 'content-type': 'application/xml' } });
+    expect(res.status).to.equal(402);
+    expect(res.body.error.code).to.equal('QUOTA_EXCEEDED');
+    expect(Number((await t.service.db('artifacts').where({ kind: 'test_case' }).count({ n: '*' }).first())!.n)).to.equal(0);
+    expect(Number((await t.service.db('test_case_mappings').count({ n: '*' }).first())!.n)).to.equal(0);
+    expect((await t.service.db('project_usage').first('artifacts'))!.artifacts).to.equal(2); // the two test runs
   });
 });

@@ -67,9 +67,9 @@ export function importRoutes(importer: ResultImporter, maxBytes: number): RouteD
       ],
       response: ImportSummarySchema,
       handler: async ({ principal, params, koa }) => {
-        await importer.checkRun(principal, params.id!);
-        const body = await openReportBody(koa.req, maxBytes);
         try {
+          await importer.checkRun(principal, params.id!);
+          const body = await openReportBody(koa.req, maxBytes);
           const batches = body.format === 'junit' ? readJunit(body.chunks) : ctrfBatches(body.chunks);
           return await importer.importReport(principal, params.id!, body.format, batches);
         } finally {
