@@ -81,6 +81,8 @@ export interface Config {
     idempotencyTtlSec: number;
     /** A first request still unanswered after this long is taken as abandoned; a retry runs again. */
     idempotencyStaleSec: number;
+    /** The largest report POST /tests/runs/:id/results/import reads (IMPORT_MAX_BYTES; 50 MiB). */
+    importMaxBytes: number;
   };
 }
 
@@ -298,6 +300,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
       artifacts: optionalInt(env, 'ARTIFACT_QUOTA'),
       idempotencyTtlSec: int(env, 'IDEMPOTENCY_TTL_SEC', 24 * 3600),
       idempotencyStaleSec: 60,
+      importMaxBytes: int(env, 'IMPORT_MAX_BYTES', 50 * 1024 * 1024),
     },
   };
   return {

@@ -83,6 +83,9 @@ export const errors = {
   conflict: (message: string, details: Record<string, unknown> = {}) => new AppError(ErrorCode.conflict, message, details),
   preconditionFailed: (message: string, details: Record<string, unknown> = {}) =>
     new AppError(ErrorCode.preconditionFailed, message, details),
+  /** A file (an imported report) that is not what it claims to be: where it goes wrong, 1-based. */
+  malformedFile: (message: string, line: number, column: number) =>
+    new AppError(ErrorCode.validation, `${message} (line ${line}, column ${column})`, { line, column }),
   payloadTooLarge: (message: string, limitBytes?: number) =>
     new AppError(ErrorCode.payloadTooLarge, message, limitBytes ? { limitBytes } : {}),
   quotaExceeded: (message: string, details: Record<string, unknown>, upgradeUrl: string) =>

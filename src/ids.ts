@@ -47,6 +47,8 @@ export const IdPrefix = {
   webhook: 'wh',
   webhookEvent: 'evt',
   webhookDelivery: 'whd',
+  resultImport: 'imp',
+  readinessSnapshot: 'rds',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

@@ -37,7 +37,7 @@ import { runCommands } from './otp/runs/commands.js';
 import { otpRoutes } from './otp/http/routes.js';
 import { recordingRoutes } from './otp/http/recording-routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
-import { platformRoutes } from './platform/routes.js';
+import { platformRoutes, ProjectSettings } from './platform/routes.js';
 import { createAssets } from './assets/index.js';
 import { createArtifacts } from './artifacts/index.js';
 import { IdempotencyStore } from './rest/idempotency.js';
@@ -140,7 +140,12 @@ export async function startService(config: Config, log: Logger = createLogger(co
   // The ports between rooms: assets and the artifacts room read OTP runs through the OTP store, the
   // planner reads test cases through the artifacts room, the engine reads a project's keys through auth.
   const assets = await createAssets({ config, db, log: quietLog, evidenceChanged: (runId) => runViews.invalidate(runId), runs: new RunFacts(db), tenants: tenancy });
-  const artifacts = await createArtifacts({ config, db, log: quietLog, runResults: new RunResultsStore(db), events: webhooks.events });
+  const projectSettings = new ProjectSettings(db);
+  const artifacts = await createArtifacts({
+    config, db, log: quietLog, runResults: new RunResultsStore(db), events: webhooks.events,
+    // Readiness is judged with the project's thresholds, kept by the platform room.
+    readinessThresholds: projectSettings,
+  });
   const views = new RunViews(db);
   // The service's HTTP base address, known once the REST listener is bound (its port may be 0): the
   // OAuth issuer and audience derive from it, MCP links start with it, welcome.apiUrl tells executors.
@@ -205,6 +210,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     liveness: (projectId, sessionId) => engine.watch.sessionLiveness(projectId, sessionId),
     artifacts: (principal, kind, limit) => artifacts.stores.get(kind)!.list(principal, { limit, sort: 'createdAt' }),
     artifact: (principal, kind, id) => artifacts.stores.get(kind)!.get(principal, id),
+    releases: (principal, limit) => artifacts.stores.get('release')!.list(principal, { limit, sort: '-createdAt' }) as ReturnType<ConsoleData['releases']>,
+    readiness: (principal, releaseId) => artifacts.readiness(principal, releaseId),
     buckets: (principal, limit) => assets.reads.buckets(principal, { limit }),
     assets: (principal, bucketRef, limit) => assets.reads.assets(principal, bucketRef, { limit }),
     signedUrl: async (principal, assetId, origin) => (await assets.reads.signedUrl(principal, assetId, origin)).url,
@@ -272,6 +279,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       },
       artifactCount: artifacts.artifactCount,
       storageBytes: assets.storageBytes,
+      settings: projectSettings,
     }),
     ...apiKeyRoutes({ db, onRevoked: revokeKey }),
     ...otpRoutes({ runs, config, views }),
@@ -287,6 +295,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     testCases: artifacts.stores.get('test_case')!,
     requirements: artifacts.stores.get('requirement')!,
     coverage: (principal, kind, id) => artifacts.coverage(principal, kind, id),
+    readiness: (principal, releaseId) => artifacts.readiness(principal, releaseId),
     absolute: (path) => `${baseUrl}${path}`,
   };
   const rateCounter = config.limits.rateLimit ? new RateCounter(countersDb, config.limits.rateLimitSyncMs) : undefined;

@@ -8,6 +8,7 @@ import { registerSchema } from '../rest/schemas.js';
 import type { ArtifactDefinition } from './kind.js';
 import { capitalise } from './store.js';
 import { RESULT_STATUSES } from './tests/run-results.js';
+import { isSuspect } from './readiness/rules.js';
 
 const latestResult = {
   type: ['object', 'null'],
@@ -40,9 +41,14 @@ const CoverageSchema = registerSchema({
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['id', 'title', 'via', 'latestResult'],
+        required: ['id', 'title', 'via', 'latestResult', 'suspect', 'linkIds'],
         properties: {
           id: { type: 'string' },
+          suspect: {
+            type: 'boolean',
+            description: 'The requirement changed (title, description or acceptance criteria) after this case last passed, and no one confirmed the link since: it is trusted again when the case runs or the link is confirmed (POST /requirements/{id}/links/{linkId}/confirm)',
+          },
+          linkIds: { type: 'array', items: { type: 'string' }, description: 'The covers links behind it' },
           title: { type: ['string', 'null'] },
           via: {
             type: 'array',
@@ -56,9 +62,9 @@ const CoverageSchema = registerSchema({
     summary: {
       type: 'object',
       additionalProperties: false,
-      required: ['testCases', 'untested', ...RESULT_STATUSES],
-      description: 'Test cases by the status of their latest result',
-      properties: Object.fromEntries(['testCases', 'untested', ...RESULT_STATUSES].map((k) => [k, { type: 'integer', minimum: 0 }])),
+      required: ['testCases', 'untested', 'suspect', ...RESULT_STATUSES],
+      description: 'Test cases by the status of their latest result; suspect counts the suspect ones apart (they are also counted by status)',
+      properties: Object.fromEntries(['testCases', 'untested', 'suspect', ...RESULT_STATUSES].map((k) => [k, { type: 'integer', minimum: 0 }])),
     },
   },
 });
@@ -71,7 +77,7 @@ interface LatestResultRow {
 }
 
 export async function coverageOf(db: Db, principal: Principal, def: ArtifactDefinition, id: string) {
-  const target = await db('artifacts').where({ id, project_id: principal.projectId, kind: def.kind }).first('id', 'kind');
+  const target = await db('artifacts').where({ id, project_id: principal.projectId, kind: def.kind }).first('id', 'kind', db.raw(`data->>'contentChangedAt' AS changed`));
   if (!target) throw errors.notFound(capitalise(def.label), id);
   // Specifications that specify this requirement also bring their covering cases.
   const via: string[] = [id];
@@ -83,16 +89,19 @@ export async function coverageOf(db: Db, principal: Principal, def: ArtifactDefi
         .pluck('s.id')),
     );
   }
-  const covering: Array<{ id: string; title: string | null; covered: string }> = await db('artifact_links as l')
+  const covering: Array<{ id: string; title: string | null; covered: string; link_id: string; confirmed_at: Date | null }> = await db('artifact_links as l')
     .join('artifacts as c', 'c.id', 'l.from_id')
     .where({ 'l.relation': 'covers', 'c.kind': 'test_case', 'l.project_id': principal.projectId })
     .whereIn('l.to_id', via)
     .orderBy('c.id')
-    .select('c.id', db.raw(`c.data->>'title' AS title`), 'l.to_id as covered');
-  const cases = new Map<string, { id: string; title: string | null; via: string[] }>();
+    .select('c.id', db.raw(`c.data->>'title' AS title`), 'l.to_id as covered', 'l.id as link_id', 'l.confirmed_at');
+  const cases = new Map<string, { id: string; title: string | null; via: string[]; linkIds: string[]; confirmedAt: Date | null }>();
   for (const row of covering) {
-    const entry = cases.get(row.id) ?? { id: row.id, title: row.title, via: [] };
+    const entry = cases.get(row.id) ?? { id: row.id, title: row.title, via: [], linkIds: [], confirmedAt: null };
     entry.via.push(row.covered);
+    entry.linkIds.push(row.link_id);
+    // Confirmed when any of its links was (the latest confirmation counts).
+    if (row.confirmed_at && (!entry.confirmedAt || row.confirmed_at > entry.confirmedAt)) entry.confirmedAt = row.confirmed_at;
     cases.set(row.id, entry);
   }
   const caseIds = [...cases.keys()];
@@ -109,12 +118,14 @@ export async function coverageOf(db: Db, principal: Principal, def: ArtifactDefi
   }
   const summary: Record<string, number> = Object.fromEntries(['testCases', 'untested', ...RESULT_STATUSES].map((k) => [k, 0]));
   summary.testCases = caseIds.length;
-  const testCases = [...cases.values()].map((c) => {
+  const testCases = [...cases.values()].map(({ confirmedAt, ...c }) => {
     const row = latest.get(c.id);
+    const suspect = isSuspect(target.changed ?? null, row ? { status: row.data.status, recordedAt: row.created_at } : undefined, confirmedAt);
     if (row) summary[row.data.status] = (summary[row.data.status] ?? 0) + 1;
     else summary.untested += 1;
     return {
       ...c,
+      suspect,
       latestResult: row
         ? {
             id: row.id,
@@ -127,6 +138,7 @@ export async function coverageOf(db: Db, principal: Principal, def: ArtifactDefi
         : null,
     };
   });
+  summary.suspect = testCases.filter((c) => c.suspect).length;
   return { artifactId: id, kind: def.kind, covered: caseIds.length > 0, testCases, summary };
 }
 

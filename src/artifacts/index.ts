@@ -16,8 +16,15 @@ import type { Principal } from '../auth/principal.js';
 import { RunResultRecorder, type RunResultsSource } from './tests/run-results.js';
 import { ArtifactTestCaseSink, ArtifactTestCaseSource } from './tests/test-case-source.js';
 import type { TestCaseSink, TestCaseSource } from '../otp/engine/test-case-source.js';
-import type { ChangeEvents } from '../db/change-events.js';
+import { noChangeEvents, type ChangeEvents } from '../db/change-events.js';
 import { WebhookSubscriptions } from './webhooks/subscriptions.js';
+import { withReportFormats } from './tests/run-reports.js';
+import { ResultImporter } from './imports/import-service.js';
+import { importRoutes } from './imports/routes.js';
+import { ReadinessWatch, ReleaseReadiness, type ReadinessThresholdsSource } from './readiness/service.js';
+import { readinessRoutes } from './readiness/routes.js';
+
+export type { ReadinessThresholdsSource };
 
 export { artifactDefinitions, WebhookSubscriptions };
 
@@ -37,6 +44,8 @@ export interface Artifacts {
   stores: ReadonlyMap<string, ArtifactStore>;
   /** What GET /<kind>/:id/coverage answers. */
   coverage(principal: Principal, kind: string, id: string): Promise<unknown>;
+  /** What GET /releases/:id/readiness answers. */
+  readiness(principal: Principal, releaseId: string): ReturnType<ReleaseReadiness['compute']>;
   /** Artifacts a project holds, as its quota counts them (for GET /platform/entitlement). */
   artifactCount(projectId: string): Promise<number>;
   stop(): Promise<void>;
@@ -50,10 +59,16 @@ export interface ArtifactsDeps {
   runResults: RunResultsSource;
   /** Where changes are reported to webhooks (the webhook-delivery room's outbox). */
   events?: ChangeEvents;
+  /** The project's readiness thresholds (the platform room's settings). */
+  readinessThresholds: ReadinessThresholdsSource;
 }
 
-export async function createArtifacts({ config, db, log, runResults, events }: ArtifactsDeps): Promise<Artifacts> {
-  const links = new LinkService(db, artifactRegistry);
+export async function createArtifacts({ config, db, log, runResults, events: outbox = noChangeEvents, readinessThresholds }: ArtifactsDeps): Promise<Artifacts> {
+  const readiness = new ReleaseReadiness(db, readinessThresholds, outbox);
+  const watch = new ReadinessWatch(readiness, outbox, log);
+  // Every write's events also tell the readiness watch that a release may have moved.
+  const events = watch.wrap();
+  const links = new LinkService(db, artifactRegistry, (projectId) => watch.touch(projectId));
   const routes: RouteDef[] = [];
   const settings = { allowPrivateWebhookTargets: config.webhooks.allowPrivateTargets };
   let testCaseStore: ArtifactStore | undefined;
@@ -62,21 +77,27 @@ export async function createArtifacts({ config, db, log, runResults, events }: A
     const store = new ArtifactStore(def, { db, registry: artifactRegistry, limits: config.limits, events, settings });
     if (def.kind === 'test_case') testCaseStore = store;
     stores.set(def.kind, store);
-    routes.push(
-      ...resourceRoutes(def, artifactSchemas.get(def.kind)!, store, {
+    const crud = resourceRoutes(def, artifactSchemas.get(def.kind)!, store, {
         createErrors: [402],
         notes: {
           create: 'Counts toward the artifact quota of the tier: over it, the answer is 402 QUOTA_EXCEEDED and nothing is written.',
           delete: 'Links to and from it go with it; fields of other records that named it drop the reference.',
         },
-      }),
-    );
+      });
+    // A test run also answers JUnit XML and CTRF (tests/run-reports.ts).
+    if (def.kind === 'test_run') {
+      const at = crud.findIndex((r) => r.method === 'get' && r.path.endsWith('/:id'));
+      crud[at] = withReportFormats(crud[at]!, store, db, config.publicUrl);
+    }
+    routes.push(...crud);
     if (def.links !== false) routes.push(...linkRoutes(def, links));
     if (def.coverage) routes.push(coverageRoute(def, db));
   }
 
   const kinds = { testResult: artifactRegistry.get('test_result')!, testRun: artifactRegistry.get('test_run')! };
   const recorder = new RunResultRecorder(db, runResults, log, kinds, events);
+  const importer = new ResultImporter(db, { testCase: artifactRegistry.get('test_case')!, testResult: kinds.testResult }, config.limits, events);
+  routes.push(...importRoutes(importer, config.limits.importMaxBytes), ...readinessRoutes(readiness));
   // The safety net for results whose hook never ran (a process died, a run finished as orphaned).
   const sweepTimer = setInterval(() => {
     recorder.sweep().catch((err) => log.error('test result sweep failed', { err }));
@@ -90,7 +111,11 @@ export async function createArtifacts({ config, db, log, runResults, events }: A
     testCaseSink: new ArtifactTestCaseSink(testCaseStore!),
     stores,
     coverage: (principal, kind, id) => coverageOf(db, principal, artifactRegistry.get(kind)!, id),
+    readiness: (principal, releaseId) => readiness.compute(principal.projectId, releaseId),
     artifactCount: (projectId) => artifactCount(db, projectId),
-    stop: async () => clearInterval(sweepTimer),
+    stop: async () => {
+      clearInterval(sweepTimer);
+      await watch.stop();
+    },
   };
 }

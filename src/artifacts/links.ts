@@ -62,6 +62,7 @@ const LinkSchema = registerSchema({
     artifact: { ...linkedArtifact, description: 'The artifact at the other end' },
     createdAt: { type: 'string', format: 'date-time' },
     createdBy: { type: ['string', 'null'] },
+    confirmedAt: { type: 'string', format: 'date-time', description: 'When someone confirmed a covers link still holds after the requirement changed (absent until then)' },
   },
 });
 
@@ -110,6 +111,7 @@ interface LinkRow {
   relation: string;
   created_at: Date;
   created_by: string | null;
+  confirmed_at?: Date | null;
   other_id: string;
   other_kind: string;
   other_title: string | null;
@@ -125,6 +127,7 @@ function linkView(anchorId: string, row: LinkRow) {
     artifact: { id: row.other_id, kind: row.other_kind, title: row.other_title ?? null },
     createdAt: row.created_at.toISOString(),
     createdBy: row.created_by,
+    ...(row.confirmed_at ? { confirmedAt: row.confirmed_at.toISOString() } : {}),
   };
 }
 
@@ -136,6 +139,8 @@ export class LinkService {
   constructor(
     private readonly db: Db,
     private readonly registry: ReadonlyMap<string, ArtifactDefinition>,
+    /** Links of the project changed (after the change): readiness may have. */
+    private readonly changed: (projectId: string) => void = () => {},
   ) {}
 
   private async anchor(principal: Principal, def: ArtifactDefinition, id: string) {
@@ -195,7 +200,34 @@ export class LinkService {
       throw errors.conflict(`${from.id} already ${relationName} ${to.id}`, { fromId: from.id, toId: to.id, relation: relationName });
     }
     const row = await this.query(principal, id).where('l.id', linkId).first();
+    this.changed(principal.projectId);
     return linkView(id, row);
+  }
+
+  /**
+   * Someone checked that a covers link of this requirement (or specification) still holds after it
+   * changed: the link is no longer suspect, without a new run (docs/releases.md, "Suspect links").
+   */
+  async confirm(principal: Principal, def: ArtifactDefinition, id: string, linkId: string) {
+    await this.anchor(principal, def, id);
+    // The link covers this artifact, or a specification that specifies it.
+    const updated = await this.db('artifact_links')
+      .where({ id: linkId, project_id: principal.projectId, relation: 'covers' })
+      .where((q) =>
+        q.where('to_id', id).orWhereIn('to_id', this.db('artifact_links').where({ to_id: id, relation: 'specifies', project_id: principal.projectId }).select('from_id')),
+      )
+      .update({ confirmed_at: this.db.fn.now(), confirmed_by: principal.keyId })
+      .returning('id');
+    if (!updated.length) throw errors.notFound(`Covers link of ${id}`, linkId);
+    const row = await this.query(principal, id).where('l.id', linkId).first();
+    this.changed(principal.projectId);
+    return linkView(id, row ?? (await this.linkRow(principal, linkId)));
+  }
+
+  /** A link seen from its source (a covers link through a specification is not at the requirement). */
+  private async linkRow(principal: Principal, linkId: string): Promise<LinkRow> {
+    const link = await this.db('artifact_links').where({ id: linkId, project_id: principal.projectId }).first('from_id');
+    return this.query(principal, link.from_id).where('l.id', linkId).first();
   }
 
   async remove(principal: Principal, def: ArtifactDefinition, id: string, linkId: string): Promise<void> {
@@ -205,6 +237,7 @@ export class LinkService {
       .where((q) => q.where('from_id', id).orWhere('to_id', id))
       .delete();
     if (!deleted) throw errors.notFound('Link', linkId);
+    this.changed(principal.projectId);
   }
 }
 
@@ -226,6 +259,17 @@ export function linkRoutes(def: ArtifactDefinition, links: LinkService): RouteDe
       body: LinkCreateSchema, response: LinkSchema,
       handler: ({ principal, params, body }) => links.create(principal, def, params.id, body),
     }),
+    ...(def.coverage
+      ? [
+          {
+            method: 'post', path: `${base}/:linkId/confirm`, auth: write, tag, operationId: `confirm${def.schemaName}Link`,
+            summary: `Confirm that a covers link of a ${def.label} still holds after it changed: the link is no longer suspect`,
+            description: `A covers link is suspect when the ${def.label}'s title, description or acceptance criteria changed after the covering case last passed; it stops being suspect when the case runs again (a new result) or when confirmed here. The link covers this ${def.label} or a specification that specifies it.`,
+            response: LinkSchema,
+            handler: ({ principal, params }) => links.confirm(principal, def, params.id!, params.linkId!),
+          } satisfies RouteDef,
+        ]
+      : []),
     {
       method: 'delete', path: `${base}/:linkId`, auth: write, tag, status: 204, operationId: `delete${def.schemaName}Link`,
       summary: `Remove a link of a ${def.label} (from either end)`,

@@ -2,7 +2,7 @@
 // want them), and in a terminal a bar of the steps done, redrawn in place under those lines.
 import { caseResults, type CaseResult, type ReportedRun } from '../reports/case-results.js';
 
-const MARK: Record<CaseResult['outcome'], string> = { passed: 'PASS', failed: 'FAIL', errored: 'ERROR', skipped: 'SKIP', pending: '....' };
+const MARK: Record<CaseResult['outcome'], string> = { passed: 'PASS', failed: 'FAIL', errored: 'ERROR', skipped: 'SKIP', pending: '....', flaky: 'FLAKY' };
 
 export class Progress {
   private printed = 0;

@@ -12,6 +12,26 @@ export type SessionView = ReturnType<typeof sessionView>;
 /** A record of the artifacts room (a test case, a plan): its fields as the API answers them. */
 export type ArtifactRecord = { id: string; title?: string; [field: string]: unknown };
 
+/** A release's readiness as GET /releases/:id/readiness answers it (the fields the page reads). */
+export interface ReadinessView {
+  releaseId: string;
+  releaseName: string;
+  verdict: string;
+  previousVerdict: string | null;
+  computedAt: string;
+  previousComputedAt: string | null;
+  thresholds: { minPassRate: number; blockingPassRate: number; blockingBugSeverities: string[]; atRiskBugSeverities: string[]; maxFlakyCases: number };
+  scope: { requirementIds: string[]; testPlanIds: string[]; testRunIds: string[]; testCases: number };
+  rules: Array<{
+    id: string;
+    title: string;
+    status: string;
+    effect: string;
+    summary: string;
+    records: Array<{ id: string; kind: string; title: string | null; reason: string; status?: string; severity?: string; testCaseId?: string }>;
+  }>;
+}
+
 export interface BucketRecord {
   id: string;
   name: string;
@@ -36,6 +56,9 @@ export interface ConsoleData {
   /** kind: test_case or test_plan. */
   artifacts(principal: Principal, kind: 'test_case' | 'test_plan', limit: number): Promise<Page<ArtifactRecord>>;
   artifact(principal: Principal, kind: 'test_case' | 'test_plan', id: string): Promise<ArtifactRecord>;
+  /** The project's releases, newest first. */
+  releases(principal: Principal, limit: number): Promise<Page<ArtifactRecord>>;
+  readiness(principal: Principal, releaseId: string): Promise<ReadinessView>;
   buckets(principal: Principal, limit: number): Promise<Page<BucketRecord>>;
   assets(principal: Principal, bucketRef: string, limit: number): Promise<Page<AssetRecord>>;
   /** A link to the bytes that needs no key (15 minutes). */

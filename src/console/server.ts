@@ -19,6 +19,7 @@ import { runsControls, runsFilter, runsFragment } from './pages/runs.js';
 import { runFragment, startRun, cancelRun } from './pages/run.js';
 import { caseFragment, casesFragment } from './pages/cases.js';
 import { assetsFragment } from './pages/assets.js';
+import { readinessFragment, releasesFragment } from './pages/releases.js';
 import { machinesFragment } from './pages/machines.js';
 import { prepareDiagrams } from './diagram.js';
 
@@ -83,6 +84,8 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
     [/^\/cases$/, () => page({ title: 'Test cases and plans', nav: 'cases', fragment: `${BASE}/f/cases` })],
     [/^\/cases\/(tc_[a-z0-9]{1,60})$/, (_ctx, m) => page({ title: 'Test case', nav: 'cases', fragment: `${BASE}/f/cases/${m[1]}` })],
     [/^\/assets$/, (ctx) => page({ title: 'Assets', nav: 'assets', fragment: `${BASE}/f/assets${qs(ctx)}` })],
+    [/^\/releases$/, () => page({ title: 'Releases', nav: 'releases', fragment: `${BASE}/f/releases` })],
+    [/^\/releases\/(rel_[a-z0-9]{1,60})$/, (_ctx, m) => page({ title: 'Release readiness', nav: 'releases', fragment: `${BASE}/f/releases/${m[1]}`, wide: true })],
     [/^\/machines$/, () => page({ title: 'The machines', nav: 'machines', fragment: `${BASE}/f/machines`, wide: true })],
   ];
 
@@ -97,6 +100,8 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
     [/^\/cases$/, (_ctx, p) => casesFragment(data, p)],
     [/^\/cases\/(tc_[a-z0-9]{1,60})$/, (_ctx, p, m) => caseFragment(data, p, m[1]!)],
     [/^\/assets$/, (ctx, p) => assetsFragment(data, p, q(ctx, 'bucket'), `${ctx.protocol}://${ctx.host}`)],
+    [/^\/releases$/, (_ctx, p) => releasesFragment(data, p)],
+    [/^\/releases\/(rel_[a-z0-9]{1,60})$/, (_ctx, p, m) => readinessFragment(data, p, m[1]!)],
     [/^\/machines$/, async () => machinesFragment()],
   ];
   const posts: Array<[RegExp, Fragment]> = [

@@ -15,6 +15,8 @@ export const EventType = {
   testRunClosed: 'test_run.closed',
   /** An executor's recording ended (the recordings room). */
   recordingFinished: 'recording.finished',
+  /** A release's readiness verdict changed (ready, at_risk, blocked; docs/releases.md). */
+  releaseReadinessChanged: 'release.readiness_changed',
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 

@@ -23,6 +23,8 @@ export interface McpBackend {
   testCases: ResourceStore;
   requirements: ResourceStore;
   coverage(principal: Principal, kind: 'requirement', id: string): Promise<unknown>;
+  /** What GET /releases/{id}/readiness answers. */
+  readiness(principal: Principal, releaseId: string): Promise<unknown>;
   /** Absolute URL of a path on this service (evidence links). */
   absolute(path: string): string;
 }
@@ -48,6 +50,7 @@ const id = (ref: string, field = 'id') => bundle((schemaById(ref).properties as 
 const testCase = artifactSchemas.get('test_case')!;
 const requirement = artifactSchemas.get('requirement')!;
 const runId = { ...id('OtpRunSummary'), description: 'The run (otr_...)' };
+const releaseId = { ...id('Release'), pattern: '^rel_', description: 'The release (rel_...)' };
 
 /** What an agent needs to act on a verdict: the steps that did not pass, with their evidence as links. */
 export function failingSteps(run: RunView, absolute: (path: string) => string) {
@@ -188,5 +191,16 @@ export const tools: ToolDef[] = [
       for (const item of page.items) items.push({ ...item, coverage: await backend.coverage(principal, 'requirement', item.id as string) });
       return { ...page, items };
     },
+  },
+  {
+    name: 'svc_release_readiness',
+    title: 'Release readiness',
+    description:
+      'Whether a release may ship, as GET /api/v1/releases/{id}/readiness: a verdict (ready, at_risk, blocked) and every rule behind it (planned requirements covered and last passing, pass rate, open bugs by severity, flaky and quarantined cases, new failures, suspect coverage), each passed, failed or undefined, with the records behind it.',
+    scope: 'read',
+    operationId: 'getReleaseReadiness',
+    inputSchema: objectOf({ releaseId }, ['releaseId']),
+    annotations: read,
+    call: (backend, principal, args) => backend.readiness(principal, args.releaseId as string),
   },
 ];

@@ -9,6 +9,10 @@ import { groupRoutes } from './groups/routes.js';
 import { lifecycleRoutes } from './lifecycle/routes.js';
 import { Lifecycle } from './lifecycle/store.js';
 import { contextRoutes } from './context/routes.js';
+import { settingsRoutes } from './settings/routes.js';
+import type { ProjectSettings } from './settings/store.js';
+
+export { ProjectSettings } from './settings/store.js';
 
 export interface PlatformDeps {
   db: Db;
@@ -19,14 +23,17 @@ export interface PlatformDeps {
   artifactCount(projectId: string): Promise<number>;
   /** Bytes of assets a project keeps, when asset storage can tell. */
   storageBytes?(projectId: string): Promise<number>;
+  /** The projects' settings (its store is shared with the artifacts room's readiness, through a port). */
+  settings: ProjectSettings;
 }
 
-export function platformRoutes({ db, config, projectChanged, artifactCount, storageBytes }: PlatformDeps): RouteDef[] {
+export function platformRoutes({ db, config, projectChanged, artifactCount, storageBytes, settings }: PlatformDeps): RouteDef[] {
   const lifecycle = new Lifecycle(db, projectChanged);
   return [
     ...contextRoutes({ db, limits: config.limits, artifactCount, storageBytes }),
     ...projectRoutes(db, lifecycle),
     ...groupRoutes(db),
     ...lifecycleRoutes(lifecycle),
+    ...settingsRoutes(settings),
   ];
 }

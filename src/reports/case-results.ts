@@ -1,7 +1,9 @@
-// A run's test cases, each with the outcome a report gives it, from the run as GET /otp/runs/:id
-// answers it. JUnit and CTRF (junit.ts, ctrf.ts) both start here, so the two never disagree.
+// A run's test cases, each with the outcome a report gives it. JUnit and CTRF (junit.ts, ctrf.ts)
+// both start from a `Report` (a header and its cases), so the two never disagree. An OTP run becomes
+// one here (`runReport`, from the run as GET /otp/runs/:id answers it); a test run in
+// test-run-report.ts (from its latest result per case).
 
-/** What the reports read of a run: the fields of the REST run view they need. */
+/** What the reports read of an OTP run: the fields of the REST run view they need. */
 export interface ReportedRun {
   id: string;
   status: string;
@@ -22,47 +24,128 @@ export interface ReportedRun {
     error: unknown;
     actual: string | null;
     evidence: unknown;
+    /**
+     * Which attempt of its case this step belongs to (1 first), once runs retry failed cases; absent:
+     * the case ran once. The case's outcome is its last attempt's; earlier failed attempts are kept.
+     */
+    attempt?: number;
+  }>;
+  /** Outcomes of the attempts before the last (GET /otp/runs/:id earlierAttempts), by step and attempt. */
+  earlierAttempts?: Array<{
+    stepIndex: number;
+    caseIndex: number;
+    attempt: number;
+    status: string;
+    durationMs: number | null;
+    error: unknown;
+    actual: string | null;
+    evidence: unknown;
   }>;
 }
 
-export type CaseOutcome = 'passed' | 'failed' | 'errored' | 'skipped' | 'pending';
+/** Every attempt's steps: the run's (last attempts) and its earlier attempts, labelled as their step. */
+function allAttempts(run: ReportedRun): ReportedRun['steps'] {
+  if (!run.earlierAttempts?.length) return run.steps;
+  const byIndex = new Map(run.steps.map((s) => [s.stepIndex, s]));
+  const earlier = run.earlierAttempts.map((a) => ({ ...a, label: byIndex.get(a.stepIndex)?.label ?? null, action: byIndex.get(a.stepIndex)?.action ?? null }));
+  return [...earlier, ...run.steps];
+}
+
+/** flaky: the last attempt passed after an earlier one failed. */
+export type CaseOutcome = 'passed' | 'failed' | 'errored' | 'skipped' | 'pending' | 'flaky';
+
+export interface CaseFailure {
+  code: string;
+  message: string;
+  stepIndex?: number;
+  /** Which attempt it ended (1 first), for the failed attempts before the last. */
+  attempt?: number;
+}
 
 export interface CaseResult {
   id: string;
   title: string;
   outcome: CaseOutcome;
   durationMs: number;
-  /** The first step that did not pass (fail or error), when there is one. */
-  failure?: { code: string; message: string; stepIndex: number };
+  /** The first step that did not pass (fail or error) of the last attempt, when there is one. */
+  failure?: CaseFailure;
+  /** Earlier attempts that failed before the last one (retries), oldest first. */
+  failedAttempts: CaseFailure[];
+  /** How many times the case ran (1 without retries). */
+  attempts: number;
   /** One line per step: its index, what it does, how it ended. */
   lines: string[];
+  /** Why a skipped case did not run, when the report knows better than its reason. */
+  skipReason?: string;
   /** Paths of the screenshots its steps left (relative to the service, as the run view gives them). */
   screenshots: string[];
+}
+
+/** What JUnit and CTRF write: the report's header and its cases. */
+export interface Report {
+  /** The run's id (an OTP run's otr_..., a test run's tr_...). */
+  id: string;
+  /** The testsuite's name. */
+  name: string;
+  status: string;
+  reason?: string | null;
+  /** classname of every testcase (the plan, or "otp"). */
+  classname: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  durationMs: number;
+  /** Where a reader sees the run (relative to the service). */
+  path: string;
+  cases: CaseResult[];
+}
+
+type Step = ReportedRun['steps'][number];
+
+function outcomeOf(steps: Step[]): Exclude<CaseOutcome, 'flaky'> {
+  const firstBad = steps.find((s) => s.status === 'fail' || s.status === 'error');
+  if (steps.some((s) => s.status === 'pending')) return 'pending';
+  if (firstBad) return firstBad.status === 'fail' ? 'failed' : 'errored';
+  return steps.length && steps.every((s) => s.status === 'skip') ? 'skipped' : 'passed';
+}
+
+function failureOf(steps: Step[]): CaseFailure | undefined {
+  const firstBad = steps.find((s) => s.status === 'fail' || s.status === 'error');
+  if (!firstBad) return undefined;
+  const error = (firstBad.error ?? null) as { code?: string; message?: string } | null;
+  return { code: error?.code ?? 'E_INTERNAL', message: error?.message ?? `step ${firstBad.stepIndex} ${firstBad.status}`, stepIndex: firstBad.stepIndex };
 }
 
 /**
  * A case failed when a step's check did not hold (fail), errored when a step could not be performed
  * (error: a time-out, a lost executor), was skipped when none of its steps ran (a cancel, capability
- * skips), and is pending while a step has no outcome yet.
+ * skips), and is pending while a step has no outcome yet. With attempts, the last one decides, and a
+ * pass after a failure is flaky.
  */
 export function caseResults(run: ReportedRun): CaseResult[] {
+  const everyAttempt = allAttempts(run);
   return run.testCases.map((testCase, caseIndex) => {
-    const steps = run.steps.filter((s) => s.caseIndex === caseIndex);
-    const firstBad = steps.find((s) => s.status === 'fail' || s.status === 'error');
-    const outcome: CaseOutcome = steps.some((s) => s.status === 'pending')
-      ? 'pending'
-      : firstBad
-        ? firstBad.status === 'fail' ? 'failed' : 'errored'
-        : steps.length && steps.every((s) => s.status === 'skip') ? 'skipped' : 'passed';
-    const error = (firstBad?.error ?? null) as { code?: string; message?: string } | null;
+    const all = everyAttempt.filter((s) => s.caseIndex === caseIndex);
+    const attemptNumbers = [...new Set(all.map((s) => s.attempt ?? 1))].sort((a, b) => a - b);
+    const last = attemptNumbers[attemptNumbers.length - 1] ?? 1;
+    const steps = all.filter((s) => (s.attempt ?? 1) === last);
+    const failedAttempts = attemptNumbers
+      .slice(0, -1)
+      .flatMap((n) => {
+        const failed = failureOf(all.filter((s) => (s.attempt ?? 1) === n));
+        return failed ? [{ ...failed, attempt: n }] : [];
+      });
+    const lastOutcome = outcomeOf(steps);
+    const failure = failureOf(steps);
     return {
       id: testCase.id,
       title: testCase.title,
-      outcome,
-      durationMs: steps.reduce((sum, s) => sum + (s.durationMs ?? 0), 0),
-      ...(firstBad ? { failure: { code: error?.code ?? 'E_INTERNAL', message: error?.message ?? `step ${firstBad.stepIndex} ${firstBad.status}`, stepIndex: firstBad.stepIndex } } : {}),
-      lines: steps.map(stepLine),
-      screenshots: steps.flatMap((s) => {
+      outcome: lastOutcome === 'passed' && failedAttempts.length ? 'flaky' : lastOutcome,
+      durationMs: all.reduce((sum, s) => sum + (s.durationMs ?? 0), 0),
+      ...(failure ? { failure } : {}),
+      failedAttempts,
+      attempts: Math.max(1, attemptNumbers.length),
+      lines: all.map(stepLine),
+      screenshots: all.flatMap((s) => {
         const url = (s.evidence as { screenshotUrl?: string } | null)?.screenshotUrl;
         return url ? [url] : [];
       }),
@@ -70,11 +153,28 @@ export function caseResults(run: ReportedRun): CaseResult[] {
   });
 }
 
-function stepLine(step: ReportedRun['steps'][number]): string {
+/** An OTP run as a report. */
+export function runReport(run: ReportedRun): Report {
+  return {
+    id: run.id,
+    name: `otp run ${run.id}`,
+    status: run.status,
+    reason: run.reason ?? null,
+    classname: run.planId ?? 'otp',
+    startedAt: run.startedAt ?? run.createdAt,
+    finishedAt: run.finishedAt,
+    durationMs: run.durationMs ?? 0,
+    path: `/console/runs/${run.id}`,
+    cases: caseResults(run),
+  };
+}
+
+function stepLine(step: Step): string {
   const action = (step.action as { action?: string } | null)?.action ?? 'step';
   const what = step.label ? `${action} (${step.label})` : action;
   const error = step.error as { code?: string; message?: string } | null;
   const why = error?.code ? ` ${error.code}${error.message ? `: ${error.message}` : ''}` : '';
   const actual = step.actual !== null && step.actual !== undefined ? ` (actual: ${step.actual})` : '';
-  return `step ${step.stepIndex}: ${what}: ${step.status}${why}${actual}`;
+  const attempt = step.attempt && step.attempt > 1 ? ` (attempt ${step.attempt})` : '';
+  return `step ${step.stepIndex}${attempt}: ${what}: ${step.status}${why}${actual}`;
 }

@@ -1,9 +1,10 @@
 // A run as a CTRF report (Common Test Report Format, JSON; its schema ships in the `ctrf` package and
-// the tests check against it): one test per test case, with the browser that ran it and its evidence
-// as attachments (links to the service, which need a key or a signed link to open).
-import { caseResults, type ReportedRun } from './case-results.js';
+// the tests check against it): one test per test case, with the browser that ran it, its retries
+// (retryAttempts, flaky) and its evidence as attachments (links to the service, which need a key or a
+// signed link to open).
+import { runReport, type Report, type ReportedRun } from './case-results.js';
 
-const STATUS = { passed: 'passed', failed: 'failed', errored: 'failed', skipped: 'skipped', pending: 'pending' } as const;
+const STATUS = { passed: 'passed', flaky: 'passed', failed: 'failed', errored: 'failed', skipped: 'skipped', pending: 'pending' } as const;
 
 export interface CtrfOptions {
   /** The service's address, to make the links absolute. */
@@ -15,9 +16,13 @@ export interface CtrfOptions {
 }
 
 export function runToCtrf(run: ReportedRun, options: CtrfOptions) {
-  const cases = caseResults(run);
-  const start = Date.parse(run.startedAt ?? run.createdAt ?? '') || Date.now();
-  const stop = Date.parse(run.finishedAt ?? '') || start + (run.durationMs ?? 0);
+  return reportToCtrf(runReport(run), options);
+}
+
+export function reportToCtrf(report: Report, options: CtrfOptions) {
+  const { cases } = report;
+  const start = Date.parse(report.startedAt ?? '') || Date.now();
+  const stop = Date.parse(report.finishedAt ?? '') || start + report.durationMs;
   const tests = cases.map((c) => ({
     name: c.title,
     testId: c.id,
@@ -25,10 +30,13 @@ export function runToCtrf(run: ReportedRun, options: CtrfOptions) {
     rawStatus: c.outcome,
     duration: Math.round(c.durationMs),
     filePath: c.id,
-    suite: [run.planId ?? 'otp'],
+    suite: [report.classname],
     ...(c.failure ? { message: `${c.failure.code}: ${c.failure.message}`, trace: c.lines.join('\n') } : {}),
-    // Retries come with the ai group's retries; until then every case runs once.
-    flaky: false,
+    retries: Math.max(0, c.attempts - 1),
+    flaky: c.outcome === 'flaky',
+    ...(c.failedAttempts.length
+      ? { retryAttempts: c.failedAttempts.map((f, i) => ({ attempt: f.attempt ?? i + 1, status: 'failed', message: `${f.code}: ${f.message}` })) }
+      : {}),
     ...(options.browser ? { browser: options.browser } : {}),
     ...(c.screenshots.length
       ? { attachments: c.screenshots.map((url, i) => ({ name: `screenshot ${i + 1}`, contentType: 'image/png', path: `${options.baseUrl}${url}` })) }
@@ -39,7 +47,7 @@ export function runToCtrf(run: ReportedRun, options: CtrfOptions) {
   return {
     reportFormat: 'CTRF',
     specVersion: '0.0.0',
-    runId: run.id,
+    runId: report.id,
     timestamp: new Date(stop).toISOString(),
     generatedBy: 'otp-service',
     results: {
@@ -51,7 +59,7 @@ export function runToCtrf(run: ReportedRun, options: CtrfOptions) {
         skipped: count('skipped'),
         pending: count('pending'),
         other: count('other'),
-        flaky: 0,
+        flaky: tests.filter((t) => t.flaky).length,
         start,
         stop,
         duration: Math.max(0, stop - start),
@@ -59,7 +67,7 @@ export function runToCtrf(run: ReportedRun, options: CtrfOptions) {
       tests,
       environment: {
         ...(options.reportName ? { reportName: options.reportName } : {}),
-        extra: { runId: run.id, status: run.status, url: `${options.baseUrl}/console/runs/${run.id}` },
+        extra: { runId: report.id, status: report.status, url: `${options.baseUrl}${report.path}` },
       },
     },
   };

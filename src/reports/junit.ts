@@ -2,9 +2,10 @@
 // for the run, one testcase per test case (classname: the plan or "otp", name: its title, file: its
 // id, time in seconds), <failure> for a check that did not hold and <error> for a step that could not
 // be performed (both with the error code as type and its message), <skipped> for a case that did not
-// run, and the screenshots as [[ATTACHMENT|url]] lines in <system-out>, which GitLab and the report
-// actions of GitHub turn into links.
-import { caseResults, type ReportedRun } from './case-results.js';
+// run, <flakyFailure> for each attempt that failed before a pass (the Maven Surefire extension that
+// GitLab and Jenkins read), and the screenshots as [[ATTACHMENT|url]] lines in <system-out>, which
+// GitLab and the report actions of GitHub turn into links.
+import { runReport, type Report, type ReportedRun } from './case-results.js';
 
 // XML 1.0 has no place for most control characters, even escaped: they are left out.
 const INVALID_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
@@ -21,31 +22,34 @@ const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
 /** `baseUrl`: the service's address, to make the run's and the screenshots' links absolute. */
 export function runToJunit(run: ReportedRun, baseUrl: string): string {
-  const cases = caseResults(run);
+  return reportToJunit(runReport(run), baseUrl);
+}
+
+export function reportToJunit(report: Report, baseUrl: string): string {
+  const { cases } = report;
   const count = (outcome: string) => cases.filter((c) => c.outcome === outcome).length;
-  const suite = `otp run ${run.id}`;
-  const timestamp = (run.startedAt ?? run.createdAt ?? new Date().toISOString()).replace(/\.\d+Z$/, '');
-  const totals = `tests="${cases.length}" failures="${count('failed')}" errors="${count('errored') + count('pending')}" skipped="${count('skipped')}" time="${seconds(run.durationMs ?? 0)}"`;
-  const classname = run.planId ?? 'otp';
-  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="${attr(suite)}" ${totals}>`];
-  out.push(`  <testsuite name="${attr(suite)}" ${totals} timestamp="${attr(timestamp)}">`);
+  const timestamp = (report.startedAt ?? new Date().toISOString()).replace(/\.\d+Z$/, '');
+  const totals = `tests="${cases.length}" failures="${count('failed')}" errors="${count('errored') + count('pending')}" skipped="${count('skipped')}" time="${seconds(report.durationMs)}"`;
+  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="${attr(report.name)}" ${totals}>`];
+  out.push(`  <testsuite name="${attr(report.name)}" ${totals} timestamp="${attr(timestamp)}">`);
   out.push('    <properties>');
-  out.push(`      <property name="runId" value="${attr(run.id)}"/>`);
-  out.push(`      <property name="status" value="${attr(run.status)}"/>`);
-  out.push(`      <property name="url" value="${attr(`${baseUrl}/console/runs/${run.id}`)}"/>`);
-  if (run.reason) out.push(`      <property name="reason" value="${attr(run.reason)}"/>`);
+  out.push(`      <property name="runId" value="${attr(report.id)}"/>`);
+  out.push(`      <property name="status" value="${attr(report.status)}"/>`);
+  out.push(`      <property name="url" value="${attr(`${baseUrl}${report.path}`)}"/>`);
+  if (report.reason) out.push(`      <property name="reason" value="${attr(report.reason)}"/>`);
   out.push('    </properties>');
   for (const c of cases) {
-    out.push(`    <testcase classname="${attr(classname)}" name="${attr(c.title)}" file="${attr(c.id)}" time="${seconds(c.durationMs)}">`);
+    out.push(`    <testcase classname="${attr(report.classname)}" name="${attr(c.title)}" file="${attr(c.id)}" time="${seconds(c.durationMs)}">`);
     const detail = text(c.lines.join('\n'));
     if (c.outcome === 'failed' || c.outcome === 'errored') {
       const tag = c.outcome === 'failed' ? 'failure' : 'error';
       out.push(`      <${tag} message="${attr(c.failure!.message)}" type="${attr(c.failure!.code)}">${detail}</${tag}>`);
     } else if (c.outcome === 'pending') {
-      out.push(`      <error message="the run ended before this case finished" type="${attr(run.status)}">${detail}</error>`);
+      out.push(`      <error message="the run ended before this case finished" type="${attr(report.status)}">${detail}</error>`);
     } else if (c.outcome === 'skipped') {
-      out.push(`      <skipped message="${attr(run.reason ?? 'not run')}"/>`);
+      out.push(`      <skipped message="${attr(c.skipReason ?? report.reason ?? 'not run')}"/>`);
     }
+    for (const f of c.failedAttempts) out.push(`      <flakyFailure message="${attr(f.message)}" type="${attr(f.code)}"/>`);
     const attachments = c.screenshots.map((url) => `[[ATTACHMENT|${baseUrl}${url}]]`);
     out.push(`      <system-out>${text([...c.lines, ...attachments].join('\n'))}</system-out>`);
     out.push('    </testcase>');

@@ -75,7 +75,9 @@ export function createRestApp(deps: RestAppDeps): Koa {
   if (deps.rateLimit) app.use(rateLimitMiddleware(deps.rateLimit));
   // Before the body parser: the pages read their own (small, urlencoded) form bodies.
   if (deps.pages) app.use(deps.pages);
-  app.use(koaBody({ jsonLimit: '2mb', multipart: false, text: false, urlencoded: false }));
+  const parseBody = koaBody({ jsonLimit: '2mb', multipart: false, text: false, urlencoded: false });
+  // Routes that stream their body themselves (an imported report) get it unread.
+  app.use((ctx, next) => (deps.api.readsOwnBody(ctx.method, ctx.path) ? next() : parseBody(ctx, next)));
   app.use(storableBodyMiddleware());
   for (const mount of deps.mounts?.afterBody ?? []) app.use(mount);
   app.use(deps.api.middleware({ idempotency: deps.idempotency }));

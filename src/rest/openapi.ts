@@ -145,6 +145,12 @@ function operation(def: RouteDef): Record<string, unknown> {
     op.requestBody = { required: true, content: { 'application/json': { schema: toOpenApiSchema(def.body) } } };
   } else if (def.multipart) {
     op.requestBody = { required: true, content: { 'multipart/form-data': { schema: toOpenApiSchema(def.multipart) } } };
+  } else if (def.bodyTypes?.length) {
+    op.requestBody = {
+      required: true,
+      description: def.bodyTypes.map((b) => `${b.contentType}: ${b.description}`).join('. '),
+      content: Object.fromEntries(def.bodyTypes.map((b) => [b.contentType, { schema: toOpenApiSchema(b.schema) }])),
+    };
   }
   return op;
 }

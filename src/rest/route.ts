@@ -75,6 +75,13 @@ export interface RouteDef<Body = unknown, Q extends Query = Query> {
   body?: JsonSchema;
   /** Fields of a multipart/form-data body, for routes that stream the body themselves (uploads). */
   multipart?: JsonSchema;
+  /**
+   * The handler reads the request body itself, as a stream (an imported report): the JSON body parser
+   * leaves it alone. `bodyTypes` then says, for the API description, what it takes.
+   */
+  rawBody?: boolean;
+  /** Media types of a body the handler reads itself (`rawBody`), each with its schema. */
+  bodyTypes?: Alternate[];
   /** An object schema of query parameters; values arrive as strings and are coerced. */
   query?: JsonSchema;
   /** Success status; 200 unless said. */
@@ -129,6 +136,15 @@ function checksBody(validate: BoundedValidator, data: unknown, bytes: number | u
 
 export class Api {
   readonly routes: RouteDef[] = [];
+  private rawBodyPaths?: Array<{ method: string; pattern: RegExp }>;
+
+  /** A route matching this request reads its body itself (`rawBody`): the JSON parser must not. */
+  readsOwnBody(method: string, path: string, prefix = '/api/v1'): boolean {
+    this.rawBodyPaths ??= this.routes
+      .filter((d) => d.rawBody)
+      .map((d) => ({ method: d.method.toUpperCase(), pattern: new RegExp(`^${prefix}${d.path.replace(/:\w+/g, '[^/]+')}$`) }));
+    return this.rawBodyPaths.some((r) => r.method === method && r.pattern.test(path));
+  }
 
   add(...defs: RouteDef[]): this {
     this.routes.push(...defs);

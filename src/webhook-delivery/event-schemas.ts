@@ -40,6 +40,12 @@ const fixed: EventDoc[] = [
   { type: EventType.testResultRecorded, schemaName: 'TestResultRecordedEvent', summary: 'A test result was recorded, by an OTP run with a testRunId or through the API; data is the result', data: { $ref: 'TestResult' } },
   { type: EventType.testRunClosed, schemaName: 'TestRunClosedEvent', summary: 'A test run was closed, by an OTP run with finishTestRun or through the API; data is the test run', data: { $ref: 'TestRun' } },
   { type: EventType.recordingFinished, schemaName: 'RecordingFinishedEvent', summary: 'An executor finished a recording; data is the recording', data: RecordingSchema },
+  {
+    type: EventType.releaseReadinessChanged,
+    schemaName: 'ReleaseReadinessChangedEvent',
+    summary: "A release's readiness verdict changed (ready, at_risk, blocked), as computed after a change to its results, bugs, requirements or links, or when read; data is the readiness (previousVerdict: the one before)",
+    data: { $ref: 'ReleaseReadiness' },
+  },
 ];
 
 const verbs = { created: 'was created', updated: 'was changed', deleted: 'was deleted (data is the record as it last was)' };

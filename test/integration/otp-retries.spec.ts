@@ -24,7 +24,7 @@ describeEachTransport('OTP: retries of failed test cases', (transport) => {
   }
 
   it('runs a failed case again from its first step and calls it flaky when it then passes; the run passes', async () => {
-    const { req, executor } = await setUp();
+    const { key, req, executor } = await setUp();
     const flaky = (await req('POST', '/tests/cases', { title: 'flaky', steps: [click, click] })).body.id;
     const steady = (await req('POST', '/tests/cases', { title: 'steady', steps: [click] })).body.id;
     const created = await req('POST', '/otp/runs', { testCaseIds: [flaky, steady], retries: 2 });
@@ -64,6 +64,16 @@ describeEachTransport('OTP: retries of failed test cases', (transport) => {
       [0, 1, 'pass', null],
       [1, 1, 'fail', 'E_ASSERT_FAILED'],
     ]);
+    // The reports say so too: JUnit's flakyFailure for the failed attempt, CTRF's flaky and retryAttempts.
+    const report = (format: string) => fetch(`${t.api}/otp/runs/${runId}?format=${format}`, { headers: { authorization: `Bearer ${key}` } });
+    const junit = { text: await (await report('junit')).text() };
+    expect(junit.text).to.match(/<testcase[^>]*name="flaky"[^>]*>[\s\S]*<flakyFailure[^>]*message="expected 3 items, got 2"[^>]*type="E_ASSERT_FAILED"/);
+    expect(junit.text).to.not.match(/<failure/);
+    const ctrf = await (await report('ctrf')).json();
+    const test = ctrf.results.tests.find((x: { name: string }) => x.name === 'flaky');
+    expect(test).to.deep.include({ status: 'passed', flaky: true, retries: 1 });
+    expect(test.retryAttempts).to.have.length(1);
+    expect(ctrf.results.summary.flaky).to.equal(1);
   });
 
   it('fails the run when the last attempt fails too, and a plan sets the default', async () => {

@@ -58,7 +58,7 @@ export async function startTestService(overrides: ConfigOverrides = {}, options:
     const key = options.key === undefined ? ADMIN_KEY : options.key;
     const headers: Record<string, string> = { ...options.headers };
     if (key) headers.authorization = `Bearer ${key}`;
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    if (options.body !== undefined) headers['content-type'] ??= 'application/json';
     const res = await fetch(`${urlPath.startsWith('/openapi') ? service.restUrl : api}${urlPath}`, {
       method,
       headers,

@@ -2,6 +2,8 @@ import { IdPrefix } from '../../ids.js';
 import { defineArtifact } from '../kind.js';
 import { assignee, description, labels, status, text, title } from '../fields.js';
 
+const CONTENT = ['title', 'description', 'acceptanceCriteria'];
+
 export const requirements = defineArtifact({
   path: 'requirements',
   kind: 'requirement',
@@ -28,6 +30,21 @@ export const requirements = defineArtifact({
     labels,
   },
   required: ['title'],
+  computed: {
+    contentChangedAt: {
+      type: 'string',
+      format: 'date-time',
+      readOnly: true,
+      description: 'When its title, description or acceptance criteria last changed (absent until they do): a covers link whose case last passed before it is suspect',
+    },
+  },
   filters: ['status', 'type', 'priority', 'assignee', 'externalId', 'labels'],
   coverage: true,
+  hooks: {
+    // What a covering case checks is its text: a change of it makes the case's last pass suspect (docs/releases.md).
+    prepare: ({ op, next, prev }) => {
+      if (op !== 'update' || !prev) return;
+      if (CONTENT.some((field) => JSON.stringify(next[field] ?? null) !== JSON.stringify(prev.data[field] ?? null))) next.contentChangedAt = new Date().toISOString();
+    },
+  },
 });

@@ -44,6 +44,7 @@ export const testResults = defineArtifact({
   immutable: ['testRunId', 'testCaseId'],
   computed: {
     otpRunId: { type: 'string', readOnly: true, description: 'The OTP run that recorded it (absent for results entered by hand)' },
+    importId: { type: 'string', readOnly: true, description: 'The import that recorded it (POST /tests/runs/{id}/results/import), absent otherwise' },
     stepCounts: {
       type: 'object',
       readOnly: true,
@@ -54,7 +55,7 @@ export const testResults = defineArtifact({
     },
   },
   refs: { testRunId: ['test_run'], testCaseId: ['test_case'] },
-  filters: ['testRunId', 'testCaseId', 'status', 'otpRunId', 'executedBy', 'labels'],
+  filters: ['testRunId', 'testCaseId', 'status', 'otpRunId', 'importId', 'executedBy', 'labels'],
   hooks: {
     prepare: async ({ db, principal, op, next, prev }) => {
       await requireOpenRun(db, principal.projectId, String((prev?.data ?? next).testRunId));

@@ -20,7 +20,7 @@ export const MAY_IMPORT: Record<string, string[]> = {
   'otp/transport': ['otp/engine', 'otp/protocol', 'auth', 'machines'],
   'otp/http': ['otp/runs', 'otp/engine', 'otp/store', 'otp/protocol', 'rest', 'assets', 'machines', 'reports'],
   assets: ['rest', 'validation', 'db', 'auth', 'machines:types'],
-  artifacts: ['rest', 'validation', 'db', 'auth', 'otp/protocol', 'otp/engine:types', 'otp/store:types', 'machines'],
+  artifacts: ['rest', 'validation', 'db', 'auth', 'otp/protocol', 'otp/engine:types', 'otp/store:types', 'machines', 'reports'],
   platform: ['rest', 'db', 'auth', 'api-keys'],
   'api-keys': ['rest', 'db', 'auth'],
   runner: ['otp/protocol'],
@@ -68,6 +68,9 @@ export const TABLE_OWNERS: Record<string, string> = {
   artifacts: 'artifacts',
   artifact_links: 'artifacts',
   project_usage: 'artifacts',
+  test_case_mappings: 'artifacts',
+  readiness_snapshots: 'artifacts',
+  project_settings: 'platform',
   // Dropped by 003_artifacts, which moved their rows into `artifacts`.
   test_cases: 'artifacts',
   test_plans: 'artifacts',

@@ -1,0 +1,77 @@
+// A test run (tests/runs) as a report: one case per test case of the run, from its latest result in
+// the run (as the run's summary counts it). Results entered by hand, recorded by OTP runs or imported
+// from other tools read alike; a case without a result yet is skipped ("no result yet").
+import type { CaseOutcome, CaseResult, Report } from './case-results.js';
+
+export interface ReportedTestRun {
+  id: string;
+  title: string;
+  status: string;
+  planId?: string | null;
+  createdAt: string;
+  closedAt?: string | null;
+  /** The cases the run is meant to cover, in order (cases with results but not listed follow). */
+  testCaseIds: string[];
+}
+
+/** The latest result of one case in the run, as GET /tests/results answers it. */
+export interface ReportedResult {
+  testCaseId: string;
+  status: string;
+  durationMs?: number;
+  comment?: string;
+  executedAt?: string;
+  evidenceAssetIds?: string[];
+  labels?: string[];
+  /** Failed attempts before this result's outcome, when the result knows of retries. */
+  failedAttempts?: Array<{ message: string }>;
+}
+
+const OUTCOME: Record<string, CaseOutcome> = {
+  passed: 'passed',
+  flaky: 'flaky',
+  failed: 'failed',
+  error: 'errored',
+  skipped: 'skipped',
+  blocked: 'skipped',
+  cancelled: 'skipped',
+};
+
+export function testRunReport(run: ReportedTestRun, titles: ReadonlyMap<string, string>, latest: ReadonlyMap<string, ReportedResult>): Report {
+  const ids = [...new Set([...run.testCaseIds, ...latest.keys()])];
+  const cases: CaseResult[] = ids.map((id) => {
+    const result = latest.get(id);
+    const title = titles.get(id) ?? id;
+    if (!result) return { id, title, outcome: 'skipped', durationMs: 0, failedAttempts: [], attempts: 0, lines: ['no result yet'], screenshots: [], skipReason: 'no result yet' };
+    const base = OUTCOME[result.status] ?? 'errored';
+    // A pass marked flaky (an imported report said so) is flaky.
+    const outcome: CaseOutcome = base === 'passed' && result.labels?.includes('flaky') ? 'flaky' : base;
+    const message = result.comment ?? `${result.status}`;
+    const failedAttempts = (result.failedAttempts ?? []).map((f, i) => ({ code: 'failed', message: f.message, attempt: i + 1 }));
+    return {
+      id,
+      title,
+      outcome: outcome === 'passed' && failedAttempts.length ? 'flaky' : outcome,
+      durationMs: result.durationMs ?? 0,
+      ...(outcome === 'failed' || outcome === 'errored' ? { failure: { code: result.status, message } } : {}),
+      failedAttempts,
+      attempts: 1 + failedAttempts.length,
+      lines: [`${result.status}${result.executedAt ? ` at ${result.executedAt}` : ''}${result.comment ? `: ${result.comment}` : ''}`],
+      screenshots: (result.evidenceAssetIds ?? []).map((asset) => `/api/v1/assets/items/${asset}/download`),
+      ...(base === 'skipped' ? { skipReason: result.comment ?? result.status } : {}),
+    };
+  });
+  const started = run.createdAt;
+  const finished = run.closedAt ?? null;
+  return {
+    id: run.id,
+    name: run.title,
+    status: run.status,
+    classname: run.planId ?? 'tests',
+    startedAt: started,
+    finishedAt: finished,
+    durationMs: cases.reduce((sum, c) => sum + c.durationMs, 0),
+    path: `/api/v1/tests/runs/${run.id}`,
+    cases,
+  };
+}
