@@ -55,6 +55,9 @@ import { oauthOpenApiPaths } from './oauth/openapi-paths.js';
 import { createWebhookDelivery } from './webhook-delivery/index.js';
 import { createConsole } from './console/server.js';
 import type { ConsoleData } from './console/data.js';
+import { createAi } from './ai/index.js';
+import { unmetered } from './ai/meter.js';
+import { RunFailureFacts } from './otp/store/failure-facts.js';
 
 const API_DESCRIPTION = [
   'REST API of the service: software-project artifacts (bugs, tickets, requirements, specifications, tests, releases, knowledge), OTP test runs and assets. Paths carry /api/v1.',
@@ -157,6 +160,13 @@ export async function startService(config: Config, log: Logger = createLogger(co
   });
   // The run commands every door calls: REST, MCP and the console (src/otp/runs).
   const runs = runCommands({ engine, store, views, cache: runViews, testCases: artifacts.testCases, limits: config.otp });
+  // Answers from run history (src/ai): failures signed after each verdict, off the step path.
+  const ai = createAi({
+    db, log, meter: unmetered, facts: new RunFailureFacts(db), events: webhooks.events, sweepMs: config.heartbeatMs, link: artifacts.link,
+    reader: { run: (principal, runId) => runs.read(principal, runId), session: (projectId, sessionId) => views.session(projectId, sessionId) },
+    stores: { bug: artifacts.stores.get('bug')!, testResult: artifacts.stores.get('test_result')!, testCase: artifacts.stores.get('test_case')! },
+    absolute: (path) => `${baseUrl}${path}`,
+  });
   const keys = new KeyCache(db, tenancy, { ttlMs: config.keyCacheMs, maxEntries: 10_000 });
   // OAuth access tokens: signed with keys kept in PostgreSQL, accepted wherever a key is. The issuer
   // and the audience are known once the REST listener is bound (they may be derived from its port).
@@ -212,6 +222,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       if (notice.kind === 'revoke') keys.invalidate(notice.keyId);
       if (notice.kind === 'project') keys.invalidateProject(notice.projectId);
       if (notice.kind === 'run-view') runViews.invalidate(notice.runId);
+      if (notice.kind === 'run-live') ai.runChanged(notice.runId, notice.status);
       if (notice.kind === 'webhooks') webhooks.wake();
       if (notice.kind === 'webhook-subscriptions') webhooks.subscriptionsChanged(notice.projectId);
       engine.handleNotice(notice);
@@ -267,6 +278,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     ...assets.routes,
     ...artifacts.routes,
     ...webhooks.routes,
+    ...ai.routes,
   );
   // MCP tools call what the REST routes call: the run commands, the run views and the artifact stores.
   const mcpBackend: McpBackend = {
@@ -332,6 +344,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   log.info('OTP transport', { transport: ws.name, reason: transportReason });
   metrics.transport(ws.name);
   webhooks.start();
+  ai.start();
   const metricsListener =
     config.metricsPort === undefined ? undefined : await listenForMetrics(metrics, health, { host: config.metricsHost, port: config.metricsPort, log });
 
@@ -357,6 +370,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       await metricsListener?.close();
       metrics.close();
       await instances.stop();
+      await ai.stop();
       await webhooks.stop();
       await notifier.stop();
       await artifacts.stop();

@@ -15,6 +15,8 @@ export const EventType = {
   testRunClosed: 'test_run.closed',
   /** An executor's recording ended (the recordings room). */
   recordingFinished: 'recording.finished',
+  /** A failure signature was seen for the first time in the project (the ai room's scan). */
+  failureClusterNew: 'failure_cluster.new',
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 

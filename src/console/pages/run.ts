@@ -8,7 +8,7 @@ import type { ConsoleData } from '../data.js';
 import type { Principal } from '../../auth/principal.js';
 import { errors } from '../../errors.js';
 import { BASE } from '../layout.js';
-import { stepSentence, locatorPhrase } from '../sentences.js';
+import { stepSentence, locatorPhrase } from '../../otp/protocol/sentences.js';
 import type { RunView, StepView } from '../../otp/store/run-views.js';
 import { isFinalRunStatus } from '../../../machines/types.js';
 import { runTimeline, between, type StepFrames } from '../run-timeline.js';

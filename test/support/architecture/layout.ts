@@ -27,10 +27,11 @@ export const MAY_IMPORT: Record<string, string[]> = {
   reports: [],
   cli: ['reports'],
   oauth: ['db', 'auth'],
-  mcp: ['validation', 'auth', 'rest', 'otp/runs', 'otp/http', 'otp/store:types', 'otp/engine:types', 'artifacts', 'machines'],
+  mcp: ['validation', 'auth', 'rest', 'otp/runs', 'otp/http', 'otp/store:types', 'otp/engine:types', 'artifacts', 'machines', 'ai'],
   'webhook-delivery': ['rest', 'validation', 'db', 'artifacts', 'otp/http'],
-  console: ['auth', 'rest', 'db:types', 'machines', 'otp/protocol:types', 'otp/runs:types', 'otp/store:types', 'otp/engine'],
+  console: ['auth', 'rest', 'db:types', 'machines', 'otp/protocol', 'ai:types', 'otp/runs:types', 'otp/store:types', 'otp/engine'],
   observability: ['otp/engine:types', 'rest:types'],
+  ai: ['db', 'rest', 'auth', 'assets', 'machines', 'otp/protocol', 'otp/store:types'],
 };
 
 /** Files of src/ itself that make the kernel. */
@@ -78,6 +79,13 @@ export const TABLE_OWNERS: Record<string, string> = {
   webhook_deliveries: 'webhook-delivery',
   webhook_attempts: 'webhook-delivery',
   webhook_health: 'webhook-delivery',
+  ai_failure_signatures: 'ai',
+  ai_failures: 'ai',
+  ai_case_outcomes: 'ai',
+  ai_scan_progress: 'ai',
+  ai_signature_bugs: 'ai',
+  ai_triage_corrections: 'ai',
+  ai_triage_rules: 'ai',
 };
 
 /** The only readers of process.env: the service's configuration, the runner's options and the CLI's. */
