@@ -288,6 +288,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     requirements: artifacts.stores.get('requirement')!,
     coverage: (principal, kind, id) => artifacts.coverage(principal, kind, id),
     absolute: (path) => `${baseUrl}${path}`,
+    ai,
   };
   const rateCounter = config.limits.rateLimit ? new RateCounter(countersDb, config.limits.rateLimitSyncMs) : undefined;
   const restApp = createRestApp({

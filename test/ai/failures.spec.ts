@@ -5,6 +5,7 @@ import { startTestService, type TestService } from '../support/service.js';
 import { TestExecutor } from '../support/executor.js';
 import { eventually } from '../support/eventually.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { mcpClient, call } from '../agents/mcp-client.js';
 
 const openShop = { otp: { action: 'navigate', url: '{{base}}/shop' } };
 const checkTotal = { otp: { action: 'assert', kind: 'text', locator: { by: 'testid', value: 'total' }, op: 'equals', expected: 'Total: 42' } };
@@ -234,6 +235,35 @@ describe('ai: failure clusters, triage and bug drafts', function () {
     expect((await p.clusters()).items).to.deep.equal([]);
     const [cluster] = (await p.signed(1)).items;
     expect(cluster).to.include({ count: 1, runs: 1, cases: 1 });
+  });
+
+  it('answers the same through the MCP tools, a read key drafting but not saving', async () => {
+    const p = await project();
+    const checkout = await p.make('/tests/cases', { title: 'Checkout', steps: [openShop, checkTotal] });
+    const runId = await p.run([checkout], { [checkout]: ['pass', totalWrong(40)] });
+    const page = await p.signed(1);
+    const readKey = (await p.req('POST', '/api-keys', { name: 'agent', scope: 'read' })).body.key as string;
+    const client = await mcpClient(t.service.restUrl, readKey);
+    try {
+      const { tools } = await client.listTools();
+      const byName = new Map(tools.map((tool) => [tool.name, tool]));
+      for (const name of ['svc_list_failures', 'svc_triage_run', 'svc_draft_bug']) expect(byName.get(name)?.description, name).to.contain('Needs scope read');
+      expect(byName.get('svc_list_failures')!.annotations).to.include({ readOnlyHint: true });
+      expect(byName.get('svc_draft_bug')!.annotations).to.include({ readOnlyHint: false, destructiveHint: false });
+      const listed = await call(client, 'svc_list_failures', {});
+      expect(listed.isError).to.equal(false);
+      expect(listed.body).to.deep.equal(page);
+      const triaged = await call(client, 'svc_triage_run', { runId });
+      expect(triaged.body).to.deep.equal(await p.triage(runId));
+      const drafted = await call(client, 'svc_draft_bug', { runId, stepIndex: 1 });
+      expect(drafted.body).to.deep.equal((await p.req('POST', '/ai/bugs/draft', { runId, stepIndex: 1 })).body);
+      const saving = await call(client, 'svc_draft_bug', { runId, stepIndex: 1, save: true });
+      expect(saving.isError).to.equal(true);
+      expect(JSON.stringify(saving.body)).to.contain('FORBIDDEN');
+      expect((await call(client, 'svc_triage_run', { runId: 'otr_unknown' })).isError).to.equal(true);
+    } finally {
+      await client.close();
+    }
   });
 
   it('is in /openapi.json under the tag ai', async () => {
