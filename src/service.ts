@@ -208,6 +208,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     buckets: (principal, limit) => assets.reads.buckets(principal, { limit }),
     assets: (principal, bucketRef, limit) => assets.reads.assets(principal, bucketRef, { limit }),
     signedUrl: async (principal, assetId, origin) => (await assets.reads.signedUrl(principal, assetId, origin)).url,
+    failures: (principal, query) => ai.clusters(principal, query),
+    triage: (principal, runId) => ai.triage(principal, runId),
     onRunChange: (listener) => engine.watch.onRunChange(listener),
     onSessionChange: (listener) => engine.watch.onSessionChanged(listener),
   };
