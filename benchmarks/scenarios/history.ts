@@ -83,7 +83,7 @@ export const historyScenario: Scenario = {
       const notes = [
         `History: ${history.runs.toLocaleString('en-US')} runs, ${history.steps.toLocaleString('en-US')} step results over ${shape.days} days (${shape.casesPerRun} cases × ${shape.stepsPerCase} steps a run, ${shape.testCases} test cases), ${history.failedCases.toLocaleString('en-US')} failed cases; built in ${(history.buildMs / 1000).toFixed(1)} s with set-based SQL.`,
         `Backfill by the service (every failure signed, every case outcome written): ${(backfillMs / 1000).toFixed(1)} s, ${Math.round((shape.runs / backfillMs) * 1000)} runs/s; ${counts.failures.toLocaleString('en-US')} failures in ${counts.signatures.toLocaleString('en-US')} signatures.`,
-        `Each figure: ${rounds} requests one at a time, in rounds alternating with the baseline; p50 ${probes.map(([label]) => `${label.split(' (')[0]} ${fmt(percentile(samples.get(label)!, 0.5), 'ms')}`).join(', ')}; baseline p50 ${fmt(percentile(base, 0.5), 'ms')}.`,
+        `Each figure: ${rounds} requests one at a time, in rounds alternating with the baseline; p50 ${probes.map(([label]) => `${label} ${fmt(percentile(samples.get(label)!, 0.5), 'ms')}`).join('; ')}; baseline p50 ${fmt(percentile(base, 0.5), 'ms')}.`,
       ];
       return { rows, notes };
     } finally {
