@@ -222,12 +222,22 @@ describe('ai: failure clusters, triage and bug drafts', function () {
     expect((await p.req('GET', '/bugs')).body.items.map((b: any) => b.id)).to.deep.equal([bugId]);
   });
 
-  it('backfills runs whose failures were never signed', async () => {
+  it('backfills runs whose failures were never signed, and counts none twice', async () => {
     const p = await project();
     const cart = await p.make('/tests/cases', { title: 'Cart', steps: [openShop, checkTotal] });
-    await p.run([cart], { [cart]: ['pass', totalWrong(3)] });
+    const runId = await p.run([cart], { [cart]: ['pass', totalWrong(3)] });
     await p.signed(1);
     const db = t.service.db;
+    // The backfill walks again over a run already signed: nothing is counted twice.
+    const finishedAt = new Date((await p.req('GET', `/otp/runs/${runId}`)).body.finishedAt).getTime();
+    const walkedPast = async () => {
+      const at = (await db.raw('SELECT finished_at FROM ai_scan_progress')).rows[0]?.finished_at as Date | undefined;
+      expect(at?.getTime() ?? 0).to.be.at.least(finishedAt);
+    };
+    await eventually(walkedPast, 10_000);
+    await db.raw('DELETE FROM ai_scan_progress');
+    await eventually(walkedPast, 10_000);
+    expect((await p.clusters()).items.map((c) => c.count)).to.deep.equal([1]);
     await db.raw('DELETE FROM ai_failures WHERE project_id = ?', [p.projectId]);
     await db.raw('DELETE FROM ai_case_outcomes WHERE project_id = ?', [p.projectId]);
     await db.raw('DELETE FROM ai_failure_signatures WHERE project_id = ?', [p.projectId]);
