@@ -88,6 +88,22 @@ export class FailureScanner {
     return this.sweeping;
   }
 
+  /**
+   * A batch that cannot be written is tried run by run: a run that alone fails is logged and passed
+   * over (the watermark must not stop behind it for ever); when every run fails, the cause is not
+   * one run (a lost connection) and the error stops the sweep before the watermark moves.
+   */
+  private async scanOrSkip(ids: string[]): Promise<void> {
+    try {
+      await this.scan(ids);
+    } catch (batchError) {
+      const failed: string[] = [];
+      for (const id of ids) await this.scan([id]).catch(() => failed.push(id));
+      if (failed.length === ids.length) throw batchError;
+      this.log.error('runs left unsigned: their failures could not be written', { runIds: failed, err: batchError });
+    }
+  }
+
   private async walk(maxBatches: number): Promise<number> {
     let after = await this.store.progress();
     let total = 0;
@@ -95,7 +111,7 @@ export class FailureScanner {
     for (let i = 0; i < maxBatches; i++) {
       const runs = await this.source.finishedRuns(after, before, BATCH);
       if (runs.length === 0) break;
-      await this.scan(runs.map((r) => r.id));
+      await this.scanOrSkip(runs.map((r) => r.id));
       after = runs[runs.length - 1]!;
       await this.store.advance(after);
       total += runs.length;
