@@ -49,6 +49,7 @@ export const IdPrefix = {
   webhookDelivery: 'whd',
   resultImport: 'imp',
   readinessSnapshot: 'rds',
+  triageRule: 'air',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

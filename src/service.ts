@@ -50,12 +50,14 @@ import { SigningKeys } from './oauth/signing-keys.js';
 import { Revocations } from './oauth/revocations.js';
 import { cookieKeys, OAuthServer } from './oauth/index.js';
 import { mcpMiddleware } from './mcp/server.js';
-import type { McpBackend } from './mcp/tools.js';
 import { mcpOpenApiPaths } from './mcp/openapi-paths.js';
 import { oauthOpenApiPaths } from './oauth/openapi-paths.js';
 import { createWebhookDelivery } from './webhook-delivery/index.js';
 import { createConsole } from './console/server.js';
-import type { ConsoleData } from './console/data.js';
+import { consoleDataOf, mcpBackendOf } from './doors.js';
+import { createAi } from './ai/index.js';
+import { unmetered } from './ai/meter.js';
+import { RunFailureFacts } from './otp/store/failure-facts.js';
 
 const API_DESCRIPTION = [
   'REST API of the service: software-project artifacts (bugs, tickets, requirements, specifications, tests, releases, knowledge), OTP test runs and assets. Paths carry /api/v1.',
@@ -172,6 +174,13 @@ export async function startService(config: Config, log: Logger = createLogger(co
   });
   // The run commands every door calls: REST, MCP and the console (src/otp/runs).
   const runs = runCommands({ engine, store, views, cache: runViews, testCases: artifacts.testCases, limits: config.otp });
+  // Answers from run history (src/ai): failures signed after each verdict, off the step path.
+  const ai = createAi({
+    db, log, meter: unmetered, facts: new RunFailureFacts(db), events: webhooks.events, sweepMs: config.heartbeatMs, link: artifacts.link,
+    reader: { run: (principal, runId) => runs.read(principal, runId), session: (projectId, sessionId) => views.session(projectId, sessionId) },
+    stores: { bug: artifacts.stores.get('bug')!, testResult: artifacts.stores.get('test_result')!, testCase: artifacts.stores.get('test_case')! },
+    absolute: (path) => `${baseUrl}${path}`,
+  });
   const keys = new KeyCache(db, tenancy, { ttlMs: config.keyCacheMs, maxEntries: 10_000 });
   // OAuth access tokens: signed with keys kept in PostgreSQL, accepted wherever a key is. The issuer
   // and the audience are known once the REST listener is bound (they may be derived from its port).
@@ -203,21 +212,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   });
   const oauthCookieKeys = await cookieKeys(db);
   // The console reads through the same functions and stores as the REST routes (src/console/data.ts).
-  const consoleData: ConsoleData = {
-    runs,
-    sessions: (projectId, query) => views.sessions(projectId, query),
-    session: (projectId, sessionId) => views.session(projectId, sessionId),
-    liveness: (projectId, sessionId) => engine.watch.sessionLiveness(projectId, sessionId),
-    artifacts: (principal, kind, limit) => artifacts.stores.get(kind)!.list(principal, { limit, sort: 'createdAt' }),
-    artifact: (principal, kind, id) => artifacts.stores.get(kind)!.get(principal, id),
-    releases: (principal, limit) => artifacts.stores.get('release')!.list(principal, { limit, sort: '-createdAt' }) as ReturnType<ConsoleData['releases']>,
-    readiness: (principal, releaseId) => artifacts.readiness(principal, releaseId),
-    buckets: (principal, limit) => assets.reads.buckets(principal, { limit }),
-    assets: (principal, bucketRef, limit) => assets.reads.assets(principal, bucketRef, { limit }),
-    signedUrl: async (principal, assetId, origin) => (await assets.reads.signedUrl(principal, assetId, origin)).url,
-    onRunChange: (listener) => engine.watch.onRunChange(listener),
-    onSessionChange: (listener) => engine.watch.onSessionChanged(listener),
-  };
+  const consoleData = consoleDataOf({ runs, views, engine, artifacts, assets, ai });
   const s3 = config.storage.s3;
   const webConsole = await createConsole({
     data: consoleData,
@@ -229,6 +224,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       if (notice.kind === 'revoke') keys.invalidate(notice.keyId);
       if (notice.kind === 'project') keys.invalidateProject(notice.projectId);
       if (notice.kind === 'run-view') runViews.invalidate(notice.runId);
+      if (notice.kind === 'run-live') ai.runChanged(notice.runId, notice.status);
       if (notice.kind === 'webhooks') webhooks.wake();
       if (notice.kind === 'webhook-subscriptions') webhooks.subscriptionsChanged(notice.projectId);
       engine.handleNotice(notice);
@@ -287,17 +283,10 @@ export async function startService(config: Config, log: Logger = createLogger(co
     ...assets.routes,
     ...artifacts.routes,
     ...webhooks.routes,
+    ...ai.routes,
   );
   // MCP tools call what the REST routes call: the run commands, the run views and the artifact stores.
-  const mcpBackend: McpBackend = {
-    runs,
-    sessions: (principal, query) => views.sessions(principal.projectId, query),
-    testCases: artifacts.stores.get('test_case')!,
-    requirements: artifacts.stores.get('requirement')!,
-    coverage: (principal, kind, id) => artifacts.coverage(principal, kind, id),
-    readiness: (principal, releaseId) => artifacts.readiness(principal, releaseId),
-    absolute: (path) => `${baseUrl}${path}`,
-  };
+  const mcpBackend = mcpBackendOf({ runs, views, artifacts, ai }, (path) => `${baseUrl}${path}`);
   const rateCounter = config.limits.rateLimit ? new RateCounter(countersDb, config.limits.rateLimitSyncMs) : undefined;
   const restApp = createRestApp({
     api,
@@ -356,6 +345,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   log.info('OTP transport', { transport: ws.name, reason: transportReason });
   metrics.transport(ws.name);
   webhooks.start();
+  ai.start();
   const metricsListener =
     config.metricsPort === undefined ? undefined : await listenForMetrics(metrics, health, { host: config.metricsHost, port: config.metricsPort, log });
 
@@ -381,6 +371,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       await metricsListener?.close();
       metrics.close();
       await instances.stop();
+      await ai.stop();
       dbHealth.stop();
       await webhooks.stop();
       await notifier.stop();

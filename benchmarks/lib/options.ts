@@ -1,7 +1,7 @@
 // Command line of `npm run bench`: scenario names and --name=value settings. Every duration and size
 // has a default for the full run and a tiny one for --smoke (the few-second run inside npm test).
 
-export const SCENARIOS = ['steps', 'scaling', 'sessions', 'latency', 'rest', 'runner'] as const;
+export const SCENARIOS = ['steps', 'scaling', 'sessions', 'latency', 'rest', 'runner', 'history'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {

@@ -12,6 +12,7 @@ import * as oauth from './009_oauth.js';
 import * as webhookOutbox from './010_webhook_outbox.js';
 import * as webhookSubscriptionNotices from './011_webhook_subscription_notices.js';
 import * as stepTextReplaced from './012_step_text_replaced.js';
+import * as aiFailures from './020_ai_failures.js';
 import * as importsReadiness from './040_imports_readiness.js';
 import * as suspectLinks from './041_suspect_links.js';
 import * as stepAttempts from './050_step_attempts.js';
@@ -33,6 +34,7 @@ const migrations: Array<[string, Migration]> = [
   ['010_webhook_outbox', webhookOutbox],
   ['011_webhook_subscription_notices', webhookSubscriptionNotices],
   ['012_step_text_replaced', stepTextReplaced],
+  ['020_ai_failures', aiFailures],
   ['040_imports_readiness', importsReadiness],
   ['041_suspect_links', suspectLinks],
   ['050_step_attempts', stepAttempts],

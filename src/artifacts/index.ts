@@ -42,6 +42,8 @@ export interface Artifacts {
   testCaseSink: TestCaseSink;
   /** The store behind each kind's REST routes, for the other doors onto the same commands (MCP tools, the console). */
   stores: ReadonlyMap<string, ArtifactStore>;
+  /** Links an artifact of `kind` to another, as POST /<kind>/:id/links does (bug drafts link found_by). */
+  link(principal: Principal, kind: string, id: string, input: { targetId: string; relation: string }): Promise<unknown>;
   /** What GET /<kind>/:id/coverage answers. */
   coverage(principal: Principal, kind: string, id: string): Promise<unknown>;
   /** What GET /releases/:id/readiness answers. */
@@ -110,6 +112,7 @@ export async function createArtifacts({ config, db, log, runResults, events: out
     testCases: new ArtifactTestCaseSource(db),
     testCaseSink: new ArtifactTestCaseSink(testCaseStore!),
     stores,
+    link: (principal, kind, id, input) => links.create(principal, artifactRegistry.get(kind)!, id, input as never),
     coverage: (principal, kind, id) => coverageOf(db, principal, artifactRegistry.get(kind)!, id),
     readiness: (principal, releaseId) => readiness.compute(principal.projectId, releaseId),
     artifactCount: (projectId) => artifactCount(db, projectId),

@@ -6,6 +6,7 @@ import type { Page } from '../rest/pagination.js';
 import type { sessionView } from '../otp/store/run-views.js';
 import type { RunCommands } from '../otp/runs/commands.js';
 import type { SessionLiveness, SessionListener } from '../otp/engine/run-watch.js';
+import type { FailureCluster, RunTriage } from '../ai/index.js';
 
 export type SessionView = ReturnType<typeof sessionView>;
 
@@ -63,6 +64,10 @@ export interface ConsoleData {
   assets(principal: Principal, bucketRef: string, limit: number): Promise<Page<AssetRecord>>;
   /** A link to the bytes that needs no key (15 minutes). */
   signedUrl(principal: Principal, assetId: string, origin: string): Promise<string>;
+  /** Failure clusters, as GET /ai/failures answers them. */
+  failures(principal: Principal, query: { since?: string; status: 'all' | 'new' | 'recurring'; testCaseId?: string; limit: number; cursor?: string }): Promise<Page<FailureCluster>>;
+  /** The triage of a finished run, as POST /ai/runs/{id}/triage answers it. */
+  triage(principal: Principal, runId: string): Promise<RunTriage>;
   /** Every transition of a run this process drives. */
   onRunChange(listener: (runId: string, projectId: string) => void): () => void;
   /** Every change of the machine of a session this process holds (`keepalive`: a ping or pong only). */

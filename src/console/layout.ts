@@ -7,6 +7,7 @@ export const BASE = '/console';
 const NAV: Array<[string, string]> = [
   ['runs', 'Runs'],
   ['sessions', 'Sessions'],
+  ['failures', 'Failures'],
   ['cases', 'Test cases'],
   ['releases', 'Releases'],
   ['assets', 'Assets'],

@@ -21,6 +21,7 @@ import { caseFragment, casesFragment } from './pages/cases.js';
 import { assetsFragment } from './pages/assets.js';
 import { readinessFragment, releasesFragment } from './pages/releases.js';
 import { machinesFragment } from './pages/machines.js';
+import { failuresFilter, failuresFragment } from './pages/failures.js';
 import { prepareDiagrams } from './diagram.js';
 
 export interface ConsoleOptions {
@@ -81,6 +82,7 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
     [/^\/sessions$/, (ctx) => page({ title: 'Executor sessions', nav: 'sessions', fragment: `${BASE}/f/sessions${qs(ctx)}`, live: '', refreshOn: ['sessions-changed'] })],
     [/^\/sessions\/(ots_[a-z0-9]{1,60})$/, (_ctx, m) => page({ title: `Session ${m[1]}`, nav: 'sessions', fragment: `${BASE}/f/sessions/${m[1]}`, live: `?session=${m[1]}`, refreshOn: ['sessions-changed', 'session-changed'], wide: true })],
     [/^\/compare$/, (ctx) => page({ title: 'Two runs compared', nav: 'runs', fragment: `${BASE}/f/compare${qs(ctx)}`, live: '', refreshOn: ['runs-changed'], wide: true })],
+    [/^\/failures$/, (ctx) => page({ title: 'Failures by cause', nav: 'failures', fragment: `${BASE}/f/failures${qs(ctx)}`, live: '', refreshOn: ['runs-changed'], wide: true })],
     [/^\/cases$/, () => page({ title: 'Test cases and plans', nav: 'cases', fragment: `${BASE}/f/cases` })],
     [/^\/cases\/(tc_[a-z0-9]{1,60})$/, (_ctx, m) => page({ title: 'Test case', nav: 'cases', fragment: `${BASE}/f/cases/${m[1]}` })],
     [/^\/assets$/, (ctx) => page({ title: 'Assets', nav: 'assets', fragment: `${BASE}/f/assets${qs(ctx)}` })],
@@ -97,6 +99,7 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
     [/^\/runs\/(otr_[a-z0-9]{1,60})$/, (ctx, p, m) => runFragment(data, p, m[1]!, `${ctx.protocol}://${ctx.host}`)],
     [/^\/sessions\/(ots_[a-z0-9]{1,60})$/, (_ctx, p, m) => sessionFragment(data, p, m[1]!)],
     [/^\/compare$/, (ctx, p) => compareFragment(data, p, runIdParam(q(ctx, 'a')), runIdParam(q(ctx, 'b')))],
+    [/^\/failures$/, (ctx, p) => failuresFragment(data, p, failuresFilter(ctx.query), `${ctx.protocol}://${ctx.host}`)],
     [/^\/cases$/, (_ctx, p) => casesFragment(data, p)],
     [/^\/cases\/(tc_[a-z0-9]{1,60})$/, (_ctx, p, m) => caseFragment(data, p, m[1]!)],
     [/^\/assets$/, (ctx, p) => assetsFragment(data, p, q(ctx, 'bucket'), `${ctx.protocol}://${ctx.host}`)],

@@ -17,6 +17,8 @@ export const EventType = {
   recordingFinished: 'recording.finished',
   /** A release's readiness verdict changed (ready, at_risk, blocked; docs/releases.md). */
   releaseReadinessChanged: 'release.readiness_changed',
+  /** A failure signature was seen for the first time in the project (the ai room's scan). */
+  failureClusterNew: 'failure_cluster.new',
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 

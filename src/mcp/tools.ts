@@ -14,6 +14,9 @@ import { sessionsQuery } from '../otp/http/routes.js';
 import { artifactSchemas } from '../artifacts/index.js';
 import { bundle, objectOf, withProperties } from './schemas.js';
 import { isFinalRunStatus } from '../../machines/types.js';
+import type { AiOperations } from '../ai/routes.js';
+import { BugDraftBodySchema, failuresQuery, type BugDraftBody } from '../ai/schemas.js';
+import type { FailuresQuery } from '../ai/clusters.js';
 
 /** What the tools need of the service: the functions the REST routes call. */
 export interface McpBackend {
@@ -27,6 +30,8 @@ export interface McpBackend {
   readiness(principal: Principal, releaseId: string): Promise<unknown>;
   /** Absolute URL of a path on this service (evidence links). */
   absolute(path: string): string;
+  /** The ai/* group: failure clusters, triage, bug drafts (each call charged to the project's AI allowance). */
+  ai: Pick<AiOperations, 'meter' | 'clusters' | 'triage' | 'draftBug'>;
 }
 
 export interface ToolDef {
@@ -51,6 +56,12 @@ const testCase = artifactSchemas.get('test_case')!;
 const requirement = artifactSchemas.get('requirement')!;
 const runId = { ...id('OtpRunSummary'), description: 'The run (otr_...)' };
 const releaseId = { ...id('Release'), pattern: '^rel_', description: 'The release (rel_...)' };
+
+/** An ai/* tool charges its project's AI allowance before it works, as the route does. */
+async function charged<T>(backend: McpBackend, principal: Principal, operation: string, work: () => Promise<T>): Promise<T> {
+  await backend.ai.meter.charge(principal.projectId, operation, 1);
+  return work();
+}
 
 /** What an agent needs to act on a verdict: the steps that did not pass, with their evidence as links. */
 export function failingSteps(run: RunView, absolute: (path: string) => string) {
@@ -202,5 +213,35 @@ export const tools: ToolDef[] = [
     inputSchema: objectOf({ releaseId }, ['releaseId']),
     annotations: read,
     call: (backend, principal, args) => backend.readiness(principal, args.releaseId as string),
+  },
+  {
+    name: 'svc_list_failures',
+    title: 'Failure clusters',
+    description: 'Failed steps of the project grouped by cause (signature: error code, action, locator, normalised message), newest first, as GET /api/v1/ai/failures: counts of the window (30 days unless since/until), runs and cases affected, the newest example with its screenshot link, the bugs filed. status new lists the causes first seen in the window.',
+    scope: 'read',
+    operationId: 'listFailureClusters',
+    inputSchema: bundle(failuresQuery),
+    annotations: read,
+    call: (backend, principal, args) => charged(backend, principal, 'failures.list', () => backend.ai.clusters(principal, args as FailuresQuery)),
+  },
+  {
+    name: 'svc_triage_run',
+    title: 'Triage a run',
+    description: 'Why each failed test case of a finished run failed, as POST /api/v1/ai/runs/{id}/triage: a category (product_regression, locator_drift, environment, flaky, known_issue), a confidence, the facts that led there, similar earlier failures and the action to take. Deterministic; corrections and project rules win over the facts.',
+    scope: 'read',
+    operationId: 'triageRun',
+    inputSchema: objectOf({ runId }, ['runId']),
+    annotations: read,
+    call: (backend, principal, args) => charged(backend, principal, 'runs.triage', () => backend.ai.triage(principal, args.runId as string)),
+  },
+  {
+    name: 'svc_draft_bug',
+    title: 'Draft a bug from a failed step',
+    description: 'A bug written from a failed step of a run, as POST /api/v1/ai/bugs/draft: title, steps to reproduce, expected and actual, environment (variable names, never values), evidence links. With save (needs scope write; counts toward the artifact quota) the bug is created and linked found_by to the test result, else the test case.',
+    scope: 'read',
+    operationId: 'draftBug',
+    inputSchema: bundle(BugDraftBodySchema),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    call: (backend, principal, args) => charged(backend, principal, 'bugs.draft', () => backend.ai.draftBug(principal, args as BugDraftBody)),
   },
 ];

@@ -26,6 +26,30 @@ const RecordingSchema = registerSchema({
   },
 });
 
+const FailureClusterNewSchema = registerSchema({
+  $id: 'WebhookFailureCluster',
+  title: 'WebhookFailureCluster',
+  description: 'A failure signature seen for the first time in the project (GET /ai/failures lists its cluster)',
+  type: 'object',
+  additionalProperties: false,
+  required: ['signature', 'code', 'action', 'locator', 'message', 'firstSeen', 'example'],
+  properties: {
+    signature: { type: 'string', pattern: '^sig_', description: 'The signature' },
+    code: { type: 'string', description: 'Error code of the failed step' },
+    action: { type: 'string', description: 'Its action (assert:text for an assert of kind text)' },
+    locator: { type: 'string', description: "Its locator's identity ('' when none)" },
+    message: { type: 'string', description: 'The message, normalised' },
+    firstSeen: { type: 'string', format: 'date-time', description: 'When the run that showed it finished' },
+    example: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['runId', 'stepIndex', 'testCaseId'],
+      description: 'The failed step that showed it',
+      properties: { runId: { type: 'string' }, stepIndex: { type: 'integer', minimum: 0 }, testCaseId: { type: 'string' } },
+    },
+  },
+});
+
 interface EventDoc {
   type: string;
   schemaName: string;
@@ -46,6 +70,7 @@ const fixed: EventDoc[] = [
     summary: "A release's readiness verdict changed (ready, at_risk, blocked), as computed after a change to its results, bugs, requirements or links, or when read; data is the readiness (previousVerdict: the one before)",
     data: { $ref: 'ReleaseReadiness' },
   },
+  { type: EventType.failureClusterNew, schemaName: 'FailureClusterNewEvent', summary: 'A failure signature was seen for the first time in the project (a new cluster of GET /ai/failures); data is the signature and its first failed step', data: FailureClusterNewSchema },
 ];
 
 const verbs = { created: 'was created', updated: 'was changed', deleted: 'was deleted (data is the record as it last was)' };

@@ -1,6 +1,6 @@
 // The step sentence: every action, locator strategy and assert kind of the protocol reads as English.
 import { expect } from 'chai';
-import { stepSentence, locatorPhrase } from '../../src/console/sentences.js';
+import { stepSentence, locatorPhrase } from '../../src/otp/protocol/sentences.js';
 import { ACTION_NAMES, ASSERT_KINDS } from '../../src/otp/protocol/schemas/actions.js';
 import { LOCATOR_STRATEGIES } from '../../src/otp/protocol/schemas/locator.js';
 

@@ -3,7 +3,7 @@ import { html, type Html } from '../html.js';
 import type { ArtifactRecord, ConsoleData } from '../data.js';
 import type { Principal } from '../../auth/principal.js';
 import { BASE } from '../layout.js';
-import { stepSentence } from '../sentences.js';
+import { stepSentence } from '../../otp/protocol/sentences.js';
 import { referencedVars } from '../../../machines/vars.js';
 import type { StepAction } from '../../../machines/types.js';
 

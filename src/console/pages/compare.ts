@@ -7,7 +7,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { RunView, StepView } from '../../otp/store/run-views.js';
 import type { RunTrace } from '../../otp/store/run-trace.js';
 import { BASE } from '../layout.js';
-import { stepSentence } from '../sentences.js';
+import { stepSentence } from '../../otp/protocol/sentences.js';
 import { viewer, VIEWER_HINT } from '../viewer.js';
 import type { Marks } from '../diagram.js';
 

@@ -8,12 +8,13 @@ import type { ConsoleData } from '../data.js';
 import type { Principal } from '../../auth/principal.js';
 import { errors } from '../../errors.js';
 import { BASE } from '../layout.js';
-import { stepSentence, locatorPhrase } from '../sentences.js';
+import { stepSentence, locatorPhrase } from '../../otp/protocol/sentences.js';
 import type { RunView, StepView } from '../../otp/store/run-views.js';
 import { isFinalRunStatus } from '../../../machines/types.js';
 import { runTimeline, between, type StepFrames } from '../run-timeline.js';
 import { runInspector } from './run-inspector.js';
 import { compareForm } from './compare.js';
+import { triageSection } from './failures.js';
 
 interface StepError {
   code?: string;
@@ -117,14 +118,16 @@ export async function runFragment(data: ConsoleData, principal: Principal, runId
   const [run, trace] = await Promise.all([data.runs.read(principal, runId), data.runs.trace(principal, runId)]);
   const active = !isFinalRunStatus(run.status);
   const { rows, steps: frames } = runTimeline(trace, { totalSteps: run.steps.length, reason: run.reason });
-  const [steps, compare] = await Promise.all([
+  const [steps, compare, triage] = await Promise.all([
     Promise.all(run.steps.map((s) => stepRow(data, principal, s, origin, frames.get(s.stepIndex)))),
     compareForm(data, principal, run),
+    triageSection(data, principal, run),
   ]);
   return html`${notice ?? ''}<section class="card run-facts" aria-labelledby="facts-h"><h2 id="facts-h" class="visually-hidden">Run</h2>${facts(run)}
     <div class="run-actions">${compare}
       ${active ? html`<button type="button" class="danger" hx-post="${BASE}/f/runs/${run.id}/cancel" hx-target="#content" hx-swap="innerMorph">Cancel run</button>` : ''}</div>
   </section>
+  ${triage}
   ${runInspector(trace, rows, active)}
   <h2 id="steps-h">Steps <span class="muted as-of" data-as-of></span></h2>
   <table id="steps" aria-labelledby="steps-h"><thead><tr><th scope="col">#</th><th scope="col">Step</th><th scope="col">Status</th><th scope="col">Duration</th><th scope="col">Frames</th><th scope="col">Details</th><th scope="col">Evidence</th></tr></thead>

@@ -27,16 +27,17 @@ export const MAY_IMPORT: Record<string, string[]> = {
   reports: [],
   cli: ['reports'],
   oauth: ['db', 'auth'],
-  mcp: ['validation', 'auth', 'rest', 'otp/runs', 'otp/http', 'otp/store:types', 'otp/engine:types', 'artifacts', 'machines'],
+  mcp: ['validation', 'auth', 'rest', 'otp/runs', 'otp/http', 'otp/store:types', 'otp/engine:types', 'artifacts', 'machines', 'ai'],
   'webhook-delivery': ['rest', 'validation', 'db', 'artifacts', 'otp/http'],
-  console: ['auth', 'rest', 'db:types', 'machines', 'otp/protocol:types', 'otp/runs:types', 'otp/store:types', 'otp/engine'],
+  console: ['auth', 'rest', 'db:types', 'machines', 'otp/protocol', 'ai:types', 'otp/runs:types', 'otp/store:types', 'otp/engine'],
   observability: ['otp/engine:types', 'rest:types', 'db:types'],
+  ai: ['db', 'rest', 'auth', 'assets', 'machines', 'otp/protocol', 'otp/store:types'],
 };
 
 /** Files of src/ itself that make the kernel. */
 export const KERNEL = new Set(['config.ts', 'log.ts', 'ids.ts', 'errors.ts', 'tiers.ts', 'free-port.ts', 'lifecycle.ts', 'unavailable.ts']);
 /** The composition root: may import every room but ROOT_NEVER_IMPORTS. */
-export const ROOT_FILES = new Set(['service.ts', 'main.ts']);
+export const ROOT_FILES = new Set(['service.ts', 'main.ts', 'doors.ts']);
 /** The runner is a program of its own: the service never imports it, and it imports no kernel. */
 export const ROOT_NEVER_IMPORTS = new Set(['runner', 'cli']);
 export const NO_KERNEL = new Set(['runner', 'cli']);
@@ -82,6 +83,13 @@ export const TABLE_OWNERS: Record<string, string> = {
   webhook_deliveries: 'webhook-delivery',
   webhook_attempts: 'webhook-delivery',
   webhook_health: 'webhook-delivery',
+  ai_failure_signatures: 'ai',
+  ai_failures: 'ai',
+  ai_case_outcomes: 'ai',
+  ai_scan_progress: 'ai',
+  ai_signature_bugs: 'ai',
+  ai_triage_corrections: 'ai',
+  ai_triage_rules: 'ai',
 };
 
 /** The only readers of process.env: the service's configuration, the runner's options and the CLI's. */

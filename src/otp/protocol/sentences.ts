@@ -1,8 +1,9 @@
 // One OTP step as an English sentence: "click the button named Save", "type {{user}} into the field
 // labelled Email". Every action, locator strategy and assert kind of the protocol has its wording here
 // (the unit test walks ACTION_NAMES, LOCATOR_STRATEGIES and ASSERT_KINDS). Plain text: callers escape.
-import type { ProtocolStepAction } from '../otp/protocol/schemas/actions.js';
-import type { Locator, LocatorOrCandidates } from '../otp/protocol/schemas/locator.js';
+// In the protocol room because the console and the ai room's bug drafts both word steps with it.
+import type { ProtocolStepAction } from './schemas/actions.js';
+import type { Locator, LocatorOrCandidates } from './schemas/locator.js';
 
 type Step = ProtocolStepAction | { action: string; [key: string]: unknown };
 

@@ -1,0 +1,106 @@
+// POST /ai/runs/{id}/triage: for each failed test case of a finished run, its first failed step's
+// facts (as the run records them), the case's history, the signature's earlier failures and bugs,
+// and what people said (corrections, rules), through the rules of classify.ts.
+import type { Principal } from '../auth/principal.js';
+import { errors } from '../errors.js';
+import type { RunReader, RunView } from './facts.js';
+import type { BugLookup, LinkedBug } from './bugs.js';
+import type { FailureHistory, EarlierFailure } from './history.js';
+import type { Judgements } from './judgements.js';
+import { classify, type TriedCount, type Verdict } from './classify.js';
+import { signatureOf, signatureParts, locatorIdentity } from './signature.js';
+import { isFinalRunStatus } from '../../machines/types.js';
+
+type StepView = RunView['steps'][number];
+
+export interface CaseTriage extends Verdict {
+  caseIndex: number;
+  testCaseId: string;
+  title: string | null;
+  stepIndex: number;
+  signature: string;
+  similar: EarlierFailure[];
+  bugs: LinkedBug[];
+}
+
+export interface RunTriage {
+  runId: string;
+  status: string;
+  cases: CaseTriage[];
+}
+
+interface StepError {
+  code?: string;
+  message?: string;
+  triedLocators?: Array<Record<string, unknown> & { count?: number }>;
+}
+
+const NOT_FAILURES = new Set(['E_CANCELLED', 'E_SKIPPED']);
+
+/** The first failed step of each case that failed, in case order. */
+export function failedSteps(run: RunView): StepView[] {
+  const first = new Map<number, StepView>();
+  for (const step of run.steps) {
+    if (step.status !== 'fail' && step.status !== 'error') continue;
+    if (NOT_FAILURES.has((step.error as StepError | null)?.code ?? '')) continue;
+    if (!first.has(step.caseIndex)) first.set(step.caseIndex, step);
+  }
+  return [...first.values()].sort((a, b) => a.caseIndex - b.caseIndex);
+}
+
+export function signatureOfStep(step: StepView): string {
+  const error = (step.error ?? {}) as StepError;
+  return signatureOf(signatureParts({ code: error.code, action: step.action, message: error.message }));
+}
+
+export interface TriageDeps {
+  reader: RunReader;
+  history: FailureHistory;
+  bugs: BugLookup;
+  judgements: Judgements;
+}
+
+export async function triageRun({ reader, history, bugs, judgements }: TriageDeps, principal: Principal, runId: string): Promise<RunTriage> {
+  const run = await reader.run(principal, runId);
+  if (!isFinalRunStatus(run.status)) throw errors.conflict(`Run ${runId} is ${run.status}: triage needs its verdict`, { runId, status: run.status });
+  const steps = failedSteps(run);
+  if (steps.length === 0) return { runId, status: run.status, cases: [] };
+  const signatures = steps.map(signatureOfStep);
+  const finishedAt = new Date(run.finishedAt ?? Date.now());
+  const [corrections, rules, bugsOf, histories, earlier] = await Promise.all([
+    judgements.correctionsOf(principal.projectId, signatures),
+    judgements.allRules(principal.projectId),
+    bugs.bugsOf(principal, signatures),
+    history.caseHistories(principal.projectId, steps.map((s) => s.testCaseId), finishedAt, runId),
+    history.earlier(principal.projectId, signatures, finishedAt, runId),
+  ]);
+  const cases = steps.map((step, i): CaseTriage => {
+    const signature = signatures[i]!;
+    const error = (step.error ?? {}) as StepError;
+    const action = step.action as { action?: string; kind?: string } | null;
+    const tried: TriedCount[] = (error.triedLocators ?? []).map((t) => ({ describe: locatorIdentity(t), count: typeof t.count === 'number' ? t.count : undefined }));
+    const evidence = step.evidence as { consoleErrors?: string[] } | null;
+    const similar = earlier.get(signature) ?? [];
+    const verdict = classify({
+      signature,
+      code: error.code ?? 'E_UNKNOWN',
+      message: error.message ?? '',
+      action: action?.action === 'assert' && action.kind ? `assert:${action.kind}` : String(action?.action ?? 'unknown'),
+      source: step.source,
+      tried,
+      elementFound: step.usedLocator != null || (step.actual != null && step.actual !== ''),
+      actual: step.actual,
+      consoleErrors: evidence?.consoleErrors?.length ?? 0,
+      runStatus: run.status,
+      runReason: run.reason,
+      history: histories.get(step.testCaseId) ?? [],
+      earlierOfSignature: similar.length,
+      bugs: bugsOf.get(signature) ?? [],
+      correction: corrections.get(signature),
+      rules,
+    });
+    const title = (run.testCases as Array<{ title?: string }>)[step.caseIndex]?.title ?? null;
+    return { caseIndex: step.caseIndex, testCaseId: step.testCaseId, title, stepIndex: step.stepIndex, signature, ...verdict, similar, bugs: bugsOf.get(signature) ?? [] };
+  });
+  return { runId, status: run.status, cases };
+}

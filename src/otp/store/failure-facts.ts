@@ -1,0 +1,105 @@
+// What the ai room needs of finished runs to sign their failures (its RunFailureSource port,
+// src/ai/facts.ts, wired in src/service.ts): the runs finished after a point, and for a batch of
+// runs their test cases' outcomes and their failed steps. Read after the verdict, never on the step path.
+import type { Db } from '../../db/connect.js';
+import { FINAL_RUN_STATUSES, type FinalRunStatus } from '../../../machines/types.js';
+
+export interface FinishedRunRef {
+  id: string;
+  finishedAt: Date;
+}
+
+export interface CaseOutcomeFact {
+  caseIndex: number;
+  testCaseId: string;
+  /** Index of the case's first step in the run. */
+  firstStep: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  total: number;
+  /** The run's step index of the case's first failed or errored step; null when none. */
+  failedStep: number | null;
+}
+
+export interface FailedStepFact {
+  stepIndex: number;
+  caseIndex: number;
+  testCaseId: string;
+  status: 'fail' | 'error';
+  source: 'executor' | 'service' | null;
+  action: unknown;
+  error: { code?: string; message?: string } | null;
+  screenshotAssetId: string | null;
+}
+
+export interface FinishedRunFacts {
+  id: string;
+  tenantId: string;
+  projectId: string;
+  planId: string | null;
+  status: FinalRunStatus;
+  finishedAt: Date;
+  cases: CaseOutcomeFact[];
+  failures: FailedStepFact[];
+}
+
+export class RunFailureFacts {
+  constructor(private readonly db: Db) {}
+
+  /** Runs finished after `after` (in (finished_at, id) order) and before `before`, oldest first. */
+  async finishedRuns(after: FinishedRunRef | null, before: Date, limit: number): Promise<FinishedRunRef[]> {
+    const { rows } = await this.db.raw(
+      `SELECT id, finished_at FROM otp_runs
+        WHERE finished_at IS NOT NULL AND finished_at < ? ${after ? 'AND (finished_at, id) > (?, ?)' : ''}
+        ORDER BY finished_at, id LIMIT ?`,
+      after ? [before, after.finishedAt, after.id, limit] : [before, limit],
+    );
+    return rows.map((r: any) => ({ id: r.id, finishedAt: r.finished_at }));
+  }
+
+  /** The finished runs among `runIds`, each with its cases' outcomes and its failed steps. */
+  async runs(runIds: readonly string[]): Promise<FinishedRunFacts[]> {
+    if (runIds.length === 0) return [];
+    const ids = [...runIds];
+    const [runs, cases, failures] = await Promise.all([
+      this.db.raw(
+        `SELECT id, tenant_id, project_id, plan_id, status, finished_at FROM otp_runs
+          WHERE id = ANY(?) AND status = ANY(?) AND finished_at IS NOT NULL`,
+        [ids, [...FINAL_RUN_STATUSES]],
+      ),
+      this.db.raw(
+        `SELECT run_id, case_index, min(test_case_id) AS test_case_id, min(step_index) AS first_step,
+                count(*) FILTER (WHERE status = 'pass')::int AS passed,
+                count(*) FILTER (WHERE status IN ('fail', 'error'))::int AS failed,
+                count(*) FILTER (WHERE status = 'skip')::int AS skipped, count(*)::int AS total,
+                min(step_index) FILTER (WHERE status IN ('fail', 'error')) AS failed_step
+           FROM otp_run_steps WHERE run_id = ANY(?) GROUP BY run_id, case_index`,
+        [ids],
+      ),
+      this.db.raw(
+        `SELECT run_id, step_index, case_index, test_case_id, status, source, action, error, evidence->>'screenshotAssetId' AS screenshot
+           FROM otp_run_steps WHERE run_id = ANY(?) AND status IN ('fail', 'error') ORDER BY run_id, step_index`,
+        [ids],
+      ),
+    ]);
+    const byRun = new Map<string, FinishedRunFacts>();
+    for (const r of runs.rows) {
+      byRun.set(r.id, { id: r.id, tenantId: r.tenant_id, projectId: r.project_id, planId: r.plan_id, status: r.status, finishedAt: r.finished_at, cases: [], failures: [] });
+    }
+    for (const c of cases.rows) {
+      byRun.get(c.run_id)?.cases.push({
+        caseIndex: c.case_index, testCaseId: c.test_case_id, firstStep: c.first_step,
+        passed: c.passed, failed: c.failed, skipped: c.skipped, total: c.total, failedStep: c.failed_step,
+      });
+    }
+    for (const f of failures.rows) {
+      byRun.get(f.run_id)?.failures.push({
+        stepIndex: f.step_index, caseIndex: f.case_index, testCaseId: f.test_case_id, status: f.status, source: f.source,
+        action: f.action, error: f.error, screenshotAssetId: f.screenshot,
+      });
+    }
+    for (const run of byRun.values()) run.cases.sort((a, b) => a.caseIndex - b.caseIndex);
+    return [...byRun.values()];
+  }
+}
