@@ -74,7 +74,14 @@ export function initialContext(input: RunInput): RunContext {
     flaky: 0,
     detached: input.detached ?? false,
   };
-  return input.recorded?.length ? { ...context, ...alreadyRecorded(input, input.recorded) } : context;
+  if (!input.recorded?.length) return context;
+  const recorded = { ...context, ...alreadyRecorded(input, input.recorded) };
+  if (!input.retries) return recorded;
+  // A retried case taken over mid-attempt: what its attempt decided so far counts for its retry.
+  const caseOutcomes = input.recorded.filter((o) => retriesOf(input, input.steps[o.stepIndex]!.caseIndex) > 0);
+  const atCursor = input.steps[recorded.cursor]?.caseIndex;
+  const caseFailed = caseOutcomes.some((o) => input.steps[o.stepIndex]!.caseIndex === atCursor && isFailure(o.status));
+  return { ...recorded, caseOutcomes, caseFailed };
 }
 
 /**

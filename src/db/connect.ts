@@ -45,7 +45,7 @@ export function knexLog(log: Logger): Knex.Config['log'] {
     // A failed connect fails the query that asked, and DatabaseHealth (db/health.ts) speaks of an
     // outage once: knex's own line for each attempt is only for debugging.
     warn: (message: unknown) =>
-      /^Acquire connection error/.test(text(message))
+      /^(Acquire connection error|Connection Error)/.test(text(message))
         ? log.debug('database driver warning', { source: 'knex', detail: text(message) })
         : warn(text(message), 'database driver warning', { source: 'knex', detail: text(message) }),
     error: (message: unknown) => error(text(message), 'database driver error', { source: 'knex', detail: text(message) }),

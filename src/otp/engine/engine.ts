@@ -359,7 +359,7 @@ export class OtpEngine {
   }
 
   /** The driver of a run on a session, registered; the caller starts it. */
-  private driverFor(run: ClaimedRun & { recorded?: StepOutcome[] }, session: ExecutorSession): RunDriver {
+  private driverFor(run: ClaimedRun & { recorded?: StepOutcome[]; attempts?: number[] }, session: ExecutorSession): RunDriver {
     const { otp } = this.deps.config;
     const driver = new RunDriver(
       run,

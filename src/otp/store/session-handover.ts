@@ -17,6 +17,8 @@ export interface ResumableSession {
 
 export interface AdoptedRun extends ClaimedRun {
   recorded: StepOutcome[];
+  /** The attempt each test case is at (runs with retries), by caseIndex. */
+  attempts?: number[];
 }
 
 interface AdoptedRow extends ClaimedRunRow {
@@ -30,6 +32,7 @@ interface AdoptedRow extends ClaimedRunRow {
       actual: string | null;
       used_locator: unknown;
       text_replaced: string[] | null;
+      attempt?: number;
     }
   > | null;
 }
@@ -89,7 +92,7 @@ export class SessionHandOverStore {
                         'timeout_ms', s.timeout_ms, 'continue_on_fail', s.continue_on_fail, 'evidence_policy', s.evidence_policy,
                         'label', s.label, 'status', s.status, 'source', s.source, 'duration_ms', s.duration_ms, 'error', s.error,
                         'evidence', s.evidence, 'actual', s.actual, 'used_locator', s.used_locator,
-                        'text_replaced', s.text_replaced) ORDER BY s.step_index)
+                        'text_replaced', s.text_replaced, 'attempt', s.attempt) ORDER BY s.step_index)
                  FROM otp_run_steps s WHERE s.run_id = r.id) AS steps
          FROM otp_runs r
         WHERE r.session_id = ? AND r.instance_id = ? AND r.status = 'running'
@@ -98,8 +101,11 @@ export class SessionHandOverStore {
     );
     return (rows as AdoptedRow[]).map((r) => {
       const steps = r.steps ?? [];
+      const attempts: number[] = [];
+      for (const s of steps) attempts[s.case_index] = Math.max(attempts[s.case_index] ?? 1, s.attempt ?? 1);
       return {
         ...claimedRunOf(r),
+        ...(attempts.some((a) => a > 1) ? { attempts: Array.from(attempts, (a) => a ?? 1) } : {}),
         recorded: steps
           .filter((s) => s.status !== 'pending')
           .map((s) => ({
