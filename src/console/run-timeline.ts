@@ -96,6 +96,16 @@ export function runTimeline(trace: Pick<RunTrace, 'transitions' | 'dropped' | 's
     if (e.event === 'STEPS_NOT_RECORDED') before.push({ t, kind: 'write', at, text: 'write failed: the verdict takes these steps' });
     if (e.event === 'RUN_FINISH_FAILED') before.push({ t, kind: 'write', at, text: 'the verdict could not be written' });
 
+    // The cursor went back: a test case failed and runs again (retries). Its steps' frames start over;
+    // the rows show the last attempt (the run page lists what the earlier ones did).
+    if (known && prev !== undefined && c < prev) {
+      for (const s of [...steps.keys()]) if (s >= c) steps.delete(s);
+      writtenUpTo = c;
+      inFlight = undefined;
+      lastResult = undefined;
+      after.push({ t, kind: 'service', at, text: `the test case failed: it runs again from step ${c + 1}`, steps: [c, c + 1] });
+    }
+
     if (known && from !== undefined && c > from) {
       let serviceFrom = from;
       if (e.event === 'STEP_RESULT' && inFlight === from) {

@@ -2,6 +2,7 @@
 // second passes in a fresh browser context (the cookie the first attempt got is gone), and the run
 // passes with the case flaky.
 import { expect } from 'chai';
+import { chromium } from 'playwright-core';
 import { servePages, startHarness, type RunnerHarness } from './harness.js';
 
 describe('otp-runner: retries of a failed test case', function () {
@@ -41,5 +42,23 @@ describe('otp-runner: retries of a failed test case', function () {
     const failed = run.earlierAttempts.find((a: { status: string }) => a.status === 'fail');
     expect(failed).to.deep.include({ stepIndex: 1, attempt: 1, actual: 'loading fresh' });
     expect(visits).to.equal(2);
+
+    // The run's page says so: the flaky case in the counts, each step's attempt and what it did before.
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+    try {
+      const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+      await page.goto(`${h.t.service.restUrl}/console/sign-in`);
+      await page.getByLabel('API key').fill(h.key);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(/\/console\/runs$/);
+      await page.goto(`${h.t.service.restUrl}/console/runs/${run.id}`);
+      await page.waitForSelector('#run-status .s-passed');
+      expect(await page.locator('dl.facts').innerText()).to.include('1 test case flaky (passed on a retry)');
+      const assertRow = page.locator('tr[data-step="1"]');
+      expect(await assertRow.innerText()).to.match(/attempt 2[\s\S]*Attempt 1: fail E_ASSERT_FAILED/);
+      if (process.env.SCREENSHOTS) await page.screenshot({ path: `${process.env.SCREENSHOTS}/run-retried.png`, fullPage: true });
+    } finally {
+      await browser.close();
+    }
   });
 });

@@ -9,7 +9,7 @@ import type { Principal } from '../../auth/principal.js';
 import { errors } from '../../errors.js';
 import { BASE } from '../layout.js';
 import { stepSentence, locatorPhrase } from '../../otp/protocol/sentences.js';
-import type { RunView, StepView } from '../../otp/store/run-views.js';
+import type { RunView, StepAttemptView, StepView } from '../../otp/store/run-views.js';
 import { isFinalRunStatus } from '../../../machines/types.js';
 import { runTimeline, between, type StepFrames } from '../run-timeline.js';
 import { runInspector } from './run-inspector.js';
@@ -60,10 +60,15 @@ function framesCell(f: StepFrames | undefined): Html {
   </dl>`;
 }
 
-async function stepRow(data: ConsoleData, principal: Principal, step: StepView, origin: string, f: StepFrames | undefined): Promise<Html> {
+async function stepRow(data: ConsoleData, principal: Principal, step: StepView, origin: string, f: StepFrames | undefined, earlier: StepAttemptView[]): Promise<Html> {
   const error = step.error as StepError | null;
   const evidence = step.evidence as StepEvidence | null;
   const details: Html[] = [];
+  // A retried test case: what this step did in the attempts before (the row shows the last).
+  for (const a of earlier) {
+    const e = a.error as StepError | null;
+    details.push(html`<div class="muted">Attempt ${a.attempt}: ${a.status}${e ? html` <span class="mono">${e.code ?? ''}</span> ${e.message ?? ''}` : ''}</div>`);
+  }
   if (error) details.push(html`<div><strong class="mono">${error.code ?? 'error'}</strong> ${error.message ?? ''}</div>`);
   if (step.actual !== null) details.push(html`<div>Actual: <code>${step.actual}</code></div>`);
   if (step.usedLocator) details.push(html`<div>Found as ${locatorPhrase(step.usedLocator as never)} ${json(step.usedLocator)}</div>`);
@@ -80,7 +85,7 @@ async function stepRow(data: ConsoleData, principal: Principal, step: StepView, 
   return html`<tr data-step="${step.stepIndex}" data-status="${step.status}"${at('exec', f?.exec?.t)}${at('decided', f?.decided?.t)}${at('written', f?.written?.t)}>
     <td>${step.stepIndex + 1}</td>
     <td>${step.label ? html`<strong>${step.label}</strong><br>` : ''}${stepSentence(step.action as never)}</td>
-    <td><span class="final">${statusBadge(step.status)}${step.source === 'service' ? html` <span class="muted" title="decided by the service, not the executor">service</span>` : ''}</span><span class="then" data-then-text></span></td>
+    <td><span class="final">${statusBadge(step.status)}${step.source === 'service' ? html` <span class="muted" title="decided by the service, not the executor">service</span>` : ''}${step.attempt > 1 ? html` <span class="muted" title="its test case failed and ran again">attempt ${step.attempt}</span>` : ''}</span><span class="then" data-then-text></span></td>
     <td>${duration(step.durationMs)}</td>
     <td>${framesCell(f)}</td>
     <td class="step-detail">${details}</td>
@@ -101,7 +106,7 @@ function facts(run: RunView): Html {
     : html`<span class="mono">${run.requestedSessionId ? `${run.requestedSessionId} (asked for)` : 'any ready session'}</span>`;
   return html`<dl class="facts">
     ${pair('Status', html`${statusBadge(run.status)}${run.cancelRequested && !isFinalRunStatus(run.status) ? ' cancelling…' : ''}`, 'run-status')}
-    ${pair('Steps', `${run.counts.passed} passed · ${run.counts.failed} failed · ${run.counts.skipped} skipped of ${run.counts.total}`)}
+    ${pair('Steps', `${run.counts.passed} passed · ${run.counts.failed} failed · ${run.counts.skipped} skipped of ${run.counts.total}${run.counts.flaky ? ` · ${run.counts.flaky} test case${run.counts.flaky > 1 ? 's' : ''} flaky (passed on a retry)` : ''}`)}
     ${pair('Test cases', html`${run.testCases.map((c: { id: string; title: string }, i: number) => html`${i ? ', ' : ''}<a href="${BASE}/cases/${c.id}">${c.title}</a>`)}`)}
     ${pair('Session', session)}
     ${run.startedAt ? '' : pair('Created', time(run.createdAt))}
@@ -119,7 +124,7 @@ export async function runFragment(data: ConsoleData, principal: Principal, runId
   const active = !isFinalRunStatus(run.status);
   const { rows, steps: frames } = runTimeline(trace, { totalSteps: run.steps.length, reason: run.reason });
   const [steps, compare, triage] = await Promise.all([
-    Promise.all(run.steps.map((s) => stepRow(data, principal, s, origin, frames.get(s.stepIndex)))),
+    Promise.all(run.steps.map((s) => stepRow(data, principal, s, origin, frames.get(s.stepIndex), (run.earlierAttempts ?? []).filter((a) => a.stepIndex === s.stepIndex)))),
     compareForm(data, principal, run),
     triageSection(data, principal, run),
   ]);
