@@ -37,6 +37,8 @@ export interface RunContext {
   output: RunOutput | null;
   /** The session's socket is gone and it waits to be resumed: no step.exec goes out, no time-out runs. */
   detached: boolean;
+  /** Failed or errored steps of quarantined test cases (input.quarantinedCases), left out of the verdict. */
+  quarantinedFailures: number;
 }
 
 export function initialContext(input: RunInput): RunContext {
@@ -51,6 +53,7 @@ export function initialContext(input: RunInput): RunContext {
     failure: null,
     output: null,
     detached: input.detached ?? false,
+    quarantinedFailures: 0,
   };
   return input.recorded?.length ? { ...context, ...alreadyRecorded(input, input.recorded) } : context;
 }
@@ -63,13 +66,15 @@ export function initialContext(input: RunInput): RunContext {
 function alreadyRecorded(input: RunInput, recorded: StepOutcome[]): Partial<RunContext> {
   const decided = new Map(recorded.map((outcome) => [outcome.stepIndex, outcome]));
   const abortedCases: number[] = [];
+  let quarantinedFailures = 0;
   for (const step of input.steps) {
     const outcome = decided.get(step.stepIndex);
     if (outcome && abortsCase(step, outcome.status) && !abortedCases.includes(step.caseIndex)) abortedCases.push(step.caseIndex);
+    if (outcome && isFailure(outcome.status) && input.quarantinedCases?.includes(step.caseIndex)) quarantinedFailures += 1;
   }
   let cursor = 0;
   while (cursor < input.steps.length && decided.has(input.steps[cursor]!.stepIndex)) cursor += 1;
-  return { cursor, abortedCases, counts: addOutcomes(emptyCounts(input.steps.length), recorded) };
+  return { cursor, abortedCases, quarantinedFailures, counts: addOutcomes(emptyCounts(input.steps.length), recorded) };
 }
 
 function serviceOutcome(
@@ -175,7 +180,10 @@ export function decideCurrent(context: RunContext, outcome: StepOutcome): Partia
   const step = steps[context.cursor]!;
   const decided: StepOutcome[] = [outcome];
   let abortedCases = context.abortedCases;
-  if (abortsCase(step, outcome.status)) {
+  // A passed step costs the one isFailure it always did; the quarantine is looked at on failures only.
+  if (!isFailure(outcome.status)) return { cursor: context.cursor + 1, abortedCases, ...withDecided(context, decided) };
+  const quarantinedFailures = context.input.quarantinedCases?.includes(step.caseIndex) ? context.quarantinedFailures + 1 : context.quarantinedFailures;
+  if (!step.continueOnFail) {
     abortedCases = [...abortedCases, step.caseIndex];
     const message = `step ${step.stepIndex + 1} (stepIndex ${step.stepIndex}) of the same test case did not pass`;
     for (let i = context.cursor + 1; i < steps.length; i += 1) {
@@ -185,7 +193,7 @@ export function decideCurrent(context: RunContext, outcome: StepOutcome): Partia
       }
     }
   }
-  return { cursor: context.cursor + 1, abortedCases, ...withDecided(context, decided) };
+  return { cursor: context.cursor + 1, abortedCases, quarantinedFailures, ...withDecided(context, decided) };
 }
 
 /** The executor's report for the step in flight. */
@@ -302,5 +310,5 @@ export function decideOutput(context: RunContext): RunOutput {
   if (context.failure !== null) return { status: 'error', counts, reason: context.failure };
   if (context.stop?.kind === 'cancel') return { status: 'cancelled', counts, reason: context.stop.reason };
   if (context.stop?.kind === 'lost') return { status: 'error', counts, reason: context.stop.reason };
-  return { status: verdict(counts), counts };
+  return { status: verdict(counts, context.quarantinedFailures), counts };
 }

@@ -67,6 +67,8 @@ export interface StepReport {
   evidence?: { screenshotAssetId?: string; consoleErrors?: string[]; note?: string };
   actual?: string;
   usedLocator?: unknown;
+  /** The candidates a passed step tried before the one it used, with their counts (healing proposals). */
+  triedLocators?: unknown[];
   /** Fields of observed text stored with U+FFFD in place of what PostgreSQL cannot hold (the protocol names them). */
   textReplaced?: string[];
 }
@@ -110,6 +112,8 @@ export interface RunInput {
   recorded?: StepOutcome[];
   /** The session is detached as the run starts (claimed as its socket dropped): it starts paused. */
   detached?: boolean;
+  /** caseIndex of the quarantined test cases: their failures are counted but do not fail the verdict. */
+  quarantinedCases?: number[];
 }
 
 export interface RunOutput {

@@ -20,6 +20,12 @@ export const ErrorCode = {
   idempotencyKeyReused: 'IDEMPOTENCY_KEY_REUSED',
   rateLimited: 'RATE_LIMITED',
   internal: 'INTERNAL',
+  /** The tenant's monthly allowance of AI calls is used up (the spec names this code in lower case). */
+  aiQuotaExceeded: 'ai_quota_exceeded',
+  /** No language model is configured (AI_BASE_URL, AI_MODEL) for a route that needs one. */
+  aiNotConfigured: 'ai_not_configured',
+  /** The configured language model failed or answered nothing usable. */
+  aiProviderFailed: 'ai_provider_failed',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -37,6 +43,9 @@ const statusOf: Record<ErrorCode, number> = {
   IDEMPOTENCY_KEY_REUSED: 422,
   RATE_LIMITED: 429,
   INTERNAL: 500,
+  ai_quota_exceeded: 402,
+  ai_not_configured: 503,
+  ai_provider_failed: 502,
 };
 
 export class AppError extends Error {
@@ -76,6 +85,10 @@ export const errors = {
     new AppError(ErrorCode.rateLimited, message, details, { headers }),
   idempotencyKeyReused: (message: string) => new AppError(ErrorCode.idempotencyKeyReused, message),
   internal: (message = 'Internal error') => new AppError(ErrorCode.internal, message),
+  aiQuotaExceeded: (message: string, details: Record<string, unknown>, upgradeUrl: string) =>
+    new AppError(ErrorCode.aiQuotaExceeded, message, details, { body: { upgradeUrl } }),
+  aiNotConfigured: (message: string) => new AppError(ErrorCode.aiNotConfigured, message),
+  aiProviderFailed: (message: string, details: Record<string, unknown> = {}) => new AppError(ErrorCode.aiProviderFailed, message, details),
 };
 
 /** Turns anything thrown into an AppError; unknown errors become INTERNAL without leaking their text. */

@@ -47,6 +47,7 @@ export const IdPrefix = {
   webhook: 'wh',
   webhookEvent: 'evt',
   webhookDelivery: 'whd',
+  healingProposal: 'heal',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

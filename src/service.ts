@@ -55,6 +55,8 @@ import { oauthOpenApiPaths } from './oauth/openapi-paths.js';
 import { createWebhookDelivery } from './webhook-delivery/index.js';
 import { createConsole } from './console/server.js';
 import type { ConsoleData } from './console/data.js';
+import { createAi } from './ai/index.js';
+import { RunHistoryStore } from './otp/store/run-history.js';
 
 const API_DESCRIPTION = [
   'REST API of the service: software-project artifacts (bugs, tickets, requirements, specifications, tests, releases, knowledge), OTP test runs and assets. Paths carry /api/v1.',
@@ -155,8 +157,27 @@ export async function startService(config: Config, log: Logger = createLogger(co
     events: metrics.engine,
     runHooks: { verifyEvidence: assets.verifyEvidence, onFinished: artifacts.onRunFinished },
   });
+  // The ai/* group reads run history, tenants and test cases through its ports (docs/ai.md).
+  const testCaseStore = artifacts.stores.get('test_case')!;
+  const ai = createAi({
+    db,
+    config,
+    history: new RunHistoryStore(db),
+    tenants: { tenantOf: (projectId) => tenancy.tenantOfProject(db, projectId) },
+    testCases: testCaseStore,
+    requirements: artifacts.stores.get('requirement')!,
+    drafts: {
+      save: async (principal, draft, requirementId) => {
+        const saved = await testCaseStore.create(principal, { ...draft, status: 'draft' });
+        await artifacts.links.create(principal, testCaseStore.def, saved.id as string, { targetId: requirementId, relation: 'covers' });
+        return saved;
+      },
+    },
+    events: webhooks.events,
+    testCaseExists: async (projectId, id) => (await artifacts.testCases.testCases(projectId, [id])).length > 0,
+  });
   // The run commands every door calls: REST, MCP and the console (src/otp/runs).
-  const runs = runCommands({ engine, store, views, cache: runViews, testCases: artifacts.testCases, limits: config.otp });
+  const runs = runCommands({ engine, store, views, cache: runViews, testCases: artifacts.testCases, quarantine: ai.quarantines, limits: config.otp });
   const keys = new KeyCache(db, tenancy, { ttlMs: config.keyCacheMs, maxEntries: 10_000 });
   // OAuth access tokens: signed with keys kept in PostgreSQL, accepted wherever a key is. The issuer
   // and the audience are known once the REST listener is bound (they may be derived from its port).
@@ -267,6 +288,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     ...assets.routes,
     ...artifacts.routes,
     ...webhooks.routes,
+    ...ai.routes,
   );
   // MCP tools call what the REST routes call: the run commands, the run views and the artifact stores.
   const mcpBackend: McpBackend = {

@@ -12,6 +12,7 @@ import * as oauth from './009_oauth.js';
 import * as webhookOutbox from './010_webhook_outbox.js';
 import * as webhookSubscriptionNotices from './011_webhook_subscription_notices.js';
 import * as stepTextReplaced from './012_step_text_replaced.js';
+import * as aiHistory from './030_ai_history.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -30,6 +31,7 @@ const migrations: Array<[string, Migration]> = [
   ['010_webhook_outbox', webhookOutbox],
   ['011_webhook_subscription_notices', webhookSubscriptionNotices],
   ['012_step_text_replaced', stepTextReplaced],
+  ['030_ai_history', aiHistory],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

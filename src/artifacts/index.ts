@@ -35,6 +35,8 @@ export interface Artifacts {
   testCaseSink: TestCaseSink;
   /** The store behind each kind's REST routes, for the other doors onto the same commands (MCP tools, the console). */
   stores: ReadonlyMap<string, ArtifactStore>;
+  /** Links between artifacts (a drafted test case `covers` its requirement). */
+  links: LinkService;
   /** What GET /<kind>/:id/coverage answers. */
   coverage(principal: Principal, kind: string, id: string): Promise<unknown>;
   /** Artifacts a project holds, as its quota counts them (for GET /platform/entitlement). */
@@ -89,6 +91,7 @@ export async function createArtifacts({ config, db, log, runResults, events }: A
     testCases: new ArtifactTestCaseSource(db),
     testCaseSink: new ArtifactTestCaseSink(testCaseStore!),
     stores,
+    links,
     coverage: (principal, kind, id) => coverageOf(db, principal, artifactRegistry.get(kind)!, id),
     artifactCount: (projectId) => artifactCount(db, projectId),
     stop: async () => clearInterval(sweepTimer),

@@ -15,6 +15,8 @@ export const EventType = {
   testRunClosed: 'test_run.closed',
   /** An executor's recording ended (the recordings room). */
   recordingFinished: 'recording.finished',
+  /** A locator fix was proposed from run history (GET /ai/healing). */
+  healingProposed: 'healing.proposed',
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 

@@ -7,7 +7,7 @@ export interface ReportedRun {
   status: string;
   planId?: string | null;
   reason?: string | null;
-  testCases: Array<{ id: string; title: string; steps: number }>;
+  testCases: Array<{ id: string; title: string; steps: number; quarantined?: boolean }>;
   startedAt: string | null;
   finishedAt: string | null;
   createdAt: string | null;
@@ -31,6 +31,8 @@ export interface CaseResult {
   id: string;
   title: string;
   outcome: CaseOutcome;
+  /** Quarantined when the run started: its failure is reported as it is and did not fail the run's verdict. */
+  quarantined: boolean;
   durationMs: number;
   /** The first step that did not pass (fail or error), when there is one. */
   failure?: { code: string; message: string; stepIndex: number };
@@ -59,6 +61,7 @@ export function caseResults(run: ReportedRun): CaseResult[] {
       id: testCase.id,
       title: testCase.title,
       outcome,
+      quarantined: testCase.quarantined === true,
       durationMs: steps.reduce((sum, s) => sum + (s.durationMs ?? 0), 0),
       ...(firstBad ? { failure: { code: error?.code ?? 'E_INTERNAL', message: error?.message ?? `step ${firstBad.stepIndex} ${firstBad.status}`, stepIndex: firstBad.stepIndex } } : {}),
       lines: steps.map(stepLine),

@@ -29,6 +29,8 @@ export function runToCtrf(run: ReportedRun, options: CtrfOptions) {
     ...(c.failure ? { message: `${c.failure.code}: ${c.failure.message}`, trace: c.lines.join('\n') } : {}),
     // Retries come with the ai group's retries; until then every case runs once.
     flaky: false,
+    // A quarantined case keeps its status; the tag says its failure did not fail the run's verdict.
+    ...(c.quarantined ? { tags: ['quarantined'], extra: { quarantined: true } } : {}),
     ...(options.browser ? { browser: options.browser } : {}),
     ...(c.screenshots.length
       ? { attachments: c.screenshots.map((url, i) => ({ name: `screenshot ${i + 1}`, contentType: 'image/png', path: `${options.baseUrl}${url}` })) }
@@ -59,7 +61,12 @@ export function runToCtrf(run: ReportedRun, options: CtrfOptions) {
       tests,
       environment: {
         ...(options.reportName ? { reportName: options.reportName } : {}),
-        extra: { runId: run.id, status: run.status, url: `${options.baseUrl}/console/runs/${run.id}` },
+        extra: {
+          runId: run.id,
+          status: run.status,
+          url: `${options.baseUrl}/console/runs/${run.id}`,
+          ...(cases.some((c) => c.quarantined) ? { quarantined: cases.filter((c) => c.quarantined).map((c) => c.id) } : {}),
+        },
       },
     },
   };

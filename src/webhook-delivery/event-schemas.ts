@@ -7,6 +7,7 @@ import { ARTIFACT_OPERATIONS, EventType } from '../db/change-events.js';
 import { artifactDefinitions } from '../artifacts/index.js';
 import { webhookEventTypes } from '../artifacts/webhooks/webhooks.js';
 import { RunSummarySchema } from '../otp/http/schemas.js';
+import { HealingProposalSchema } from '../ai/healing/schema.js';
 
 const RecordingSchema = registerSchema({
   $id: 'WebhookRecording',
@@ -40,6 +41,7 @@ const fixed: EventDoc[] = [
   { type: EventType.testResultRecorded, schemaName: 'TestResultRecordedEvent', summary: 'A test result was recorded, by an OTP run with a testRunId or through the API; data is the result', data: { $ref: 'TestResult' } },
   { type: EventType.testRunClosed, schemaName: 'TestRunClosedEvent', summary: 'A test run was closed, by an OTP run with finishTestRun or through the API; data is the test run', data: { $ref: 'TestRun' } },
   { type: EventType.recordingFinished, schemaName: 'RecordingFinishedEvent', summary: 'An executor finished a recording; data is the recording', data: RecordingSchema },
+  { type: EventType.healingProposed, schemaName: 'HealingProposedEvent', summary: 'A locator fix was proposed from run history (GET /ai/healing); data is the proposal', data: HealingProposalSchema },
 ];
 
 const verbs = { created: 'was created', updated: 'was changed', deleted: 'was deleted (data is the record as it last was)' };

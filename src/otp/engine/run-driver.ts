@@ -104,6 +104,7 @@ export class RunDriver {
         graceMs: deps.graceMs,
         ...(run.recorded ? { recorded: run.recorded } : {}),
         ...(channel.detached ? { detached: true } : {}),
+        ...quarantinedInput(run.testCases),
       },
       ...(deps.clock ? { clock: deps.clock } : {}),
       // Microsteps only: each carries the transitions taken (eventless and delayed ones included).
@@ -203,7 +204,7 @@ export class RunDriver {
         runId: run.id,
         vars: run.vars,
         allowedOrigins: run.allowedOrigins,
-        testCases: run.testCases,
+        testCases: run.testCases.map(({ id, title, steps }) => ({ id, title, steps })),
         totalSteps: run.steps.length,
         defaults: { stepTimeoutMs: deps.stepTimeoutMs },
       }),
@@ -359,4 +360,10 @@ export class RunDriver {
     this.released = true;
     this.actor.stop();
   }
+}
+
+/** The run machine's quarantinedCases (caseIndex of each quarantined test case), only when there is one. */
+function quarantinedInput(testCases: ClaimedRun['testCases']): { quarantinedCases?: number[] } {
+  const indexes = testCases.flatMap((testCase, caseIndex) => (testCase.quarantined ? [caseIndex] : []));
+  return indexes.length ? { quarantinedCases: indexes } : {};
 }

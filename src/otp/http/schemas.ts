@@ -56,7 +56,16 @@ const runSummaryProperties = {
       type: 'object',
       additionalProperties: false,
       required: ['id', 'title', 'steps'],
-      properties: { id: { type: 'string' }, title: { type: 'string' }, steps: { type: 'integer', description: 'Number of steps' } },
+      properties: {
+        id: { type: 'string' },
+        title: { type: 'string' },
+        steps: { type: 'integer', description: 'Number of steps' },
+        version: { type: 'integer', description: 'The version of the test case that ran' },
+        quarantined: {
+          const: true,
+          description: 'The case was quarantined when the run started (POST /ai/flaky/{testCaseId}/quarantine): it ran and reports, but its failure does not fail the verdict',
+        },
+      },
     },
   },
   allowedOrigins: { type: 'array', items: { type: 'string' } },

@@ -3,7 +3,11 @@
 // (run-sql.ts) and the planned-run memory (planned-runs.ts) need nothing of RunStore itself.
 import type { PlannedStep, StepOutcome } from '../../../machines/types.js';
 
-export type RunCaseRef = { id: string; title: string; steps: number };
+/**
+ * A test case of a run as the run keeps it: `version` is the case's revision when planned, and
+ * `quarantined` marks a case whose failure does not fail the run's verdict (docs/ai.md, "Quarantine").
+ */
+export type RunCaseRef = { id: string; title: string; steps: number; version?: number; quarantined?: true };
 
 export interface NewRun {
   id: string;

@@ -28,7 +28,8 @@ export const MAY_IMPORT: Record<string, string[]> = {
   cli: ['reports'],
   oauth: ['db', 'auth'],
   mcp: ['validation', 'auth', 'rest', 'otp/runs', 'otp/http', 'otp/store:types', 'otp/engine:types', 'artifacts', 'machines'],
-  'webhook-delivery': ['rest', 'validation', 'db', 'artifacts', 'otp/http'],
+  'webhook-delivery': ['rest', 'validation', 'db', 'artifacts', 'otp/http', 'ai'],
+  ai: ['rest', 'validation', 'db', 'auth'],
   console: ['auth', 'rest', 'db:types', 'machines', 'otp/protocol:types', 'otp/runs:types', 'otp/store:types', 'otp/engine'],
   observability: ['otp/engine:types', 'rest:types'],
 };
@@ -78,6 +79,9 @@ export const TABLE_OWNERS: Record<string, string> = {
   webhook_deliveries: 'webhook-delivery',
   webhook_attempts: 'webhook-delivery',
   webhook_health: 'webhook-delivery',
+  ai_usage: 'ai',
+  ai_quarantines: 'ai',
+  ai_healing_proposals: 'ai',
 };
 
 /** The only readers of process.env: the service's configuration, the runner's options and the CLI's. */

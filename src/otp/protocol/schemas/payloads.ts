@@ -113,6 +113,13 @@ export const StepResultPayloadSchema = {
     },
     actual: { description: 'Observed value (asserts).', type: 'string', maxLength: 100000 },
     usedLocator: { $ref: 'Locator', description: 'The locator that matched (from candidates, the one that worked).' },
+    triedLocators: {
+      description:
+        'Optional, on a step that passed through a candidate other than its first: the candidates tried in order, each with its count (and, for one match, visible and enabled). The service proposes locator fixes from it (GET /ai/healing).',
+      type: 'array',
+      maxItems: 100,
+      items: { $ref: 'TriedLocator' },
+    },
     textReplaced: {
       description:
         'The fields of observed text (actual, error.message, evidence.consoleErrors) in which NUL characters and lone UTF-16 surrogates, which cannot be stored, were replaced with U+FFFD. An executor that replaced them before sending says so here; the service adds the fields it replaced itself (it stores such text replaced, and keeps the verdict).',

@@ -1,0 +1,27 @@
+// GET /ai/flaky as a plain function: the window's case outcomes from run history, ranked by the rules
+// of score.ts, each with its live quarantine.
+import type { RunHistory } from '../history.js';
+import { FLAKY_RULES, rankFlakiness, type CaseFlakiness, type FlakyStatus } from './score.js';
+import type { Quarantine, QuarantineStore } from './quarantine-store.js';
+
+export interface FlakyFilter {
+  runs: number;
+  status?: FlakyStatus;
+  testCaseId?: string;
+  limit: number;
+}
+
+export type FlakyCase = CaseFlakiness & { quarantine: Quarantine | null };
+
+export async function listFlaky(history: RunHistory, quarantines: QuarantineStore, projectId: string, filter: FlakyFilter) {
+  const [attempts, live] = await Promise.all([
+    history.caseAttempts(projectId, { runs: filter.runs, ...(filter.testCaseId ? { testCaseId: filter.testCaseId } : {}) }),
+    quarantines.live(projectId),
+  ]);
+  const byCase = new Map(live.map((q) => [q.testCaseId, q]));
+  const items: FlakyCase[] = rankFlakiness(attempts)
+    .filter((c) => !filter.status || c.status === filter.status)
+    .slice(0, filter.limit)
+    .map((c) => ({ ...c, quarantine: byCase.get(c.testCaseId) ?? null }));
+  return { items, window: { runs: filter.runs }, rules: { ...FLAKY_RULES } };
+}

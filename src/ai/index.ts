@@ -1,0 +1,59 @@
+// The ai/* group (docs/ai.md): answers from run history. Built once per service from its ports: run
+// history (otp/store), the tenants (platform), test cases (artifacts) and change events (webhooks).
+import type { Db } from '../db/connect.js';
+import type { Config } from '../config.js';
+import type { ChangeEvents } from '../db/change-events.js';
+import type { RouteDef } from '../rest/route.js';
+import type { RunHistory } from './history.js';
+import { AiQuota, type ProjectTenants } from './quota/ai-quota.js';
+import { usageRoutes } from './quota/routes.js';
+import { QuarantineStore } from './flaky/quarantine-store.js';
+import { flakyRoutes } from './flaky/routes.js';
+import { HealingStore } from './healing/healing-store.js';
+import { HealingService, type TestCaseEditor } from './healing/healing-service.js';
+import { healingRoutes } from './healing/routes.js';
+import { draftRoutes } from './drafts/routes.js';
+import { DraftService, type RequirementSource, type DraftSink } from './drafts/draft-service.js';
+import type { AiMeter } from './meter.js';
+
+export interface AiDeps {
+  db: Db;
+  config: Pick<Config, 'ai' | 'limits'>;
+  history: RunHistory;
+  tenants: ProjectTenants;
+  testCases: TestCaseEditor;
+  requirements: RequirementSource;
+  drafts: DraftSink;
+  events: ChangeEvents;
+  /** Whether the project has the test case. */
+  testCaseExists(projectId: string, testCaseId: string): Promise<boolean>;
+}
+
+export interface Ai {
+  routes: RouteDef[];
+  meter: AiMeter;
+  quota: AiQuota;
+  quarantines: QuarantineStore;
+  healing: HealingService;
+  history: RunHistory;
+}
+
+export function createAi(deps: AiDeps): Ai {
+  const quota = new AiQuota(deps.db, deps.tenants, deps.config.limits);
+  const quarantines = new QuarantineStore(deps.db, deps.config.ai.quarantineDays);
+  const healing = new HealingService(deps.history, new HealingStore(deps.db, deps.events), deps.testCases);
+  const drafts = new DraftService(deps.config.ai.model, deps.requirements, deps.drafts);
+  return {
+    routes: [
+      ...usageRoutes(quota),
+      ...flakyRoutes({ history: deps.history, quarantines, meter: quota, testCaseExists: deps.testCaseExists }),
+      ...healingRoutes(healing, quota),
+      ...draftRoutes(drafts, quota),
+    ],
+    meter: quota,
+    quota,
+    quarantines,
+    healing,
+    history: deps.history,
+  };
+}
