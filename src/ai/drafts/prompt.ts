@@ -15,7 +15,7 @@ export const DRAFT_RESPONSE_SCHEMA = {
         required: ['otp'],
         properties: {
           label: { type: 'string' },
-          otp: { type: 'object', description: 'An OTP action: navigate {url}, click {locator}, fill {locator, value}, assert {kind, locator, expected}, ...' },
+          otp: { type: 'object', description: 'An OTP action: navigate {url}, click {locator}, type {locator, text}, assert {kind, locator, expected}, ...' },
         },
       },
     },
@@ -24,7 +24,7 @@ export const DRAFT_RESPONSE_SCHEMA = {
 
 const SYSTEM = `You write UI test cases for the OTP test protocol. Answer only JSON: {"title", "description", "steps": [{"label", "otp"}]}.
 Each otp is one action: {"action":"navigate","url":"..."}, {"action":"click","locator":{"by":"role","value":"button","name":"Save"}},
-{"action":"fill","locator":{"by":"label","value":"Email"},"value":"..."}, {"action":"assert","kind":"text","locator":{...},"expected":"..."}.
+{"action":"type","locator":{"by":"label","value":"Email"},"text":"..."}, {"action":"assert","kind":"text","locator":{...},"expected":"..."}.
 Locators: by one of testid, role, label, placeholder, text, alt, title, css, xpath, with value. Use {{name}} for values the run supplies.`;
 
 export function draftMessages(requirement: Record<string, unknown>): OpenAI.Chat.ChatCompletionMessageParam[] {
