@@ -297,6 +297,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     testCases: artifacts.stores.get('test_case')!,
     requirements: artifacts.stores.get('requirement')!,
     coverage: (principal, kind, id) => artifacts.coverage(principal, kind, id),
+    flaky: (principal, query) => ai.flaky(principal, query),
     absolute: (path) => `${baseUrl}${path}`,
   };
   const rateCounter = config.limits.rateLimit ? new RateCounter(countersDb, config.limits.rateLimitSyncMs) : undefined;

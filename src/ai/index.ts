@@ -15,6 +15,10 @@ import { healingRoutes } from './healing/routes.js';
 import { draftRoutes } from './drafts/routes.js';
 import { DraftService, type RequirementSource, type DraftSink } from './drafts/draft-service.js';
 import type { AiMeter } from './meter.js';
+import type { Principal } from '../auth/principal.js';
+import { listFlakyCharged } from './flaky/flaky-service.js';
+import type { FlakyQuery } from './flaky/schema.js';
+export { flakyQuery } from './flaky/schema.js';
 
 export interface AiDeps {
   db: Db;
@@ -36,6 +40,8 @@ export interface Ai {
   quarantines: QuarantineStore;
   healing: HealingService;
   history: RunHistory;
+  /** GET /ai/flaky as a function (svc_list_flaky). */
+  flaky(principal: Principal, query: Partial<FlakyQuery>): Promise<unknown>;
 }
 
 export function createAi(deps: AiDeps): Ai {
@@ -55,5 +61,6 @@ export function createAi(deps: AiDeps): Ai {
     quarantines,
     healing,
     history: deps.history,
+    flaky: (principal, query) => listFlakyCharged({ history: deps.history, quarantines, meter: quota }, principal, query),
   };
 }

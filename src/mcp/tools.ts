@@ -13,6 +13,7 @@ import { RunRequestSchema, type RunRequest } from '../otp/runs/request.js';
 import { sessionsQuery } from '../otp/http/routes.js';
 import { artifactSchemas } from '../artifacts/index.js';
 import { bundle, objectOf, withProperties } from './schemas.js';
+import { flakyQuery } from '../ai/index.js';
 import { isFinalRunStatus } from '../../machines/types.js';
 
 /** What the tools need of the service: the functions the REST routes call. */
@@ -23,6 +24,8 @@ export interface McpBackend {
   testCases: ResourceStore;
   requirements: ResourceStore;
   coverage(principal: Principal, kind: 'requirement', id: string): Promise<unknown>;
+  /** GET /ai/flaky (charged to the AI allowance like the route). */
+  flaky(principal: Principal, query: Record<string, unknown>): Promise<unknown>;
   /** Absolute URL of a path on this service (evidence links). */
   absolute(path: string): string;
 }
@@ -188,5 +191,16 @@ export const tools: ToolDef[] = [
       for (const item of page.items) items.push({ ...item, coverage: await backend.coverage(principal, 'requirement', item.id as string) });
       return { ...page, items };
     },
+  },
+  {
+    name: 'svc_list_flaky',
+    title: 'Flaky test cases',
+    description:
+      'Test cases ranked by flakiness from their recent history (outcome flips of the same version, passes on retry), each with its status (flaky, broken, stable, insufficient), the reasons in words, the runs that show it and its quarantine, as GET /api/v1/ai/flaky. Counts against the monthly AI allowance (ai_quota_exceeded when used up).',
+    scope: 'read',
+    operationId: 'listFlakyTestCases',
+    inputSchema: bundle(flakyQuery),
+    annotations: read,
+    call: (backend, principal, args) => backend.flaky(principal, args),
   },
 ];

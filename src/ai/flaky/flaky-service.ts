@@ -1,6 +1,10 @@
 // GET /ai/flaky as a plain function: the window's case outcomes from run history, ranked by the rules
 // of score.ts, each with its live quarantine.
+import type { Principal } from '../../auth/principal.js';
+import { AI_COSTS } from '../../tiers.js';
+import type { AiMeter } from '../meter.js';
 import type { RunHistory } from '../history.js';
+import type { FlakyQuery } from './schema.js';
 import { FLAKY_RULES, rankFlakiness, type CaseFlakiness, type FlakyStatus } from './score.js';
 import type { Quarantine, QuarantineStore } from './quarantine-store.js';
 
@@ -24,4 +28,15 @@ export async function listFlaky(history: RunHistory, quarantines: QuarantineStor
     .slice(0, filter.limit)
     .map((c) => ({ ...c, quarantine: byCase.get(c.testCaseId) ?? null }));
   return { items, window: { runs: filter.runs }, rules: { ...FLAKY_RULES } };
+}
+
+/** GET /ai/flaky and svc_list_flaky: charged as one answer from history, then listed. */
+export async function listFlakyCharged(deps: { history: RunHistory; quarantines: QuarantineStore; meter: AiMeter }, principal: Principal, query: Partial<FlakyQuery>) {
+  await deps.meter.charge(principal.projectId, 'flaky', AI_COSTS.history);
+  return listFlaky(deps.history, deps.quarantines, principal.projectId, {
+    runs: query.runs ?? 300,
+    limit: query.limit ?? 50,
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.testCaseId ? { testCaseId: query.testCaseId } : {}),
+  });
 }

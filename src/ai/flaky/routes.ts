@@ -1,11 +1,10 @@
 // ai/flaky: flakiness from run history, and the quarantine of a test case.
 import { route, type RouteDef } from '../../rest/route.js';
-import { AI_COSTS } from '../../tiers.js';
 import { errors } from '../../errors.js';
 import type { AiMeter } from '../meter.js';
 import type { RunHistory } from '../history.js';
 import type { QuarantineStore } from './quarantine-store.js';
-import { listFlaky } from './flaky-service.js';
+import { listFlakyCharged } from './flaky-service.js';
 import { FlakyPageSchema, flakyQuery, QuarantineCreateSchema, QuarantineSchema, type FlakyQuery, type QuarantineCreate } from './schema.js';
 
 export interface FlakyDeps {
@@ -23,15 +22,7 @@ export function flakyRoutes({ history, quarantines, meter, testCaseExists }: Fla
       method: 'get', path: '/ai/flaky', auth: 'read', tag, operationId: 'listFlakyTestCases', errors: [402],
       query: flakyQuery, response: FlakyPageSchema,
       summary: 'Rank test cases by flakiness from their recent history (outcome flips of the same version, passes on retry), with the reasons and the runs that show it',
-      handler: async ({ principal, query }) => {
-        await meter.charge(principal.projectId, 'flaky', AI_COSTS.history);
-        return listFlaky(history, quarantines, principal.projectId, {
-          runs: query.runs ?? 300,
-          limit: query.limit ?? 50,
-          ...(query.status ? { status: query.status } : {}),
-          ...(query.testCaseId ? { testCaseId: query.testCaseId } : {}),
-        });
-      },
+      handler: ({ principal, query }) => listFlakyCharged({ history, quarantines, meter }, principal, query),
     }),
     route<QuarantineCreate>({
       method: 'post', path: '/ai/flaky/:testCaseId/quarantine', auth: 'write', tag, operationId: 'quarantineTestCase',

@@ -27,7 +27,7 @@ export const MAY_IMPORT: Record<string, string[]> = {
   reports: [],
   cli: ['reports'],
   oauth: ['db', 'auth'],
-  mcp: ['validation', 'auth', 'rest', 'otp/runs', 'otp/http', 'otp/store:types', 'otp/engine:types', 'artifacts', 'machines'],
+  mcp: ['validation', 'auth', 'rest', 'otp/runs', 'otp/http', 'otp/store:types', 'otp/engine:types', 'artifacts', 'machines', 'ai'],
   'webhook-delivery': ['rest', 'validation', 'db', 'artifacts', 'otp/http', 'ai'],
   ai: ['rest', 'validation', 'db', 'auth'],
   console: ['auth', 'rest', 'db:types', 'machines', 'otp/protocol:types', 'otp/runs:types', 'otp/store:types', 'otp/engine'],
