@@ -158,23 +158,13 @@ export async function startService(config: Config, log: Logger = createLogger(co
     runHooks: { verifyEvidence: assets.verifyEvidence, onFinished: artifacts.onRunFinished },
   });
   // The ai/* group reads run history, tenants and test cases through its ports (docs/ai.md).
-  const testCaseStore = artifacts.stores.get('test_case')!;
   const ai = createAi({
     db,
     config,
     history: new RunHistoryStore(db),
     tenants: { tenantOf: (projectId) => tenancy.tenantOfProject(db, projectId) },
-    testCases: testCaseStore,
-    requirements: artifacts.stores.get('requirement')!,
-    drafts: {
-      save: async (principal, draft, requirementId) => {
-        const saved = await testCaseStore.create(principal, { ...draft, status: 'draft' });
-        await artifacts.links.create(principal, testCaseStore.def, saved.id as string, { targetId: requirementId, relation: 'covers' });
-        return saved;
-      },
-    },
     events: webhooks.events,
-    testCaseExists: async (projectId, id) => (await artifacts.testCases.testCases(projectId, [id])).length > 0,
+    ...artifacts.aiPorts,
   });
   // The run commands every door calls: REST, MCP and the console (src/otp/runs).
   const runs = runCommands({ engine, store, views, cache: runViews, testCases: artifacts.testCases, quarantine: ai.quarantines, limits: config.otp });
@@ -211,6 +201,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
   // The console reads through the same functions and stores as the REST routes (src/console/data.ts).
   const consoleData: ConsoleData = {
     runs,
+    ...ai.console,
+    caseLinks: artifacts.aiPorts.caseLinks,
     sessions: (projectId, query) => views.sessions(projectId, query),
     session: (projectId, sessionId) => views.session(projectId, sessionId),
     liveness: (projectId, sessionId) => engine.watch.sessionLiveness(projectId, sessionId),

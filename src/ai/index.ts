@@ -15,6 +15,7 @@ import { healingRoutes } from './healing/routes.js';
 import { draftRoutes } from './drafts/routes.js';
 import { DraftService, type RequirementSource, type DraftSink } from './drafts/draft-service.js';
 import type { AiMeter } from './meter.js';
+import { consoleViews } from './console-views.js';
 import type { Principal } from '../auth/principal.js';
 import { listFlakyCharged } from './flaky/flaky-service.js';
 import type { FlakyQuery } from './flaky/schema.js';
@@ -40,6 +41,8 @@ export interface Ai {
   quarantines: QuarantineStore;
   healing: HealingService;
   history: RunHistory;
+  /** The console's views of the group (ConsoleData members). */
+  console: ReturnType<typeof consoleViews>;
   /** GET /ai/flaky as a function (svc_list_flaky). */
   flaky(principal: Principal, query: Partial<FlakyQuery>): Promise<unknown>;
 }
@@ -61,6 +64,7 @@ export function createAi(deps: AiDeps): Ai {
     quarantines,
     healing,
     history: deps.history,
+    console: consoleViews(deps.history, quarantines, healing),
     flaky: (principal, query) => listFlakyCharged({ history: deps.history, quarantines, meter: quota }, principal, query),
   };
 }

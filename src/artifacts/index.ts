@@ -18,6 +18,7 @@ import { ArtifactTestCaseSink, ArtifactTestCaseSource } from './tests/test-case-
 import type { TestCaseSink, TestCaseSource } from '../otp/engine/test-case-source.js';
 import type { ChangeEvents } from '../db/change-events.js';
 import { WebhookSubscriptions } from './webhooks/subscriptions.js';
+import { aiPortsOf } from './ai-ports.js';
 
 export { artifactDefinitions, WebhookSubscriptions };
 
@@ -35,8 +36,8 @@ export interface Artifacts {
   testCaseSink: TestCaseSink;
   /** The store behind each kind's REST routes, for the other doors onto the same commands (MCP tools, the console). */
   stores: ReadonlyMap<string, ArtifactStore>;
-  /** Links between artifacts (a drafted test case `covers` its requirement). */
-  links: LinkService;
+  /** What the ai room needs of test cases, requirements and links (its ports). */
+  aiPorts: ReturnType<typeof aiPortsOf>;
   /** What GET /<kind>/:id/coverage answers. */
   coverage(principal: Principal, kind: string, id: string): Promise<unknown>;
   /** Artifacts a project holds, as its quota counts them (for GET /platform/entitlement). */
@@ -77,6 +78,7 @@ export async function createArtifacts({ config, db, log, runResults, events }: A
     if (def.coverage) routes.push(coverageRoute(def, db));
   }
 
+  const testCaseSource = new ArtifactTestCaseSource(db);
   const kinds = { testResult: artifactRegistry.get('test_result')!, testRun: artifactRegistry.get('test_run')! };
   const recorder = new RunResultRecorder(db, runResults, log, kinds, events);
   // The safety net for results whose hook never ran (a process died, a run finished as orphaned).
@@ -88,10 +90,10 @@ export async function createArtifacts({ config, db, log, runResults, events }: A
   return {
     routes,
     onRunFinished: (runId) => recorder.record(runId),
-    testCases: new ArtifactTestCaseSource(db),
+    testCases: testCaseSource,
     testCaseSink: new ArtifactTestCaseSink(testCaseStore!),
     stores,
-    links,
+    aiPorts: aiPortsOf(stores, links, testCaseSource),
     coverage: (principal, kind, id) => coverageOf(db, principal, artifactRegistry.get(kind)!, id),
     artifactCount: (projectId) => artifactCount(db, projectId),
     stop: async () => clearInterval(sweepTimer),

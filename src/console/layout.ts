@@ -8,6 +8,7 @@ const NAV: Array<[string, string]> = [
   ['runs', 'Runs'],
   ['sessions', 'Sessions'],
   ['cases', 'Test cases'],
+  ['healing', 'Healing'],
   ['assets', 'Assets'],
   ['machines', 'Machines'],
 ];
