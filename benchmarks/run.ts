@@ -14,6 +14,7 @@ import { sessionsScenario } from './scenarios/sessions.js';
 import { latencyScenario } from './scenarios/latency.js';
 import { restScenario } from './scenarios/rest.js';
 import { runnerScenario } from './scenarios/runner.js';
+import { flakyScenario } from './scenarios/flaky.js';
 
 const SCENARIOS: Record<ScenarioName, Scenario> = {
   steps: stepsScenario,
@@ -22,6 +23,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   latency: latencyScenario,
   rest: restScenario,
   runner: runnerScenario,
+  flaky: flakyScenario,
 };
 
 async function main(): Promise<number> {

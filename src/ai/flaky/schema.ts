@@ -8,7 +8,7 @@ export const flakyQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    runs: { type: 'integer', minimum: 1, maximum: 2000, default: 300, description: "The window: the project's latest finished runs to read" },
+    runs: { type: 'integer', minimum: 1, maximum: 1000, default: 300, description: "The window: the project's latest finished runs to read" },
     status: { enum: ['flaky', 'broken', 'stable', 'insufficient'], description: 'Only the cases of this status' },
     testCaseId: { type: 'string', maxLength: 100, description: 'Only this test case' },
     limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },

@@ -53,7 +53,9 @@ export function caseRuns(attempts: readonly CaseAttempt[]): Map<string, CaseRun[
   for (const a of last.values()) {
     const outcome: CaseRunOutcome = a.failed ? 'fail' : a.skipped ? 'skip' : a.maxAttempt > 1 ? 'retry_pass' : 'pass';
     const run: CaseRun = { runId: a.runId, createdAt: a.createdAt, version: a.version, outcome, failedPositions: a.failedSteps.map((i) => i - a.firstIndex) };
-    byCase.set(a.testCaseId, [...(byCase.get(a.testCaseId) ?? []), run]);
+    const list = byCase.get(a.testCaseId);
+    if (list) list.push(run);
+    else byCase.set(a.testCaseId, [run]);
   }
   // Oldest first (run ids sort by creation).
   for (const runs of byCase.values()) runs.sort((x, y) => (x.runId < y.runId ? -1 : x.runId > y.runId ? 1 : 0));
