@@ -111,6 +111,11 @@ const stepView = {
     },
     actual: { type: ['string', 'null'] },
     usedLocator: { type: ['object', 'null'], description: 'The locator that matched (a Locator)' },
+    triedLocators: {
+      type: 'array',
+      items: { type: 'object' },
+      description: 'Only on a step that passed through a candidate other than its first: the candidates tried, each with count (and visible, enabled for one match), as the executor reported them',
+    },
     textReplaced: {
       type: ['array', 'null'],
       items: { enum: [...OBSERVED_TEXT_FIELDS] },
