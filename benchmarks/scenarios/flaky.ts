@@ -1,7 +1,7 @@
 // flaky: GET /api/v1/ai/flaky on a project with a long history (100,000 runs of 5 test cases of 10
 // steps: 5,000,000 step results), built in SQL with set-based inserts (generate_series, INSERT ...
-// SELECT) in the scenario's own database. 200 test cases: every 20th fails nearly always (broken),
-// every 10th (offset 5) fails one run in three (flaky), the rest pass. Requests are sent one at a
+// SELECT) in the scenario's own database. 200 test cases: every 20th (10 cases) fails nearly always (broken),
+// every 10th (offset 5, 20 cases) fails one run in three (flaky), the rest pass. Requests are sent one at a
 // time and timed by the harness (loopback included). Baseline in the same run and the same project:
 // GET /api/v1/otp/runs?limit=50, the service's plain read of the newest runs; the ratio is of the p95s.
 // A second measure asks for a window of 1,000 runs (the route's largest) to show the cost follows the
@@ -94,7 +94,7 @@ export const flakyScenario: Scenario = {
         notes: [
           `history: ${runs} runs, ${rows[0]!.n} step results, ${CASES} test cases (5 per run, 10 steps each), built in ${built.seconds.toFixed(0)} s with set-based INSERT ... SELECT`,
           `${requests} requests per measure, one at a time, after 20 unmeasured; timed by the harness over loopback`,
-          `the 1,000-run answer ranked ${Object.entries(statuses).map(([s, n]) => `${n} ${s}`).join(', ')} (planted: 10 broken, 10 flaky; in 300 runs each case has about 7 runs, under the 8 a rate needs)`,
+          `the 1,000-run answer ranked ${Object.entries(statuses).map(([s, n]) => `${n} ${s}`).join(', ')} (planted: 10 broken, 20 flaky; in 300 runs each case has about 7 runs, under the 8 a rate needs)`,
           `baseline GET /otp/runs?limit=50: p50 ${fmt(baseline.p50, 'ms')}, p95 ${fmt(baseline.p95, 'ms')}`,
         ],
       };

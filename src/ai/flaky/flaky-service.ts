@@ -30,13 +30,22 @@ export async function listFlaky(history: RunHistory, quarantines: QuarantineStor
   return { items, window: { runs: filter.runs }, rules: { ...FLAKY_RULES } };
 }
 
-/** GET /ai/flaky and svc_list_flaky: charged as one answer from history, then listed. */
+/**
+ * GET /ai/flaky and svc_list_flaky: charged as one answer from history. The answer only reads, so
+ * the charge and the reads go together; a refused charge (402) is what is answered, and nothing was
+ * written either way.
+ */
 export async function listFlakyCharged(deps: { history: RunHistory; quarantines: QuarantineStore; meter: AiMeter }, principal: Principal, query: Partial<FlakyQuery>) {
-  await deps.meter.charge(principal.projectId, 'flaky', AI_COSTS.history);
-  return listFlaky(deps.history, deps.quarantines, principal.projectId, {
+  const charged = deps.meter.charge(principal.projectId, 'flaky', AI_COSTS.history);
+  const listed = listFlaky(deps.history, deps.quarantines, principal.projectId, {
     runs: query.runs ?? 300,
     limit: query.limit ?? 50,
     ...(query.status ? { status: query.status } : {}),
     ...(query.testCaseId ? { testCaseId: query.testCaseId } : {}),
   });
+  // Both settle before the answer: a failed read is not left unhandled behind a refused charge.
+  const [charge, list] = await Promise.allSettled([charged, listed]);
+  if (charge.status === 'rejected') throw charge.reason;
+  if (list.status === 'rejected') throw list.reason;
+  return list.value;
 }

@@ -45,7 +45,12 @@ function periodStartOf(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
 }
 
+/** How long a project's tenant and tier are remembered (a tier change applies within this). */
+const TENANT_TTL_MS = 5_000;
+
 export class AiQuota implements AiMeter {
+  private readonly tenantCache = new Map<string, { at: number; tenant: { tenantId: string; tier?: string } }>();
+
   constructor(
     private readonly db: Db,
     private readonly tenants: ProjectTenants,
@@ -53,8 +58,14 @@ export class AiQuota implements AiMeter {
   ) {}
 
   private async tenant(projectId: string): Promise<{ tenantId: string; tier: string; allowance: number }> {
-    const tenant = await this.tenants.tenantOf(projectId);
-    if (!tenant) throw errors.notFound('Project', projectId);
+    const cached = this.tenantCache.get(projectId);
+    let tenant = cached && Date.now() - cached.at < TENANT_TTL_MS ? cached.tenant : undefined;
+    if (!tenant) {
+      tenant = await this.tenants.tenantOf(projectId);
+      if (!tenant) throw errors.notFound('Project', projectId);
+      if (this.tenantCache.size >= 10_000) this.tenantCache.clear();
+      this.tenantCache.set(projectId, { at: Date.now(), tenant });
+    }
     const tier = tenant.tier ?? 'free';
     return { tenantId: tenant.tenantId, tier, allowance: effectiveLimits(tier, this.overrides).aiCallsPerMonth };
   }
