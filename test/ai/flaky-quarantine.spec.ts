@@ -22,12 +22,16 @@ describe('ai: flakiness from history, quarantine and the verdict, the quota', ()
       expect(created.status).to.equal(202);
       const start = await executor.next('run.start');
       executor.send('ack', undefined, { runId: start.runId, ref: start.id });
+      let finished: Frame;
       for (;;) {
         const frame = await Promise.race([executor.next('step.exec', (f) => f.runId === start.runId), executor.next('run.finished', (f) => f.runId === start.runId)]);
-        if (frame.type === 'run.finished') break;
+        if (frame.type === 'run.finished') {
+          finished = frame;
+          break;
+        }
         executor.result(frame, outcome(frame));
       }
-      return (await req('GET', `/otp/runs/${created.body.runId}`)).body;
+      return { ...(await req('GET', `/otp/runs/${created.body.runId}`)).body, finishedFrame: finished.payload };
     };
     return { key, tenantId, req, executor, run };
   }
@@ -73,9 +77,12 @@ describe('ai: flakiness from history, quarantine and the verdict, the quota', ()
     expect(quarantined.status).to.equal('passed');
     expect(quarantined.counts.failed).to.equal(2);
     expect(quarantined.testCases.map((c: { quarantined?: boolean }) => c.quarantined ?? false)).to.deep.equal([true, true, false]);
+    expect(quarantined.finishedFrame).to.include({ status: 'passed', failed: 2 });
+    expect(quarantined.finishedFrame.quarantined).to.deep.equal([flaky, broken]);
     // A failure outside the quarantine still fails it.
     const failing = await p.run([flaky, steady], (exec) => (exec.payload.stepIndex === 1 ? 'fail' : 'pass'));
     expect(failing.status).to.equal('failed');
+    expect(failing.finishedFrame).to.include({ status: 'failed' });
     const junit = await fetch(`${t.api}/otp/runs/${quarantined.id}?format=junit`, { headers: { authorization: `Bearer ${p.key}` } });
     expect(junit.status).to.equal(200);
     const xml = await junit.text();
@@ -88,6 +95,8 @@ describe('ai: flakiness from history, quarantine and the verdict, the quota', ()
     expect((await p.req('DELETE', `/ai/flaky/${flaky}/quarantine`)).status).to.equal(404);
     const after = await p.run([flaky], () => 'fail');
     expect(after.status).to.equal('failed');
+    expect(after.finishedFrame).to.not.have.property('quarantined');
+    expect(after.testCases[0]).to.not.have.property('quarantined');
   });
 
   it('charges each history answer against the monthly allowance and answers 402 ai_quota_exceeded past it, writing nothing', async () => {

@@ -236,6 +236,7 @@ export class RunDriver {
         ...output.counts,
         durationMs: this.duration,
         ...(output.reason ? { reason: output.reason } : {}),
+        ...quarantinedIds(this.run.testCases),
       }),
     );
   }
@@ -366,4 +367,10 @@ export class RunDriver {
 function quarantinedInput(testCases: ClaimedRun['testCases']): { quarantinedCases?: number[] } {
   const indexes = testCases.flatMap((testCase, caseIndex) => (testCase.quarantined ? [caseIndex] : []));
   return indexes.length ? { quarantinedCases: indexes } : {};
+}
+
+/** run.finished's quarantined: the ids of the run's quarantined test cases, only when there is one. */
+function quarantinedIds(testCases: ClaimedRun['testCases']): { quarantined?: string[] } {
+  const ids = testCases.flatMap((testCase) => (testCase.quarantined ? [testCase.id] : []));
+  return ids.length ? { quarantined: ids } : {};
 }

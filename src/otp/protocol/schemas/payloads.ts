@@ -252,6 +252,11 @@ export const RunFinishedPayloadSchema = {
     total: { description: 'Steps in the run.', type: 'integer', minimum: 0 },
     durationMs: { description: 'Duration of the run, in milliseconds.', type: 'integer', minimum: 0 },
     reason: { description: 'Why a cancelled or error run ended (absent for passed and failed).', type: 'string', maxLength: 1000 },
+    quarantined: {
+      description: 'Optional: the test cases quarantined when the run started. Their failed steps are in failed but did not fail the verdict (status).',
+      type: 'array',
+      items: { type: 'string' },
+    },
   },
   required: ['runId', 'status', 'passed', 'failed', 'skipped', 'total', 'durationMs'],
   additionalProperties: false,
