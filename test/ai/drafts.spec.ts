@@ -76,6 +76,11 @@ describe('ai: drafts of test cases by a model', () => {
     const { key } = await t.newProject('admin');
     const req = (method: string, path: string, body?: unknown) => t.request(method, path, { key, body });
     const requirementId = await requirement(req);
+    // An unknown requirement is a 404 that costs nothing and asks no model.
+    const asking = model.requests.length;
+    expect((await req('POST', '/ai/test-cases/draft', { requirementId: 'req_nothing' })).status).to.equal(404);
+    expect(model.requests.length).to.equal(asking);
+    expect((await req('GET', '/ai/usage')).body.used).to.equal(0);
     model.answers.push(JSON.stringify(valid), JSON.stringify(valid));
     expect((await req('POST', '/ai/test-cases/draft', { requirementId })).status).to.equal(200);
     expect((await req('POST', '/ai/test-cases/draft', { requirementId })).status).to.equal(200);

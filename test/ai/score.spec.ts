@@ -6,7 +6,7 @@ import type { CaseAttempt } from '../../src/ai/history.js';
 let seq = 0;
 const runId = () => `otr_${String(++seq).padStart(6, '0')}`;
 const runs = (outcomes: string, version = 1): CaseRun[] =>
-  [...outcomes].map((o) => ({ runId: runId(), createdAt: '2026-01-01T00:00:00.000Z', version, outcome: o === 'P' ? 'pass' : o === 'R' ? 'retry_pass' : 'fail', failedPositions: o === 'F' ? [1] : [] }));
+  [...outcomes].map((o) => ({ runId: runId(), createdAt: '2026-01-01T00:00:00.000Z', version, outcome: o === 'P' ? 'pass' : o === 'R' ? 'flaky' : 'fail', failedPositions: o === 'F' ? [1] : [] }));
 
 describe('ai: flakiness rules', () => {
   it('flags a pass on retry at once, even with few runs', () => {
@@ -49,7 +49,7 @@ describe('ai: flakiness rules', () => {
       runId: runIdValue, createdAt: '2026-01-01T00:00:00.000Z', testCaseId: 'tc_a', version: 1, caseIndex: 0, attempt: n, failed, skipped: false, firstIndex: 0, failedSteps: failed ? [0] : [],
     });
     const byCase = caseRuns([attempt('otr_1', 1, true), attempt('otr_1', 2, false), attempt('otr_2', 1, true), attempt('otr_2', 2, true), attempt('otr_3', 1, false)]);
-    expect(byCase.get('tc_a')!.map((r) => r.outcome)).to.deep.equal(['retry_pass', 'fail', 'pass']);
+    expect(byCase.get('tc_a')!.map((r) => r.outcome)).to.deep.equal(['flaky', 'fail', 'pass']);
     expect(rankFlakiness([attempt('otr_4', 1, true), attempt('otr_4', 2, false)])[0]!.status).to.equal('flaky');
   });
 });

@@ -50,9 +50,11 @@ export class DraftService {
     if (!this.client) throw errors.aiNotConfigured('No language model is configured: set AI_BASE_URL, AI_MODEL (and AI_API_KEY) to an OpenAI-compatible endpoint');
   }
 
-  async draft(principal: Principal, input: { requirementId: string; save?: boolean }) {
+  /** `charge` is called once the requirement is found, before the model is asked (a 402 stops it there). */
+  async draft(principal: Principal, input: { requirementId: string; save?: boolean }, charge: () => Promise<void>) {
     this.ensureConfigured();
     const requirement = await this.requirements.get(principal, input.requirementId);
+    await charge();
     const messages = draftMessages(requirement);
     let problems: FieldError[] = [];
     for (let attempt = 1; attempt <= 2; attempt += 1) {

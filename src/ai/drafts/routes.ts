@@ -45,11 +45,7 @@ export function draftRoutes(drafts: DraftService, meter: AiMeter): RouteDef[] {
       method: 'post', path: '/ai/test-cases/draft', auth: 'write', tag: 'ai', operationId: 'draftTestCase', errors: [402, 502, 503],
       body: DraftRequestSchema, response: DraftAnswerSchema,
       summary: 'Draft a test case from a requirement with the configured language model (503 ai_not_configured without one); steps validate against the step schema',
-      handler: async ({ principal, body }) => {
-        drafts.ensureConfigured();
-        await meter.charge(principal.projectId, 'test_case_draft', AI_COSTS.model);
-        return drafts.draft(principal, body);
-      },
+      handler: ({ principal, body }) => drafts.draft(principal, body, () => meter.charge(principal.projectId, 'test_case_draft', AI_COSTS.model)),
     }),
   ];
 }

@@ -2,7 +2,7 @@
 import type { BodyOf, QueryOf } from '../../rest/route.js';
 import { registerSchema } from '../../rest/schemas.js';
 
-const outcome = { enum: ['pass', 'fail', 'retry_pass'], description: 'The case in that run: passed, failed, or passed only on retry' } as const;
+const outcome = { enum: ['pass', 'fail', 'flaky'], description: 'The case in that run: passed, failed, or passed only on retry' } as const;
 
 export const flakyQuery = {
   type: 'object',

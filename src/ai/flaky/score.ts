@@ -11,7 +11,7 @@ import type { CaseAttempt } from '../history.js';
 
 export const FLAKY_RULES = { minRuns: 8, rateRuns: 20, flagAt: 0.3, clearAt: 0.1, brokenRate: 0.9 } as const;
 
-export type CaseRunOutcome = 'pass' | 'fail' | 'retry_pass' | 'skip';
+export type CaseRunOutcome = 'pass' | 'fail' | 'flaky' | 'skip';
 export type FlakyStatus = 'flaky' | 'broken' | 'stable' | 'insufficient';
 
 export interface CaseRun {
@@ -41,7 +41,7 @@ export interface CaseFlakiness {
   lastRuns: CaseRun[];
 }
 
-/** Each (run, test case) as one outcome: its last attempt decides; a pass after a failed attempt is retry_pass. */
+/** Each (run, test case) as one outcome: its last attempt decides; a pass after a failed attempt is flaky. */
 export function caseRuns(attempts: readonly CaseAttempt[]): Map<string, CaseRun[]> {
   const last = new Map<string, CaseAttempt & { maxAttempt: number }>();
   for (const a of attempts) {
@@ -51,7 +51,7 @@ export function caseRuns(attempts: readonly CaseAttempt[]): Map<string, CaseRun[
   }
   const byCase = new Map<string, CaseRun[]>();
   for (const a of last.values()) {
-    const outcome: CaseRunOutcome = a.failed ? 'fail' : a.skipped ? 'skip' : a.maxAttempt > 1 ? 'retry_pass' : 'pass';
+    const outcome: CaseRunOutcome = a.failed ? 'fail' : a.skipped ? 'skip' : a.maxAttempt > 1 ? 'flaky' : 'pass';
     const run: CaseRun = { runId: a.runId, createdAt: a.createdAt, version: a.version, outcome, failedPositions: a.failedSteps.map((i) => i - a.firstIndex) };
     const list = byCase.get(a.testCaseId);
     if (list) list.push(run);
@@ -62,7 +62,7 @@ export function caseRuns(attempts: readonly CaseAttempt[]): Map<string, CaseRun[
   return byCase;
 }
 
-const passed = (o: CaseRunOutcome) => o === 'pass' || o === 'retry_pass';
+const passed = (o: CaseRunOutcome) => o === 'pass' || o === 'flaky';
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 /** Flips over consecutive runs of the same version among `runs` (skips are left out). */
@@ -86,7 +86,7 @@ function flipsOf(runs: readonly CaseRun[]): { flips: number; pairs: number; flip
 export function flakinessOf(testCaseId: string, all: readonly CaseRun[], rules = FLAKY_RULES): CaseFlakiness {
   const runs = all.filter((r) => r.outcome !== 'skip');
   const failures = runs.filter((r) => r.outcome === 'fail').length;
-  const retried = runs.filter((r) => r.outcome === 'retry_pass');
+  const retried = runs.filter((r) => r.outcome === 'flaky');
   const { flips, pairs } = flipsOf(runs);
   // The walk: at each run, the flip rate of the last rateRuns runs, against the threshold that applies.
   let flagged = false;

@@ -26,8 +26,23 @@ export interface HealingProposal {
   createdAt: string;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function proposalOf(row: any): HealingProposal {
+interface ProposalRow {
+  id: string;
+  test_case_id: string;
+  case_version: number | null;
+  step_position: number;
+  old_locator: unknown;
+  new_locator: unknown;
+  evidence: ProposalDraft['evidence'];
+  status: HealingStatus;
+  decided_by: string | null;
+  decided_at: Date | null;
+  new_version: number | null;
+  reason: string | null;
+  created_at: Date;
+}
+
+export function proposalOf(row: ProposalRow): HealingProposal {
   return {
     id: row.id,
     testCaseId: row.test_case_id,
@@ -66,10 +81,10 @@ export class HealingStore {
         test_case_id: d.testCaseId,
         case_version: d.version,
         step_position: d.position,
-        old_locator: JSON.stringify(d.oldLocator),
-        new_locator: JSON.stringify(d.newLocator),
+        old_locator: d.oldLocator,
+        new_locator: d.newLocator,
         evidence_key: d.key,
-        evidence: JSON.stringify(d.evidence),
+        evidence: d.evidence,
       }));
       const result = await trx.raw(
         `INSERT INTO ai_healing_proposals AS p (id, tenant_id, project_id, test_case_id, case_version, step_position, old_locator, new_locator, evidence_key, evidence)
@@ -79,9 +94,9 @@ export class HealingStore {
          ON CONFLICT (project_id, evidence_key) DO UPDATE SET evidence = EXCLUDED.evidence, case_version = EXCLUDED.case_version, updated_at = now()
           WHERE p.status = 'proposed' AND p.evidence IS DISTINCT FROM EXCLUDED.evidence
          RETURNING p.*, (xmax = 0) AS inserted`,
-        [JSON.stringify(rows.map((r) => ({ ...r, old_locator: JSON.parse(r.old_locator), new_locator: JSON.parse(r.new_locator), evidence: JSON.parse(r.evidence) })))],
+        [JSON.stringify(rows)],
       );
-      const created = (result.rows as Array<{ inserted: boolean }>).filter((r) => r.inserted).map(proposalOf);
+      const created = (result.rows as Array<ProposalRow & { inserted: boolean }>).filter((r) => r.inserted).map(proposalOf);
       if (created.length) {
         await this.events.record(
           trx,

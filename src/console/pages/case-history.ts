@@ -8,7 +8,7 @@ import { BASE } from '../layout.js';
 import { locatorPhrase, stepSentence } from '../sentences.js';
 
 type Flakiness = NonNullable<CaseHistoryView['flakiness']>;
-const OUTCOME_WORDS: Record<string, string> = { pass: 'passed', fail: 'failed', retry_pass: 'passed on retry' };
+const OUTCOME_WORDS: Record<string, string> = { pass: 'passed', fail: 'failed', flaky: 'passed on retry' };
 
 function strip(runs: Flakiness['lastRuns']): Html {
   const oldestFirst = [...runs].reverse();
