@@ -42,7 +42,7 @@ const DraftAnswerSchema = registerSchema({
 export function draftRoutes(drafts: DraftService, meter: AiMeter): RouteDef[] {
   return [
     route<DraftRequest>({
-      method: 'post', path: '/ai/test-cases/draft', auth: 'write', tag: 'ai', operationId: 'draftTestCase', errors: [402, 502, 503],
+      method: 'post', path: '/ai/test-cases/draft', auth: 'write', tag: 'ai', operationId: 'draftTestCase', errors: [402, 404, 502, 503],
       body: DraftRequestSchema, response: DraftAnswerSchema,
       summary: 'Draft a test case from a requirement with the configured language model (503 ai_not_configured without one); steps validate against the step schema',
       handler: ({ principal, body }) => drafts.draft(principal, body, () => meter.charge(principal.projectId, 'test_case_draft', AI_COSTS.model)),
