@@ -15,8 +15,8 @@ export function consoleViews(history: RunHistory, quarantines: QuarantineStore, 
       const runs = caseRuns(attempts).get(testCaseId);
       const proposals = [
         ...(await healing.list(principal, { status: 'proposed', testCaseId, limit: 20 })),
-        ...(await healing.list(principal, { status: 'accepted', testCaseId, limit: 20 })),
-        ...(await healing.list(principal, { status: 'rejected', testCaseId, limit: 20 })),
+        ...(await healing.list(principal, { status: 'accepted', testCaseId, limit: 20 }, false)),
+        ...(await healing.list(principal, { status: 'rejected', testCaseId, limit: 20 }, false)),
       ];
       return {
         flakiness: runs ? flakinessOf(testCaseId, runs) : null,

@@ -28,8 +28,9 @@ export class HealingService {
     return this.store.upsert(principal, proposalsOf(steps));
   }
 
-  async list(principal: Principal, filter: { status?: HealingStatus; testCaseId?: string; limit: number }): Promise<HealingProposal[]> {
-    await this.scan(principal, filter.testCaseId);
+  /** The proposals, after looking for new ones (`scan` false: as kept, for a second list of the same view). */
+  async list(principal: Principal, filter: { status?: HealingStatus; testCaseId?: string; limit: number }, scan = true): Promise<HealingProposal[]> {
+    if (scan) await this.scan(principal, filter.testCaseId);
     return this.store.list(principal.projectId, filter);
   }
 
