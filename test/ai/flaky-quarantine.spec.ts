@@ -99,6 +99,23 @@ describe('ai: flakiness from history, quarantine and the verdict, the quota', ()
     expect(after.testCases[0]).to.not.have.property('quarantined');
   });
 
+  it('lets a quarantine expire unless renewed: an expired one marks no run and shows nowhere', async () => {
+    const p = await project();
+    const testCase = (await p.req('POST', '/tests/cases', { title: 'expiring', steps: [{ otp: { action: 'click', locator } }] })).body.id;
+    await p.req('POST', `/ai/flaky/${testCase}/quarantine`, { days: 1 });
+    expect((await p.run([testCase], () => 'fail')).status).to.equal('passed');
+    // A day later (the term moved into the past, as time would).
+    await t.service.db('ai_quarantines').where({ test_case_id: testCase }).update({ expires_at: new Date(Date.now() - 1000) });
+    const expired = await p.run([testCase], () => 'fail');
+    expect(expired.status).to.equal('failed');
+    expect(expired.testCases[0]).to.not.have.property('quarantined');
+    expect((await p.req('GET', `/ai/flaky?testCaseId=${testCase}`)).body.items[0].quarantine).to.equal(null);
+    // Taken up again, it is a new quarantine with a new term.
+    const again = await p.req('POST', `/ai/flaky/${testCase}/quarantine`, { days: 3 });
+    expect(Date.parse(again.body.expiresAt)).to.be.greaterThan(Date.now() + 2 * 86400_000);
+    expect((await p.run([testCase], () => 'fail')).status).to.equal('passed');
+  });
+
   it('charges each history answer against the monthly allowance and answers 402 ai_quota_exceeded past it, writing nothing', async () => {
     const p = await project();
     for (let i = 0; i < 3; i += 1) expect((await p.req('GET', '/ai/healing')).status).to.equal(200);
