@@ -128,7 +128,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       workers: Math.max(1, num('latency-workers', smoke ? 1 : 4)),
     },
     rest: { connections: num('rest-connections', smoke ? 4 : 50), stepsPerRun: 10, rounds: Math.max(1, num('rest-rounds', smoke ? 1 : 3)) },
-    flaky: { runs: Math.max(10, num('flaky-runs', smoke ? 2_000 : 100_000)), requests: Math.max(5, num('flaky-requests', smoke ? 20 : 300)) },
+    flaky: { runs: Math.max(10, num('flaky-runs', smoke ? 500 : 100_000)), requests: Math.max(5, num('flaky-requests', smoke ? 10 : 300)) },
     runner: {
       stepsPerRun: Math.max(1, num('runner-steps', smoke ? 4 : 30)),
       rounds: Math.max(1, num('runner-rounds', smoke ? 1 : 5)),
