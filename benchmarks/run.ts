@@ -15,6 +15,7 @@ import { latencyScenario } from './scenarios/latency.js';
 import { restScenario } from './scenarios/rest.js';
 import { runnerScenario } from './scenarios/runner.js';
 import { historyScenario } from './scenarios/history.js';
+import { flakyScenario } from './scenarios/flaky.js';
 
 const SCENARIOS: Record<ScenarioName, Scenario> = {
   steps: stepsScenario,
@@ -24,6 +25,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   rest: restScenario,
   runner: runnerScenario,
   history: historyScenario,
+  flaky: flakyScenario,
 };
 
 async function main(): Promise<number> {

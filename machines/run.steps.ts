@@ -1,11 +1,10 @@
 // The run machine's step bookkeeping: which step is sent next, which outcomes are decided without
 // the executor, and how a run ends. Pure functions of the run's context; run.machine.ts calls them
 // from its guards and `assign` actions.
-import { addOutcomes, countOutcomes, emptyCounts, isFailure, subtractOutcomes, verdict } from './counts.js';
+import { addOutcomes, countOutcomes, emptyCounts, isFailure, verdict } from './counts.js';
 import {
   DEFAULT_OUTAGE_WINDOW_MS,
   OtpErrorCode,
-  type CaseRetry,
   type PlannedStep,
   type RunCounts,
   type RunInput,
@@ -14,46 +13,13 @@ import {
   type StepOutcome,
   type StepReport,
 } from './types.js';
-import { fillVars, requiredCapability } from './vars.js';
+import { fillVars } from './vars.js';
+import { abortsCase, nextToSend, serviceOutcome, withDecided, type RunContext, type StopKind } from './run.context.js';
+import { afterDecided, attemptOf, retriesAfter, retriesOf, rewindCase } from './run.retries.js';
 
-/** cancel: CANCEL; lost: EXECUTOR_LOST; database: the outage window passed while a write waited. */
-export type StopKind = 'cancel' | 'lost' | 'database';
+export { nextToSend, attemptOf, rewindCase };
+export type { RunContext, StopKind };
 
-export interface RunContext {
-  /** The run's input, kept by reference (not copied). */
-  input: RunInput;
-  /** In `running`: the step in flight. Elsewhere: the next step not yet decided (steps.length when none). */
-  cursor: number;
-  /** caseIndex of the test cases cut short by a failure under continueOnFail false. */
-  abortedCases: number[];
-  /** Outcomes decided but not yet handed to a write (recordSteps or finishRun). */
-  pending: StepOutcome[];
-  /** Counts over every outcome decided so far (written or pending). */
-  counts: RunCounts;
-  /** The first CANCEL or EXECUTOR_LOST; later ones do not change it. */
-  stop: { kind: StopKind; reason: string } | null;
-  /** The executor is gone: nothing more is sent to it (no run.cancel, no run.finished). */
-  executorLost: boolean;
-  /** Message of a failed recordSteps: the run ends as 'error'. */
-  failure: string | null;
-  /** Decided on entering `finishing`. */
-  output: RunOutput | null;
-  /** run.finished went out before its write was durable (the outage window passed): not sent again. */
-  told: boolean;
-  // ---- Retries (only for test cases that have some: input.retries) ----
-  /** The attempt each test case is at, by caseIndex (absent: 1). */
-  attempts: number[];
-  /** Outcomes decided in the current attempts of cases with retries, until their case is done. */
-  caseOutcomes: StepOutcome[];
-  /** A step of the current attempt of the case at hand failed or errored. */
-  caseFailed: boolean;
-  /** A retry decided with the pending batch: once it is durable the case starts over (rewindCase). */
-  retry: CaseRetry | null;
-  /** Test cases that passed on a retry. */
-  flaky: number;
-  /** The session's socket is gone and it waits to be resumed: no step.exec goes out, no time-out runs. */
-  detached: boolean;
-}
 
 export function initialContext(input: RunInput): RunContext {
   const context: RunContext = {
@@ -73,6 +39,7 @@ export function initialContext(input: RunInput): RunContext {
     retry: null,
     flaky: 0,
     detached: input.detached ?? false,
+    quarantinedFailures: 0,
   };
   if (!input.recorded?.length) return context;
   const recorded = { ...context, ...alreadyRecorded(input, input.recorded) };
@@ -92,57 +59,17 @@ export function initialContext(input: RunInput): RunContext {
 function alreadyRecorded(input: RunInput, recorded: StepOutcome[]): Partial<RunContext> {
   const decided = new Map(recorded.map((outcome) => [outcome.stepIndex, outcome]));
   const abortedCases: number[] = [];
+  let quarantinedFailures = 0;
   for (const step of input.steps) {
     const outcome = decided.get(step.stepIndex);
     if (outcome && abortsCase(step, outcome.status) && !abortedCases.includes(step.caseIndex)) abortedCases.push(step.caseIndex);
+    if (outcome && isFailure(outcome.status) && input.quarantinedCases?.includes(step.caseIndex)) quarantinedFailures += 1;
   }
   let cursor = 0;
   while (cursor < input.steps.length && decided.has(input.steps[cursor]!.stepIndex)) cursor += 1;
-  return { cursor, abortedCases, counts: addOutcomes(emptyCounts(input.steps.length), recorded) };
+  return { cursor, abortedCases, quarantinedFailures, counts: addOutcomes(emptyCounts(input.steps.length), recorded) };
 }
 
-function serviceOutcome(
-  stepIndex: number,
-  status: StepOutcome['status'],
-  code: string,
-  message: string,
-): StepOutcome {
-  return { stepIndex, status, source: 'service', error: { code, message } };
-}
-
-/** `decided` added to the pending outcomes and the counts. */
-function withDecided(context: RunContext, decided: StepOutcome[]): Pick<RunContext, 'pending' | 'counts'> {
-  return { pending: [...context.pending, ...decided], counts: addOutcomes(context.counts, decided) };
-}
-
-// ---- The skip rule ----
-
-/**
- * The one rule for the steps that are not sent to the executor. Walks from `from` to the first step
- * to send and returns its position (steps.length when none). The steps it passes are not sent:
- * - a step of an aborted test case (in `abortedCases`): its outcome was decided E_SKIPPED when its
- *   case was aborted, so it is passed silently;
- * - a step needing a capability the executor declared false: `refused` is called with it, to
- *   decide its outcome. Only an explicit `false` refuses: a capability the executor did not
- *   mention is unknown, so the step is sent and the executor answers for itself.
- */
-export function nextToSend(
-  input: RunInput,
-  abortedCases: readonly number[],
-  from: number,
-  refused?: (step: PlannedStep, capability: string) => void,
-): number {
-  const { steps, capabilities } = input;
-  let i = from;
-  for (; i < steps.length; i += 1) {
-    const step = steps[i]!;
-    if (abortedCases.includes(step.caseIndex)) continue;
-    const capability = requiredCapability(step.action);
-    if (capability === null || capabilities[capability] !== false) break;
-    refused?.(step, capability);
-  }
-  return i;
-}
 
 /** Moves the cursor to the next step to send, deciding the capability skips on the way. */
 export function settle(context: RunContext): Partial<RunContext> {
@@ -178,66 +105,6 @@ export function isLastInFlight(context: RunContext, report: StepReport): boolean
   return !retriesAfter(context, step.caseIndex, context.caseFailed || isFailure(report.status));
 }
 
-// ---- Retries ----
-
-function retriesOf(input: RunInput, caseIndex: number): number {
-  return input.retries?.[caseIndex] ?? 0;
-}
-
-export function attemptOf(context: RunContext, caseIndex: number): number {
-  return context.attempts[caseIndex] ?? 1;
-}
-
-/** A case whose attempt ends `failed` runs again when it has attempts left and no stop was asked. */
-function retriesAfter(context: RunContext, caseIndex: number, failed: boolean): boolean {
-  return failed && context.stop === null && attemptOf(context, caseIndex) <= retriesOf(context.input, caseIndex);
-}
-
-/**
- * After `decided` (the step at the cursor and the E_SKIPPED rest of its case): the bookkeeping of a
- * case with retries. When its attempt is over, it is retried (the retry goes with the batch) or
- * done (flaky when it passed after a retry).
- */
-function afterDecided(context: RunContext, step: PlannedStep, decided: StepOutcome[], abortedCases: number[]): Partial<RunContext> {
-  const { input } = context;
-  const caseIndex = step.caseIndex;
-  const caseOutcomes = [...context.caseOutcomes, ...decided];
-  const failed = context.caseFailed || isFailure(decided[0]!.status);
-  const next = nextToSend(input, abortedCases, context.cursor + 1);
-  if (next < input.steps.length && input.steps[next]!.caseIndex === caseIndex) return { caseOutcomes, caseFailed: failed };
-  if (retriesAfter(context, caseIndex, failed)) {
-    const stepIndexes = input.steps.filter((s) => s.caseIndex === caseIndex).map((s) => s.stepIndex);
-    return { caseOutcomes, caseFailed: failed, retry: { caseIndex, attempt: attemptOf(context, caseIndex) + 1, stepIndexes } };
-  }
-  const flaky = !failed && attemptOf(context, caseIndex) > 1 ? context.flaky + 1 : context.flaky;
-  return { caseOutcomes: caseOutcomes.filter((o) => input.steps[o.stepIndex]!.caseIndex !== caseIndex), caseFailed: false, flaky };
-}
-
-/**
- * The retry's batch is durable (its attempt archived, its steps pending again): the case starts
- * over from its first step, its outcomes of the attempt taken out of the counts.
- */
-export function rewindCase(context: RunContext): Partial<RunContext> {
-  const { steps } = context.input;
-  const { caseIndex, attempt } = context.retry!;
-  const mine = context.caseOutcomes.filter((o) => steps[o.stepIndex]!.caseIndex === caseIndex);
-  const attempts = [...context.attempts];
-  attempts[caseIndex] = attempt;
-  return {
-    cursor: steps.findIndex((s) => s.caseIndex === caseIndex),
-    abortedCases: context.abortedCases.filter((c) => c !== caseIndex),
-    counts: subtractOutcomes(context.counts, mine),
-    caseOutcomes: context.caseOutcomes.filter((o) => steps[o.stepIndex]!.caseIndex !== caseIndex),
-    caseFailed: false,
-    attempts,
-    retry: null,
-  };
-}
-
-/** A failure of a step that does not continue on failure cuts its test case short. */
-function abortsCase(step: PlannedStep, status: StepOutcome['status']): boolean {
-  return isFailure(status) && !step.continueOnFail;
-}
 
 /** The step.exec payload of the step at the cursor, its {{vars}} filled. */
 export function stepExecPayload(context: RunContext): StepExecPayload {
@@ -275,7 +142,13 @@ export function decideCurrent(context: RunContext, outcome: StepOutcome): Partia
   const step = steps[context.cursor]!;
   const decided: StepOutcome[] = [outcome];
   let abortedCases = context.abortedCases;
-  if (abortsCase(step, outcome.status)) {
+  // A passed step costs the one isFailure it always did; the quarantine is looked at on failures only.
+  if (!isFailure(outcome.status)) {
+    const passed = { cursor: context.cursor + 1, abortedCases, ...withDecided(context, decided) };
+    return retriesOf(context.input, step.caseIndex) > 0 ? { ...passed, ...afterDecided(context, step, decided, abortedCases) } : passed;
+  }
+  const quarantinedFailures = context.input.quarantinedCases?.includes(step.caseIndex) ? context.quarantinedFailures + 1 : context.quarantinedFailures;
+  if (!step.continueOnFail) {
     abortedCases = [...abortedCases, step.caseIndex];
     const message = `step ${step.stepIndex + 1} (stepIndex ${step.stepIndex}) of the same test case did not pass`;
     for (let i = context.cursor + 1; i < steps.length; i += 1) {
@@ -285,7 +158,7 @@ export function decideCurrent(context: RunContext, outcome: StepOutcome): Partia
       }
     }
   }
-  const decidedHere = { cursor: context.cursor + 1, abortedCases, ...withDecided(context, decided) };
+  const decidedHere = { cursor: context.cursor + 1, abortedCases, quarantinedFailures, ...withDecided(context, decided) };
   return retriesOf(context.input, step.caseIndex) > 0 ? { ...decidedHere, ...afterDecided(context, step, decided, abortedCases) } : decidedHere;
 }
 
@@ -422,5 +295,5 @@ export function decideOutput(context: RunContext): RunOutput {
   if (context.failure !== null) return { status: 'error', counts, ...flaky, reason: context.failure };
   if (context.stop?.kind === 'cancel') return { status: 'cancelled', counts, ...flaky, reason: context.stop.reason };
   if (context.stop?.kind === 'lost' || context.stop?.kind === 'database') return { status: 'error', counts, ...flaky, reason: context.stop.reason };
-  return { status: verdict(counts), counts, ...flaky };
+  return { status: verdict(counts, context.quarantinedFailures), counts, ...flaky };
 }

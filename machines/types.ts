@@ -67,6 +67,8 @@ export interface StepReport {
   evidence?: { screenshotAssetId?: string; consoleErrors?: string[]; note?: string };
   actual?: string;
   usedLocator?: unknown;
+  /** The candidates a passed step tried before the one it used, with their counts (healing proposals). */
+  triedLocators?: unknown[];
   /** Fields of observed text stored with U+FFFD in place of what PostgreSQL cannot hold (the protocol names them). */
   textReplaced?: string[];
 }
@@ -135,6 +137,8 @@ export interface RunInput {
   retries?: number[];
   /** The attempt each test case is at (by caseIndex; absent: 1), for a run taken over mid-way. */
   attempts?: number[];
+  /** caseIndex of the quarantined test cases: their failures are counted but do not fail the verdict. */
+  quarantinedCases?: number[];
 }
 
 export const DEFAULT_OUTAGE_WINDOW_MS = 60_000;

@@ -67,6 +67,7 @@ export interface Config {
   logLevel: 'silent' | 'info' | 'debug';
   storage: StorageConfig;
   webhooks: WebhookConfig;
+  ai: AiConfig;
   /** REST limits that are not per tier (the per-tier numbers live in src/tiers.ts). */
   limits: {
     /** The per-key rate limit, shared by every process through PostgreSQL; false turns it off. */
@@ -77,6 +78,8 @@ export interface Config {
     requestsPerMinute?: number;
     /** When set, replaces every tier's artifact quota. */
     artifacts?: number;
+    /** When set, replaces every tier's monthly allowance of AI calls (AI_CALLS_PER_MONTH). */
+    aiCallsPerMonth?: number;
     /** How long an Idempotency-Key is remembered. */
     idempotencyTtlSec: number;
     /** A first request still unanswered after this long is taken as abandoned; a retry runs again. */
@@ -84,6 +87,14 @@ export interface Config {
     /** The largest report POST /tests/runs/:id/results/import reads (IMPORT_MAX_BYTES; 50 MiB). */
     importMaxBytes: number;
   };
+}
+
+/** The ai/* group (docs/ai.md): the optional language model and the quarantine's term. */
+export interface AiConfig {
+  /** An OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, ...); none: the model-backed routes answer 503. */
+  model?: { baseUrl: string; apiKey: string; model: string; timeoutMs: number };
+  /** How long a quarantine lasts unless renewed. */
+  quarantineDays: number;
 }
 
 /** Webhook delivery (docs/webhooks.md). */
@@ -236,6 +247,17 @@ function webhookConfig(env: Env): WebhookConfig {
   };
 }
 
+function aiConfig(env: Env): AiConfig {
+  const baseUrl = url(env, 'AI_BASE_URL');
+  const model = env.AI_MODEL || undefined;
+  if (Boolean(baseUrl) !== Boolean(model)) throw new Error('AI_BASE_URL and AI_MODEL are set together (or neither)');
+  return {
+    // A local server (Ollama, vLLM) takes any key; the client library needs one to be given.
+    ...(baseUrl && model ? { model: { baseUrl, apiKey: env.AI_API_KEY || 'none', model, timeoutMs: int(env, 'AI_TIMEOUT_MS', 60_000) } } : {}),
+    quarantineDays: int(env, 'AI_QUARANTINE_DAYS', 14),
+  };
+}
+
 export type ConfigOverrides = Partial<Omit<Config, 'otp' | 'storage' | 'limits' | 'oauth' | 'webhooks'>> & {
   oauth?: Partial<Config['oauth']>;
   webhooks?: Partial<Config['webhooks']>;
@@ -293,11 +315,13 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     logLevel,
     storage: storageConfig(env),
     webhooks: webhookConfig(env),
+    ai: aiConfig(env),
     limits: {
       rateLimit: env.RATE_LIMIT !== 'off',
       rateLimitSyncMs: int(env, 'RATE_LIMIT_SYNC_MS', 1_000),
       requestsPerMinute: optionalInt(env, 'RATE_LIMIT_PER_MINUTE'),
       artifacts: optionalInt(env, 'ARTIFACT_QUOTA'),
+      aiCallsPerMonth: optionalInt(env, 'AI_CALLS_PER_MONTH'),
       idempotencyTtlSec: int(env, 'IDEMPOTENCY_TTL_SEC', 24 * 3600),
       idempotencyStaleSec: 60,
       importMaxBytes: int(env, 'IMPORT_MAX_BYTES', 50 * 1024 * 1024),

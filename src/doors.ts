@@ -8,17 +8,21 @@ import type { OtpEngine } from './otp/engine/engine.js';
 import type { createArtifacts } from './artifacts/index.js';
 import type { createAssets } from './assets/index.js';
 import type { createAi } from './ai/index.js';
+import type { HistoryAnswers } from './ai/history-answers.js';
 
 export interface DoorParts {
   runs: RunCommands;
   views: RunViews;
   artifacts: Awaited<ReturnType<typeof createArtifacts>>;
   ai: ReturnType<typeof createAi>;
+  aiHistory: HistoryAnswers;
 }
 
-export function consoleDataOf({ runs, views, engine, artifacts, assets, ai }: DoorParts & { engine: OtpEngine; assets: Awaited<ReturnType<typeof createAssets>> }): ConsoleData {
+export function consoleDataOf({ runs, views, engine, artifacts, assets, ai, aiHistory }: DoorParts & { engine: OtpEngine; assets: Awaited<ReturnType<typeof createAssets>> }): ConsoleData {
   return {
     runs,
+    ...aiHistory.console,
+    caseLinks: artifacts.aiPorts.caseLinks,
     sessions: (projectId, query) => views.sessions(projectId, query),
     session: (projectId, sessionId) => views.session(projectId, sessionId),
     liveness: (projectId, sessionId) => engine.watch.sessionLiveness(projectId, sessionId),
@@ -36,7 +40,7 @@ export function consoleDataOf({ runs, views, engine, artifacts, assets, ai }: Do
   };
 }
 
-export function mcpBackendOf({ runs, views, artifacts, ai }: DoorParts, absolute: (path: string) => string): McpBackend {
+export function mcpBackendOf({ runs, views, artifacts, ai, aiHistory }: DoorParts, absolute: (path: string) => string): McpBackend {
   return {
     runs,
     sessions: (principal, query) => views.sessions(principal.projectId, query),
@@ -44,6 +48,7 @@ export function mcpBackendOf({ runs, views, artifacts, ai }: DoorParts, absolute
     requirements: artifacts.stores.get('requirement')!,
     coverage: (principal, kind, id) => artifacts.coverage(principal, kind, id),
     readiness: (principal, releaseId) => artifacts.readiness(principal, releaseId),
+    flaky: (principal, query) => aiHistory.flaky(principal, query),
     absolute,
     ai,
   };

@@ -26,6 +26,12 @@ export const ErrorCode = {
   // Lower case like the spec's `ai_quota_exceeded`: a part the service needs is down; retry later.
   databaseUnavailable: 'database_unavailable',
   storageUnavailable: 'storage_unavailable',
+  /** The tenant's monthly allowance of AI calls is used up (the spec names this code in lower case). */
+  aiQuotaExceeded: 'ai_quota_exceeded',
+  /** No language model is configured (AI_BASE_URL, AI_MODEL) for a route that needs one. */
+  aiNotConfigured: 'ai_not_configured',
+  /** The configured language model failed or answered nothing usable. */
+  aiProviderFailed: 'ai_provider_failed',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -45,6 +51,9 @@ const statusOf: Record<ErrorCode, number> = {
   INTERNAL: 500,
   database_unavailable: 503,
   storage_unavailable: 503,
+  ai_quota_exceeded: 402,
+  ai_not_configured: 503,
+  ai_provider_failed: 502,
 };
 
 /**
@@ -108,6 +117,10 @@ export const errors = {
       { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS },
       { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } },
     ),
+  aiQuotaExceeded: (message: string, details: Record<string, unknown>, upgradeUrl: string) =>
+    new AppError(ErrorCode.aiQuotaExceeded, message, details, { body: { upgradeUrl } }),
+  aiNotConfigured: (message: string) => new AppError(ErrorCode.aiNotConfigured, message),
+  aiProviderFailed: (message: string, details: Record<string, unknown> = {}) => new AppError(ErrorCode.aiProviderFailed, message, details),
 };
 
 /** Which part of the service an error says is down, if any (storage first: its driver tags what it throws). */

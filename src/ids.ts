@@ -50,6 +50,7 @@ export const IdPrefix = {
   resultImport: 'imp',
   readinessSnapshot: 'rds',
   triageRule: 'air',
+  healingProposal: 'heal',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

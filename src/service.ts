@@ -56,8 +56,9 @@ import { createWebhookDelivery } from './webhook-delivery/index.js';
 import { createConsole } from './console/server.js';
 import { consoleDataOf, mcpBackendOf } from './doors.js';
 import { createAi } from './ai/index.js';
-import { unmetered } from './ai/meter.js';
+import { createHistoryAnswers } from './ai/history-answers.js';
 import { RunFailureFacts } from './otp/store/failure-facts.js';
+import { RunHistoryStore } from './otp/store/run-history.js';
 
 const API_DESCRIPTION = [
   'REST API of the service: software-project artifacts (bugs, tickets, requirements, specifications, tests, releases, knowledge), OTP test runs and assets. Paths carry /api/v1.',
@@ -172,11 +173,21 @@ export async function startService(config: Config, log: Logger = createLogger(co
     events: metrics.engine,
     runHooks: { verifyEvidence: assets.verifyEvidence, onFinished: artifacts.onRunFinished },
   });
+  // The ai/* group (docs/ai.md): flakiness, quarantine, healing, model drafts and the AI quota, read
+  // from run history; then failures, triage and bug drafts, charged through the same quota.
+  const aiHistory = createHistoryAnswers({
+    db,
+    config,
+    history: new RunHistoryStore(db),
+    tenants: { tenantOf: (projectId) => tenancy.tenantOfProject(db, projectId) },
+    events: webhooks.events,
+    ...artifacts.aiPorts,
+  });
   // The run commands every door calls: REST, MCP and the console (src/otp/runs).
-  const runs = runCommands({ engine, store, views, cache: runViews, testCases: artifacts.testCases, limits: config.otp });
-  // Answers from run history (src/ai): failures signed after each verdict, off the step path.
+  const runs = runCommands({ engine, store, views, cache: runViews, testCases: artifacts.testCases, quarantine: aiHistory.quarantines, limits: config.otp });
+  // Failures are signed after each verdict, off the step path.
   const ai = createAi({
-    db, log, meter: unmetered, facts: new RunFailureFacts(db), events: webhooks.events, sweepMs: config.heartbeatMs, link: artifacts.link,
+    db, log: quietLog, meter: aiHistory.meter, facts: new RunFailureFacts(db), events: webhooks.events, sweepMs: config.heartbeatMs, link: artifacts.link,
     reader: { run: (principal, runId) => runs.read(principal, runId), session: (projectId, sessionId) => views.session(projectId, sessionId) },
     stores: { bug: artifacts.stores.get('bug')!, testResult: artifacts.stores.get('test_result')!, testCase: artifacts.stores.get('test_case')! },
     absolute: (path) => `${baseUrl}${path}`,
@@ -212,7 +223,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   });
   const oauthCookieKeys = await cookieKeys(db);
   // The console reads through the same functions and stores as the REST routes (src/console/data.ts).
-  const consoleData = consoleDataOf({ runs, views, engine, artifacts, assets, ai });
+  const consoleData = consoleDataOf({ runs, views, engine, artifacts, assets, ai, aiHistory });
   const s3 = config.storage.s3;
   const webConsole = await createConsole({
     data: consoleData,
@@ -284,9 +295,10 @@ export async function startService(config: Config, log: Logger = createLogger(co
     ...artifacts.routes,
     ...webhooks.routes,
     ...ai.routes,
+    ...aiHistory.routes,
   );
   // MCP tools call what the REST routes call: the run commands, the run views and the artifact stores.
-  const mcpBackend = mcpBackendOf({ runs, views, artifacts, ai }, (path) => `${baseUrl}${path}`);
+  const mcpBackend = mcpBackendOf({ runs, views, artifacts, ai, aiHistory }, (path) => `${baseUrl}${path}`);
   const rateCounter = config.limits.rateLimit ? new RateCounter(countersDb, config.limits.rateLimitSyncMs) : undefined;
   const restApp = createRestApp({
     api,

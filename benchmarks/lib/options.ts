@@ -1,7 +1,7 @@
 // Command line of `npm run bench`: scenario names and --name=value settings. Every duration and size
 // has a default for the full run and a tiny one for --smoke (the few-second run inside npm test).
 
-export const SCENARIOS = ['steps', 'scaling', 'sessions', 'latency', 'rest', 'runner', 'history'] as const;
+export const SCENARIOS = ['steps', 'scaling', 'sessions', 'latency', 'rest', 'runner', 'history', 'flaky'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -28,6 +28,8 @@ export interface BenchOptions {
   sessions: { count: number; keepaliveSec: number; rounds: number };
   latency: { executors: number; maxParallel: number; stepsPerRun: number; stepDelayMs: number; workers: number };
   rest: { connections: number; stepsPerRun: number; rounds: number };
+  /** The history the flaky scenario builds (runs of 5 test cases of 10 steps) and the requests it times. */
+  flaky: { runs: number; requests: number };
   runner: { stepsPerRun: number; rounds: number; probeMax: number; /** parallel runs at which bare and service are compared */ parallel: number[] };
 }
 
@@ -54,6 +56,8 @@ Scenarios: ${SCENARIOS.join(', ')} (all when none is named)
                           client loop, so that the client adds less to the figures)
   --rest-connections=N    rest: autocannon connections (default 50)
   --rest-rounds=N         rest: alternating rounds of Koa hello and GET; the median ratio counts (default 3)
+  --flaky-runs=N          flaky: runs in the history it builds, 50 step results each (default 100000)
+  --flaky-requests=N      flaky: requests timed per measure (default 300)
   --runner-steps=N        runner: steps of the browser flow (default 30)
   --runner-rounds=N       runner: alternating rounds, bare and through the service (default 5)
   --runner-probe-max=N    runner: most parallel contexts the capacity probe tries (default 32)
@@ -74,7 +78,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   }
   const known = new Set([
     'smoke', 'embedded', 'duration', 'fleets', 'warmup', 'workers', 'executors', 'steps-per-run', 'sessions', 'keepalive', 'rounds',
-    'latency-executors', 'latency-parallel', 'latency-steps', 'step-delay', 'latency-workers', 'rest-connections', 'rest-rounds', 'runner-steps', 'runner-rounds', 'runner-probe-max', 'cpu-prof', 'json', 'no-write',
+    'latency-executors', 'latency-parallel', 'latency-steps', 'step-delay', 'latency-workers', 'rest-connections', 'rest-rounds', 'runner-steps', 'runner-rounds', 'runner-probe-max', 'cpu-prof', 'json', 'no-write', 'flaky-runs', 'flaky-requests',
     'no-baselines',
   ]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}\n\n${HELP}`);
@@ -124,6 +128,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       workers: Math.max(1, num('latency-workers', smoke ? 1 : 4)),
     },
     rest: { connections: num('rest-connections', smoke ? 4 : 50), stepsPerRun: 10, rounds: Math.max(1, num('rest-rounds', smoke ? 1 : 3)) },
+    flaky: { runs: Math.max(10, num('flaky-runs', smoke ? 500 : 100_000)), requests: Math.max(5, num('flaky-requests', smoke ? 10 : 300)) },
     runner: {
       stepsPerRun: Math.max(1, num('runner-steps', smoke ? 4 : 30)),
       rounds: Math.max(1, num('runner-rounds', smoke ? 1 : 5)),

@@ -13,6 +13,7 @@ import * as webhookOutbox from './010_webhook_outbox.js';
 import * as webhookSubscriptionNotices from './011_webhook_subscription_notices.js';
 import * as stepTextReplaced from './012_step_text_replaced.js';
 import * as aiFailures from './020_ai_failures.js';
+import * as aiHistory from './030_ai_history.js';
 import * as importsReadiness from './040_imports_readiness.js';
 import * as suspectLinks from './041_suspect_links.js';
 import * as stepAttempts from './050_step_attempts.js';
@@ -35,6 +36,7 @@ const migrations: Array<[string, Migration]> = [
   ['011_webhook_subscription_notices', webhookSubscriptionNotices],
   ['012_step_text_replaced', stepTextReplaced],
   ['020_ai_failures', aiFailures],
+  ['030_ai_history', aiHistory],
   ['040_imports_readiness', importsReadiness],
   ['041_suspect_links', suspectLinks],
   ['050_step_attempts', stepAttempts],

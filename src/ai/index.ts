@@ -73,3 +73,4 @@ export function createAi(deps: AiDeps): Ai {
   ai.routes = aiRoutes(ai);
   return ai;
 }
+export { flakyQuery } from './flaky/schema.js';

@@ -25,6 +25,7 @@ import { ReadinessWatch, ReleaseReadiness, type ReadinessThresholdsSource } from
 import { readinessRoutes } from './readiness/routes.js';
 
 export type { ReadinessThresholdsSource };
+import { aiPortsOf } from './ai-ports.js';
 
 export { artifactDefinitions, WebhookSubscriptions };
 
@@ -44,6 +45,8 @@ export interface Artifacts {
   stores: ReadonlyMap<string, ArtifactStore>;
   /** Links an artifact of `kind` to another, as POST /<kind>/:id/links does (bug drafts link found_by). */
   link(principal: Principal, kind: string, id: string, input: { targetId: string; relation: string }): Promise<unknown>;
+  /** What the ai room needs of test cases, requirements and links (its ports). */
+  aiPorts: ReturnType<typeof aiPortsOf>;
   /** What GET /<kind>/:id/coverage answers. */
   coverage(principal: Principal, kind: string, id: string): Promise<unknown>;
   /** What GET /releases/:id/readiness answers. */
@@ -96,6 +99,7 @@ export async function createArtifacts({ config, db, log, runResults, events: out
     if (def.coverage) routes.push(coverageRoute(def, db));
   }
 
+  const testCaseSource = new ArtifactTestCaseSource(db);
   const kinds = { testResult: artifactRegistry.get('test_result')!, testRun: artifactRegistry.get('test_run')! };
   const recorder = new RunResultRecorder(db, runResults, log, kinds, events);
   const importer = new ResultImporter(db, { testCase: artifactRegistry.get('test_case')!, testResult: kinds.testResult }, config.limits, events);
@@ -109,10 +113,11 @@ export async function createArtifacts({ config, db, log, runResults, events: out
   return {
     routes,
     onRunFinished: (runId) => recorder.record(runId),
-    testCases: new ArtifactTestCaseSource(db),
+    testCases: testCaseSource,
     testCaseSink: new ArtifactTestCaseSink(testCaseStore!),
     stores,
     link: (principal, kind, id, input) => links.create(principal, artifactRegistry.get(kind)!, id, input as never),
+    aiPorts: aiPortsOf(stores, links, testCaseSource),
     coverage: (principal, kind, id) => coverageOf(db, principal, artifactRegistry.get(kind)!, id),
     readiness: (principal, releaseId) => readiness.compute(principal.projectId, releaseId),
     artifactCount: (projectId) => artifactCount(db, projectId),

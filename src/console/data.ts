@@ -47,6 +47,47 @@ export interface AssetRecord {
   [field: string]: unknown;
 }
 
+/** A healing proposal as GET /ai/healing answers it. */
+export interface HealingView {
+  id: string;
+  testCaseId: string;
+  caseVersion: number | null;
+  stepPosition: number;
+  oldLocator: unknown;
+  newLocator: unknown;
+  evidence: {
+    rule: string;
+    label: string | null;
+    runs: Array<{ runId: string; createdAt: string; status: string }>;
+    occurrences: number;
+    counts: Array<{ locator: unknown; count: number | null; visible?: boolean; enabled?: boolean }>;
+    screenshotAssetId: string | null;
+    lastSeen: string;
+  };
+  status: 'proposed' | 'accepted' | 'rejected';
+  decidedBy: string | null;
+  decidedAt: string | null;
+  newVersion: number | null;
+  reason: string | null;
+}
+
+/** A test case's history: its flakiness over its last runs (GET /ai/flaky's item), quarantine, proposals. */
+export interface CaseHistoryView {
+  flakiness: {
+    status: string;
+    score: number;
+    runs: number;
+    failures: number;
+    retryPasses: number;
+    flips: number;
+    reasons: string[];
+    steps: Array<{ position: number; failures: number }>;
+    lastRuns: Array<{ runId: string; createdAt: string; outcome: string; version: number | null }>;
+  } | null;
+  quarantine: { expiresAt: string; reason: string | null; createdBy: string } | null;
+  proposals: HealingView[];
+}
+
 export interface ConsoleData {
   /** The run commands (src/otp/runs), as every door calls them. */
   runs: Pick<RunCommands, 'latest' | 'read' | 'trace' | 'start' | 'cancel'>;
@@ -68,6 +109,12 @@ export interface ConsoleData {
   failures(principal: Principal, query: { since?: string; status: 'all' | 'new' | 'recurring'; testCaseId?: string; limit: number; cursor?: string }): Promise<Page<FailureCluster>>;
   /** The triage of a finished run, as POST /ai/runs/{id}/triage answers it. */
   triage(principal: Principal, runId: string): Promise<RunTriage>;
+  caseHistory(principal: Principal, testCaseId: string): Promise<CaseHistoryView>;
+  /** The artifacts linked to a test case (requirements it covers, bugs, ...). */
+  caseLinks(principal: Principal, testCaseId: string): Promise<Array<{ id: string; kind: string; title: string | null; relation: string; reads: string }>>;
+  healingProposals(principal: Principal, status: 'proposed' | 'accepted' | 'rejected'): Promise<HealingView[]>;
+  decideHealing(principal: Principal, id: string, decision: 'accept' | 'reject', reason?: string): Promise<HealingView>;
+  quarantine(principal: Principal, testCaseId: string, on: boolean): Promise<unknown>;
   /** Every transition of a run this process drives. */
   onRunChange(listener: (runId: string, projectId: string) => void): () => void;
   /** Every change of the machine of a session this process holds (`keepalive`: a ping or pong only). */

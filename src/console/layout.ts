@@ -10,6 +10,7 @@ const NAV: Array<[string, string]> = [
   ['failures', 'Failures'],
   ['cases', 'Test cases'],
   ['releases', 'Releases'],
+  ['healing', 'Healing'],
   ['assets', 'Assets'],
   ['machines', 'Machines'],
 ];

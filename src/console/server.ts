@@ -18,6 +18,8 @@ import { compareFragment } from './pages/compare.js';
 import { runsControls, runsFilter, runsFragment } from './pages/runs.js';
 import { runFragment, startRun, cancelRun } from './pages/run.js';
 import { caseFragment, casesFragment } from './pages/cases.js';
+import { caseHistoryFragment, setQuarantine } from './pages/case-history.js';
+import { decideFragment, healingFragment } from './pages/healing.js';
 import { assetsFragment } from './pages/assets.js';
 import { readinessFragment, releasesFragment } from './pages/releases.js';
 import { machinesFragment } from './pages/machines.js';
@@ -85,6 +87,8 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
     [/^\/failures$/, (ctx) => page({ title: 'Failures by cause', nav: 'failures', fragment: `${BASE}/f/failures${qs(ctx)}`, live: '', refreshOn: ['runs-changed'], wide: true })],
     [/^\/cases$/, () => page({ title: 'Test cases and plans', nav: 'cases', fragment: `${BASE}/f/cases` })],
     [/^\/cases\/(tc_[a-z0-9]{1,60})$/, (_ctx, m) => page({ title: 'Test case', nav: 'cases', fragment: `${BASE}/f/cases/${m[1]}` })],
+    [/^\/cases\/(tc_[a-z0-9]{1,60})\/history$/, (_ctx, m) => page({ title: 'Test case history', nav: 'cases', fragment: `${BASE}/f/cases/${m[1]}/history` })],
+    [/^\/healing$/, (ctx) => page({ title: 'Locator healing', nav: 'healing', fragment: `${BASE}/f/healing${qs(ctx)}` })],
     [/^\/assets$/, (ctx) => page({ title: 'Assets', nav: 'assets', fragment: `${BASE}/f/assets${qs(ctx)}` })],
     [/^\/releases$/, () => page({ title: 'Releases', nav: 'releases', fragment: `${BASE}/f/releases` })],
     [/^\/releases\/(rel_[a-z0-9]{1,60})$/, (_ctx, m) => page({ title: 'Release readiness', nav: 'releases', fragment: `${BASE}/f/releases/${m[1]}`, wide: true })],
@@ -102,6 +106,8 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
     [/^\/failures$/, (ctx, p) => failuresFragment(data, p, failuresFilter(ctx.query), `${ctx.protocol}://${ctx.host}`)],
     [/^\/cases$/, (_ctx, p) => casesFragment(data, p)],
     [/^\/cases\/(tc_[a-z0-9]{1,60})$/, (_ctx, p, m) => caseFragment(data, p, m[1]!)],
+    [/^\/cases\/(tc_[a-z0-9]{1,60})\/history$/, (_ctx, p, m) => caseHistoryFragment(data, p, m[1]!)],
+    [/^\/healing$/, (ctx, p) => healingFragment(data, p, q(ctx, 'status'), `${ctx.protocol}://${ctx.host}`)],
     [/^\/assets$/, (ctx, p) => assetsFragment(data, p, q(ctx, 'bucket'), `${ctx.protocol}://${ctx.host}`)],
     [/^\/releases$/, (_ctx, p) => releasesFragment(data, p)],
     [/^\/releases\/(rel_[a-z0-9]{1,60})$/, (_ctx, p, m) => readinessFragment(data, p, m[1]!)],
@@ -110,6 +116,8 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
   const posts: Array<[RegExp, Fragment]> = [
     [/^\/runs$/, async (ctx, p) => startRun(ctx, data, p, await readForm(ctx))],
     [/^\/runs\/(otr_[a-z0-9]{1,60})\/cancel$/, (ctx, p, m) => cancelRun(data, p, m[1]!, `${ctx.protocol}://${ctx.host}`)],
+    [/^\/cases\/(tc_[a-z0-9]{1,60})\/history\/(quarantine|release)$/, (_ctx, p, m) => setQuarantine(data, p, m[1]!, m[2] === 'quarantine')],
+    [/^\/healing\/(heal_[a-z0-9]{1,60})\/(accept|reject)$/, async (ctx, p, m) => decideFragment(data, p, m[1]!, m[2] as 'accept' | 'reject', await readForm(ctx), `${ctx.protocol}://${ctx.host}`)],
   ];
 
   const fragment = async (ctx: Koa.Context, sub: string): Promise<boolean> => {

@@ -19,6 +19,8 @@ export const EventType = {
   releaseReadinessChanged: 'release.readiness_changed',
   /** A failure signature was seen for the first time in the project (the ai room's scan). */
   failureClusterNew: 'failure_cluster.new',
+  /** A locator fix was proposed from run history (GET /ai/healing). */
+  healingProposed: 'healing.proposed',
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 

@@ -13,6 +13,7 @@ import { RunRequestSchema, type RunRequest } from '../otp/runs/request.js';
 import { sessionsQuery } from '../otp/http/routes.js';
 import { artifactSchemas } from '../artifacts/index.js';
 import { bundle, objectOf, withProperties } from './schemas.js';
+import { flakyQuery } from '../ai/index.js';
 import { isFinalRunStatus } from '../../machines/types.js';
 import type { AiOperations } from '../ai/routes.js';
 import { BugDraftBodySchema, failuresQuery, type BugDraftBody } from '../ai/schemas.js';
@@ -28,6 +29,8 @@ export interface McpBackend {
   coverage(principal: Principal, kind: 'requirement', id: string): Promise<unknown>;
   /** What GET /releases/{id}/readiness answers. */
   readiness(principal: Principal, releaseId: string): Promise<unknown>;
+  /** GET /ai/flaky (charged to the AI allowance like the route). */
+  flaky(principal: Principal, query: Record<string, unknown>): Promise<unknown>;
   /** Absolute URL of a path on this service (evidence links). */
   absolute(path: string): string;
   /** The ai/* group: failure clusters, triage, bug drafts (each call charged to the project's AI allowance). */
@@ -243,5 +246,16 @@ export const tools: ToolDef[] = [
     inputSchema: bundle(BugDraftBodySchema),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     call: (backend, principal, args) => charged(backend, principal, 'bugs.draft', () => backend.ai.draftBug(principal, args as BugDraftBody)),
+  },
+  {
+    name: 'svc_list_flaky',
+    title: 'Flaky test cases',
+    description:
+      'Test cases ranked by flakiness from their recent history (outcome flips of the same version, passes on retry), each with its status (flaky, broken, stable, insufficient), the reasons in words, the runs that show it and its quarantine, as GET /api/v1/ai/flaky. Counts against the monthly AI allowance (ai_quota_exceeded when used up).',
+    scope: 'read',
+    operationId: 'listFlakyTestCases',
+    inputSchema: bundle(flakyQuery),
+    annotations: read,
+    call: (backend, principal, args) => backend.flaky(principal, args),
   },
 ];

@@ -9,12 +9,17 @@ interface TenantTiers {
   tierOf(db: Db, tenantId: string): Promise<string | undefined>;
 }
 
-export const tenancy: Tenancy & TenantTiers = {
+export const tenancy: Tenancy & TenantTiers & { tenantOfProject(db: Db, projectId: string): Promise<{ tenantId: string; tier?: string } | undefined> } = {
   projects: (db) => db('projects').select('id', 'status'),
   tenants: (db) => db('tenants').select('id', 'tier'),
   async ensureProject(trx, { tenantId, tenantName, projectId, projectName }) {
     await trx('tenants').insert({ id: tenantId, name: tenantName }).onConflict('id').ignore();
     await trx('projects').insert({ id: projectId, tenant_id: tenantId, name: projectName }).onConflict('id').ignore();
+  },
+  /** The ai room's ProjectTenants (its quota): a project's tenant and that tenant's tier. */
+  async tenantOfProject(db: Db, projectId: string) {
+    const row = await db('projects').join('tenants', 'tenants.id', 'projects.tenant_id').where('projects.id', projectId).first('tenants.id as tenantId', 'tenants.tier as tier');
+    return row ? { tenantId: row.tenantId as string, tier: row.tier as string | undefined } : undefined;
   },
   async tierOf(db, tenantId) {
     const tenant = await db('tenants').where('id', tenantId).first('tier');

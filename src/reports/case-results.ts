@@ -9,7 +9,7 @@ export interface ReportedRun {
   status: string;
   planId?: string | null;
   reason?: string | null;
-  testCases: Array<{ id: string; title: string; steps: number }>;
+  testCases: Array<{ id: string; title: string; steps: number; quarantined?: boolean }>;
   startedAt: string | null;
   finishedAt: string | null;
   createdAt: string | null;
@@ -66,6 +66,8 @@ export interface CaseResult {
   id: string;
   title: string;
   outcome: CaseOutcome;
+  /** Quarantined when the run started: its failure is reported as it is and did not fail the run's verdict. */
+  quarantined?: boolean;
   durationMs: number;
   /** The first step that did not pass (fail or error) of the last attempt, when there is one. */
   failure?: CaseFailure;
@@ -140,6 +142,7 @@ export function caseResults(run: ReportedRun): CaseResult[] {
       id: testCase.id,
       title: testCase.title,
       outcome: lastOutcome === 'passed' && failedAttempts.length ? 'flaky' : lastOutcome,
+      ...(testCase.quarantined === true ? { quarantined: true } : {}),
       durationMs: all.reduce((sum, s) => sum + (s.durationMs ?? 0), 0),
       ...(failure ? { failure } : {}),
       failedAttempts,

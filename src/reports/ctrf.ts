@@ -34,6 +34,8 @@ export function reportToCtrf(report: Report, options: CtrfOptions) {
     ...(c.failure ? { message: `${c.failure.code}: ${c.failure.message}`, trace: c.lines.join('\n') } : {}),
     retries: Math.max(0, c.attempts - 1),
     flaky: c.outcome === 'flaky',
+    // A quarantined case keeps its status; the tag says its failure did not fail the run's verdict.
+    ...(c.quarantined ? { tags: ['quarantined'], extra: { quarantined: true } } : {}),
     ...(c.failedAttempts.length
       ? { retryAttempts: c.failedAttempts.map((f, i) => ({ attempt: f.attempt ?? i + 1, status: 'failed', message: `${f.code}: ${f.message}` })) }
       : {}),
@@ -67,7 +69,12 @@ export function reportToCtrf(report: Report, options: CtrfOptions) {
       tests,
       environment: {
         ...(options.reportName ? { reportName: options.reportName } : {}),
-        extra: { runId: report.id, status: report.status, url: `${options.baseUrl}${report.path}` },
+        extra: {
+          runId: report.id,
+          status: report.status,
+          url: `${options.baseUrl}${report.path}`,
+          ...(report.cases.some((c) => c.quarantined) ? { quarantined: report.cases.filter((c) => c.quarantined).map((c) => c.id) } : {}),
+        },
       },
     },
   };

@@ -40,10 +40,13 @@ export function reportToJunit(report: Report, baseUrl: string): string {
   out.push('    </properties>');
   for (const c of cases) {
     out.push(`    <testcase classname="${attr(report.classname)}" name="${attr(c.title)}" file="${attr(c.id)}" time="${seconds(c.durationMs)}">`);
+    // A quarantined case reports its failure as it is; the property and the message say it did not fail the run.
+    if (c.quarantined) out.push('      <properties><property name="quarantined" value="true"/></properties>');
     const detail = text(c.lines.join('\n'));
     if (c.outcome === 'failed' || c.outcome === 'errored') {
       const tag = c.outcome === 'failed' ? 'failure' : 'error';
-      out.push(`      <${tag} message="${attr(c.failure!.message)}" type="${attr(c.failure!.code)}">${detail}</${tag}>`);
+      const message = c.quarantined ? `quarantined (does not fail the run): ${c.failure!.message}` : c.failure!.message;
+      out.push(`      <${tag} message="${attr(message)}" type="${attr(c.failure!.code)}">${detail}</${tag}>`);
     } else if (c.outcome === 'pending') {
       out.push(`      <error message="the run ended before this case finished" type="${attr(report.status)}">${detail}</error>`);
     } else if (c.outcome === 'skipped') {

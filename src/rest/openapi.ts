@@ -14,7 +14,12 @@ const SECURITY = 'apiKey';
 const errorResponses: Record<number, { name: string; description: string; schema?: string; headers?: string[] }> = {
   400: { name: 'BadRequest', description: 'VALIDATION_ERROR: the request is malformed; details.fields names every failing field' },
   401: { name: 'Unauthorized', description: 'UNAUTHORIZED: no API key, or one that is unknown, revoked or of a deleted project' },
-  402: { name: 'QuotaExceeded', description: "QUOTA_EXCEEDED: the tier's artifact or storage quota is used up; nothing was written", schema: QuotaExceededBodySchema.$ref },
+  402: {
+    name: 'QuotaExceeded',
+    description:
+      "QUOTA_EXCEEDED: the tier's artifact or storage quota is used up; ai_quota_exceeded: the tenant's monthly AI calls are used up (details.renewsAt says when they renew). Nothing was written",
+    schema: QuotaExceededBodySchema.$ref,
+  },
   403: { name: 'Forbidden', description: "FORBIDDEN: the key's scope does not allow this" },
   404: { name: 'NotFound', description: "NOT_FOUND: no such record in the key's project (another project's id is not found either)" },
   409: {
@@ -32,10 +37,11 @@ const errorResponses: Record<number, { name: string; description: string; schema
     headers: ['Retry-After', 'RateLimit', 'RateLimit-Policy'],
   },
   500: { name: 'Internal', description: 'INTERNAL: the service failed; nothing is promised about partial effects' },
+  502: { name: 'AiProviderFailed', description: 'ai_provider_failed: the configured language model failed, or answered twice with output that does not validate' },
   503: {
     name: 'Unavailable',
     description:
-      'database_unavailable or storage_unavailable: the database or the file store cannot be reached right now; the request was not completed, retry after Retry-After seconds',
+      'database_unavailable or storage_unavailable: the database or the file store cannot be reached right now; the request was not completed, retry after Retry-After seconds. ai_not_configured (a route that needs a language model): no model is configured (AI_BASE_URL, AI_MODEL)',
     headers: ['Retry-After'],
   },
 };

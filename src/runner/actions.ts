@@ -4,7 +4,7 @@
 // E_ASSERT_FAILED (asserts.ts).
 import type { Locator as PwLocator, Page } from 'playwright-core';
 import type { ActionStepOf, ProtocolStepAction } from '../otp/protocol/schemas/actions.js';
-import type { Locator, LocatorOrCandidates } from '../otp/protocol/schemas/locator.js';
+import type { Locator, LocatorOrCandidates, TriedLocator } from '../otp/protocol/schemas/locator.js';
 import { buildLocator, candidatesOf, counted, currentLocator, notFound, resolveLocator, singleLocator, type Resolved } from './locators.js';
 import { performAssert } from './asserts.js';
 import { StepError, isTimeout, shortMessage } from './step-error.js';
@@ -24,6 +24,8 @@ export interface ActionEnv {
 export interface ActionOutcome {
   actual?: string;
   usedLocator?: Locator;
+  /** The candidates tried, when the one used was not the first (step.result triedLocators). */
+  triedLocators?: TriedLocator[];
   /** A screenshot step's image, stored as the step's evidence. */
   screenshot?: Buffer;
 }
@@ -46,7 +48,12 @@ async function onElement(env: ActionEnv, spec: LocatorOrCandidates, act: (target
     if (isTimeout(err)) throw new StepError('E_TIMEOUT', `the element was found but the action did not complete in time: ${shortMessage(err)}`, extra);
     throw new StepError('E_INTERNAL', shortMessage(err), extra);
   }
-  return { usedLocator: resolved.used };
+  return { usedLocator: resolved.used, ...healedTries(resolved) };
+}
+
+/** The tried candidates of a step that passed through another than its first (for healing proposals). */
+export function healedTries(resolved: Resolved | undefined): { triedLocators?: TriedLocator[] } {
+  return resolved && resolved.tried.length > 1 ? { triedLocators: resolved.tried } : {};
 }
 
 /** At most this long, a failed navigate step waits for the navigation that interrupted it to be answered. */

@@ -3,7 +3,7 @@
 // observed value is reported as `actual` on every assert, passed or failed.
 import type { Page } from 'playwright-core';
 import type { ActionStepOf } from '../otp/protocol/schemas/actions.js';
-import type { Locator } from '../otp/protocol/schemas/locator.js';
+import type { Locator, TriedLocator } from '../otp/protocol/schemas/locator.js';
 import { counted, currentLocator, describe, singleLocator, type Resolved } from './locators.js';
 import { StepError, isTimeout, shortMessage } from './step-error.js';
 import type { Deadline } from './deadline.js';
@@ -112,6 +112,7 @@ function failed(step: AssertStep, seen: Observation): StepError {
 export interface AssertResult {
   actual: string;
   usedLocator?: Locator;
+  triedLocators?: TriedLocator[];
 }
 
 export async function performAssert(page: Page, step: AssertStep, deadline: Deadline): Promise<AssertResult> {
@@ -130,7 +131,7 @@ export async function performAssert(page: Page, step: AssertStep, deadline: Dead
     last = seen;
     const verdict = seen.missing ? false : holds(step.kind, op, seen.actual, step.expected);
     if (typeof verdict === 'string') throw new StepError('E_ASSERT_FAILED', verdict, { actual: seen.actual, usedLocator: seen.resolved?.used });
-    if (verdict) return { actual: seen.actual, usedLocator: seen.resolved?.used };
+    if (verdict) return { actual: seen.actual, usedLocator: seen.resolved?.used, ...(seen.resolved && seen.resolved.tried.length > 1 ? { triedLocators: seen.resolved.tried } : {}) };
     const pause = POLL_MS[Math.min(attempt + 1, POLL_MS.length - 1)]!;
     if (deadline.remaining() <= pause) {
       if (seen.missing && NEEDS_ELEMENT.has(step.kind)) {

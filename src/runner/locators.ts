@@ -59,7 +59,9 @@ async function firstMatch(page: Page, candidates: Locator[]): Promise<{ found?: 
   for (const loc of candidates) {
     const all = buildLocator(page, loc);
     const count = await all.count();
-    tried.push({ ...loc, count });
+    // One match: whether it can be acted on, so that the service proposes only a locator that finds one
+    // visible, enabled element (GET /ai/healing).
+    tried.push(count === 1 ? { ...loc, count, visible: await all.isVisible(), enabled: await all.isEnabled() } : { ...loc, count });
     if (count > (loc.nth ?? 0)) return { found: { target: all.nth(loc.nth ?? 0), all, used: loc, tried, matched: true }, tried };
   }
   return { tried };

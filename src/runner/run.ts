@@ -182,6 +182,7 @@ export class RunExecutor {
     }
     if (actual !== undefined) result.actual = actual.slice(0, 100_000);
     if (usedLocator) result.usedLocator = usedLocator;
+    if (!failure && outcome.triedLocators) result.triedLocators = outcome.triedLocators.slice(0, 100);
     if (this.cancelled) return result;
     const evidence: NonNullable<StepResultPayload['evidence']> = {};
     const png = outcome.screenshot ?? (this.page && wantsScreenshot(exec.evidence, status) ? await evidenceScreenshot(this.page) : undefined);

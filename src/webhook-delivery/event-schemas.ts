@@ -7,6 +7,7 @@ import { ARTIFACT_OPERATIONS, EventType } from '../db/change-events.js';
 import { artifactDefinitions } from '../artifacts/index.js';
 import { webhookEventTypes } from '../artifacts/webhooks/webhooks.js';
 import { RunSummarySchema } from '../otp/http/schemas.js';
+import { HealingProposalSchema } from '../ai/healing/schema.js';
 
 const RecordingSchema = registerSchema({
   $id: 'WebhookRecording',
@@ -71,6 +72,7 @@ const fixed: EventDoc[] = [
     data: { $ref: 'ReleaseReadiness' },
   },
   { type: EventType.failureClusterNew, schemaName: 'FailureClusterNewEvent', summary: 'A failure signature was seen for the first time in the project (a new cluster of GET /ai/failures); data is the signature and its first failed step', data: FailureClusterNewSchema },
+  { type: EventType.healingProposed, schemaName: 'HealingProposedEvent', summary: 'A locator fix was proposed from run history (GET /ai/healing); data is the proposal', data: HealingProposalSchema },
 ];
 
 const verbs = { created: 'was created', updated: 'was changed', deleted: 'was deleted (data is the record as it last was)' };

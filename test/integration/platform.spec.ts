@@ -120,7 +120,7 @@ describe('Platform: projects, groups, lifecycle, entitlement', () => {
     const res = await a.req('GET', '/platform/entitlement');
     expect(res.status).to.equal(200);
     expect(res.body).to.deep.include({ tier: 'free', projectId: a.projectId, tenantId: a.tenantId });
-    expect(res.body.limits).to.deep.equal({ storageBytes: 1024 ** 3, artifacts: 10_000, requestsPerMinute: 600 });
+    expect(res.body.limits).to.deep.equal({ storageBytes: 1024 ** 3, artifacts: 10_000, requestsPerMinute: 600, aiCallsPerMonth: 200 });
     expect(res.body.usage).to.deep.equal({ artifacts: 2, requestsThisWindow: 3, storageBytes: 0 });
     expect(res.body.upgradeUrl).to.be.a('string');
     await t.service.db('tenants').where('id', a.tenantId).update({ tier: 'pro' });

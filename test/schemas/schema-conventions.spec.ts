@@ -101,7 +101,7 @@ describe('OTP schemas follow one set of conventions and agree with the machine t
     };
     const capabilities = { record: 1, replay: 1, screenshot: 1, upload: 1, crossOrigin: 1, eval: 1, maxParallel: 1 } satisfies Record<keyof Capabilities, 1>;
     const hello = { executor: 1, name: 1, version: 1, capabilities: 1, projectId: 1, resumeSessionId: 1 } satisfies Record<keyof HelloPayload, 1>;
-    const report = { stepIndex: 1, status: 1, durationMs: 1, error: 1, evidence: 1, actual: 1, usedLocator: 1, textReplaced: 1 } satisfies Record<keyof StepReport, 1>;
+    const report = { stepIndex: 1, status: 1, durationMs: 1, error: 1, evidence: 1, actual: 1, usedLocator: 1, triedLocators: 1, textReplaced: 1 } satisfies Record<keyof StepReport, 1>;
     const exec = { stepIndex: 1, timeoutMs: 1, continueOnFail: 1, evidence: 1, label: 1, step: 1, attempt: 1, freshContext: 1 } satisfies Record<keyof StepExecPayload, 1>;
     const stepError = { code: 1, message: 1, triedLocators: 1 } satisfies Record<keyof NonNullable<StepReport['error']>, 1>;
     const tcStep = { otp: 1, label: 1, timeoutMs: 1, continueOnFail: 1, evidence: 1 } satisfies Record<keyof TestCaseStep, 1>;

@@ -15,10 +15,10 @@ export class ArtifactTestCaseSource implements TestCaseSource {
   }
 
   async testCases(projectId: string, ids: string[]): Promise<TestCaseToRun[]> {
-    const rows: Array<{ id: string; data: { title: string; steps: TestCaseStep[] } }> = await this.of(projectId, 'test_case')
+    const rows: Array<{ id: string; version: number; data: { title: string; steps: TestCaseStep[] } }> = await this.of(projectId, 'test_case')
       .whereIn('id', ids)
-      .select('id', 'data');
-    return rows.map((row) => ({ id: row.id, title: row.data.title, steps: row.data.steps }));
+      .select('id', 'version', 'data');
+    return rows.map((row) => ({ id: row.id, title: row.data.title, steps: row.data.steps, version: row.version }));
   }
 
   async planCaseIds(projectId: string, planId: string): Promise<{ caseIds: string[]; retries?: number } | null> {

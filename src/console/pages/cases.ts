@@ -87,7 +87,7 @@ export async function caseFragment(data: ConsoleData, principal: Principal, id: 
       ${c.description ? html`<p>${String(c.description)}</p>` : ''}
       ${c.preconditions ? html`<p><strong>Before:</strong> ${String(c.preconditions)}</p>` : ''}
       ${varNames.length ? runWithVars(c.id, c.title ?? c.id, varNames) : runButton(c.id, c.title ?? c.id)}
-      <p><a href="${BASE}/runs?testCaseId=${c.id}">Runs of this test case</a></p>
+      <p><a href="${BASE}/runs?testCaseId=${c.id}">Runs of this test case</a> · <a href="${BASE}/cases/${c.id}/history">Its history, flakiness and healing</a></p>
     </section>
     <h2>Steps</h2>
     ${steps.length

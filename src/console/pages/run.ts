@@ -107,7 +107,8 @@ function facts(run: RunView): Html {
   return html`<dl class="facts">
     ${pair('Status', html`${statusBadge(run.status)}${run.cancelRequested && !isFinalRunStatus(run.status) ? ' cancelling…' : ''}`, 'run-status')}
     ${pair('Steps', `${run.counts.passed} passed · ${run.counts.failed} failed · ${run.counts.skipped} skipped of ${run.counts.total}${run.counts.flaky ? ` · ${run.counts.flaky} test case${run.counts.flaky > 1 ? 's' : ''} flaky (passed on a retry)` : ''}`)}
-    ${pair('Test cases', html`${run.testCases.map((c: { id: string; title: string }, i: number) => html`${i ? ', ' : ''}<a href="${BASE}/cases/${c.id}">${c.title}</a>`)}`)}
+    ${pair('Test cases', html`${run.testCases.map((c: { id: string; title: string; quarantined?: boolean }, i: number) => html`${i ? ', ' : ''}<a href="${BASE}/cases/${c.id}">${c.title}</a>${c.quarantined ? html` <span class="badge s-quarantined" title="Quarantined when the run started: its failures do not fail the verdict">quarantined</span>` : ''}`)}`)}
+    ${quarantineNote(run)}
     ${pair('Session', session)}
     ${run.startedAt ? '' : pair('Created', time(run.createdAt))}
     ${pair('Started', time(run.startedAt))}
@@ -117,6 +118,15 @@ function facts(run: RunView): Html {
     ${run.varNames.length ? pair('Variables', run.varNames.join(', ')) : ''}
     ${pair('Allowed origins', allowedOrigins(run.allowedOrigins), 'allowed-origins')}
   </dl>`;
+}
+
+/** A verdict that left failures of quarantined test cases out says so beside it. */
+function quarantineNote(run: RunView): Html | string {
+  const quarantined = run.testCases.filter((c: { quarantined?: boolean }) => c.quarantined);
+  if (!quarantined.length) return '';
+  const indexes = new Set(run.testCases.flatMap((c: { quarantined?: boolean }, i: number) => (c.quarantined ? [i] : [])));
+  const failed = run.steps.filter((s) => indexes.has(s.caseIndex) && (s.status === 'fail' || s.status === 'error')).length;
+  return html`<div><dt>Quarantine</dt><dd id="run-quarantine">${quarantined.length} test case${quarantined.length === 1 ? '' : 's'} quarantined: ${failed} failed step${failed === 1 ? '' : 's'} left out of the verdict</dd></div>`;
 }
 
 export async function runFragment(data: ConsoleData, principal: Principal, runId: string, origin: string, notice?: Html): Promise<Html> {

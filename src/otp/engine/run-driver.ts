@@ -1,15 +1,16 @@
 // Drives one claimed run: the run machine, and the effects it requests carried out (frames to the
 // executor, durable writes to PostgreSQL).
-import { createActor, type Actor, type AnyTransitionDefinition, type InspectionEvent } from 'xstate';
-import { eventLabel, fastInspection, transitionsOf } from './xstate-adapter.js';
+import { createActor, type Actor, type InspectionEvent } from 'xstate';
+import { fastInspection, transitionsOf } from './xstate-adapter.js';
 import type { Clock } from './timer-wheel.js';
 import { runMachine } from '../../../machines/run.machine.js';
 import { errorMessage } from '../../../machines/effects.js';
 import { CANCELLED_BY_REQUEST, OtpErrorCode, type RunEffect, type RunEvent, type RunOutput, type StepExecPayload, type StepOutcome, type StepReport } from '../../../machines/types.js';
-import { buildFrame, errorFrame, frameTemplate, isoAt } from '../protocol/frames.js';
+import { buildFrame, errorFrame, frameTemplate } from '../protocol/frames.js';
 import { stepDispatch, type StepDispatchMessage } from './diagnostics.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
-import { TRACE_LIMIT, type TraceEntry, type TraceWrite } from '../store/run-trace.js';
+import { TRACE_LIMIT, type TraceWrite } from '../store/run-trace.js';
+import { labelOf, TraceBuffer, type TracedTransition } from './trace-buffer.js';
 import type { Logger } from '../../log.js';
 import type { DatabaseHealth } from '../../db/health.js';
 
@@ -48,25 +49,6 @@ const needsEvidenceCheck = (outcomes: StepOutcome[]) => outcomes.some((o) => o.e
 type Effect<T extends RunEffect['type']> = Extract<RunEffect, { type: T }>;
 type RunSnapshot = ReturnType<Actor<typeof runMachine>['getSnapshot']>;
 
-type TraceLabel = Pick<TraceEntry, 'event' | 'from' | 'to'>;
-// A transition in memory: its time as a number, its ISO form made once, when first read; the run's
-// cursor after it (the console derives the frames of each step from it: console/run-timeline.ts).
-type TracedTransition = { ms: number; iso?: string; label: TraceLabel; cursor: number };
-
-// The machine's transition definitions are built once, with the machine: each one's label is too.
-const labels = new WeakMap<AnyTransitionDefinition, TraceLabel>();
-function labelOf(t: AnyTransitionDefinition): TraceLabel {
-  let label = labels.get(t);
-  if (!label) labels.set(t, (label = { event: eventLabel(t), from: t.source.path.join('.'), to: t.target![0]!.path.join('.') }));
-  return label;
-}
-
-// Every property written out: a literal after a spread is built the slow way, 200 times a run.
-function traceEntry(t: TracedTransition): TraceEntry {
-  const { event, from, to } = t.label;
-  return { at: (t.iso ??= isoAt(t.ms)), event, from, to, cursor: t.cursor };
-}
-
 export class RunDriver {
   readonly id: string;
   readonly done: Promise<RunOutput>;
@@ -81,12 +63,8 @@ export class RunDriver {
   private duration = 0;
   // When the step.result now being acted on arrived; cleared by the step.exec it leads to, or its refusal.
   private resultAt: number | undefined;
-  // The machine's transitions, the newest last; trimmed to TRACE_LIMIT once it passes it by a margin.
-  private readonly trace: TracedTransition[] = [];
-  private traceDropped = 0;
-  /** Bumped by every transition; the engine's flush compares it with the version it last wrote. */
-  traceVersion = 0;
-  flushedVersion = 0;
+  // The machine's transitions (trace-buffer.ts), flushed by the engine and written with the verdict.
+  private readonly traces: TraceBuffer;
   // Bumped by each durable write asked for: one waiting for the database that is no longer the newest gives up.
   private writeToken = 0;
   // The last step.exec sent: sent again as is (same id) when the machine sends that step again after a resume.
@@ -100,10 +78,11 @@ export class RunDriver {
   ) {
     this.id = run.id;
     this.fields = { sessionId: channel.id, runId: run.id };
+    this.traces = new TraceBuffer(run.id);
     this.stepExecFrame = frameTemplate('step.exec', this.fields);
     // The initial state's eventless transitions are taken as the actor is created: the start goes first.
     const init: TracedTransition = { ms: Date.now(), label: { event: 'xstate.init', from: null, to: String(runMachine.config.initial) }, cursor: 0 };
-    this.pushTrace(init);
+    this.traces.push(init);
     // One machine for every run: each driver only listens to its own actor's effects.
     this.actor = createActor(runMachine, {
       input: {
@@ -117,6 +96,7 @@ export class RunDriver {
         ...(deps.outageWindowMs !== undefined ? { outageWindowMs: deps.outageWindowMs } : {}),
         ...(run.recorded ? { recorded: run.recorded } : {}),
         ...(channel.detached ? { detached: true } : {}),
+        ...quarantinedInput(run.testCases),
       },
       ...(deps.clock ? { clock: deps.clock } : {}),
       // Microsteps only: each carries the transitions taken (eventless and delayed ones included).
@@ -146,36 +126,32 @@ export class RunDriver {
     const { cursor } = (event.snapshot as RunSnapshot).context;
     for (const t of transitionsOf(event)) {
       if (!t.target?.length) continue; // an action without a change of state
-      this.pushTrace({ ms, label: labelOf(t), cursor });
+      this.traces.push({ ms, label: labelOf(t), cursor });
     }
     this.deps.changed?.(this.run.id, this.run.projectId);
   }
 
-  private pushTrace(entry: TracedTransition): void {
-    this.trace.push(entry);
-    this.traceVersion++;
-    if (this.trace.length > TRACE_LIMIT + 50) {
-      const extra = this.trace.length - TRACE_LIMIT;
-      this.trace.splice(0, extra);
-      this.traceDropped += extra;
-    }
+  /** Bumped by every transition; the engine's flush compares it with the version it last wrote. */
+  get traceVersion(): number {
+    return this.traces.version;
+  }
+
+  get flushedVersion(): number {
+    return this.traces.flushedVersion;
+  }
+
+  set flushedVersion(version: number) {
+    this.traces.flushedVersion = version;
   }
 
   /** The last TRACE_LIMIT transitions, oldest first, and how many older ones were dropped. */
   traceSnapshot(): TraceWrite {
-    const extra = Math.max(0, this.trace.length - TRACE_LIMIT);
-    return { runId: this.run.id, transitions: this.trace.slice(extra).map(traceEntry), dropped: this.traceDropped + extra };
+    return this.traces.snapshot();
   }
 
-  /**
-   * What a flush writes when `version` (a traceVersion) was written last: the transitions since, to
-   * append; the whole trace when this driver wrote none yet or some of those were already dropped.
-   */
+  /** What a flush writes when `version` was written last (TraceBuffer.since). */
   traceSince(version: number): TraceWrite {
-    const fresh = this.traceVersion - version;
-    if (version === 0 || fresh > this.trace.length) return this.traceSnapshot();
-    const dropped = Math.max(0, this.traceVersion - TRACE_LIMIT);
-    return { runId: this.run.id, transitions: this.trace.slice(this.trace.length - fresh).map(traceEntry), dropped, append: true };
+    return this.traces.since(version);
   }
 
   get projectId(): string {
@@ -216,7 +192,7 @@ export class RunDriver {
         runId: run.id,
         vars: run.vars,
         allowedOrigins: run.allowedOrigins,
-        testCases: run.testCases,
+        testCases: run.testCases.map(({ id, title, steps }) => ({ id, title, steps })),
         totalSteps: run.steps.length,
         defaults: { stepTimeoutMs: deps.stepTimeoutMs },
       }),
@@ -250,6 +226,7 @@ export class RunDriver {
         durationMs: this.duration,
         ...(output.reason ? { reason: output.reason } : {}),
         ...(output.flaky !== undefined ? { flaky: output.flaky } : {}),
+        ...quarantinedIds(this.run.testCases),
       }),
     );
   }
@@ -417,4 +394,16 @@ export class RunDriver {
     this.released = true;
     this.actor.stop();
   }
+}
+
+/** The run machine's quarantinedCases (caseIndex of each quarantined test case), only when there is one. */
+function quarantinedInput(testCases: ClaimedRun['testCases']): { quarantinedCases?: number[] } {
+  const indexes = testCases.flatMap((testCase, caseIndex) => (testCase.quarantined ? [caseIndex] : []));
+  return indexes.length ? { quarantinedCases: indexes } : {};
+}
+
+/** run.finished's quarantined: the ids of the run's quarantined test cases, only when there is one. */
+function quarantinedIds(testCases: ClaimedRun['testCases']): { quarantined?: string[] } {
+  const ids = testCases.flatMap((testCase) => (testCase.quarantined ? [testCase.id] : []));
+  return ids.length ? { quarantined: ids } : {};
 }

@@ -13,6 +13,8 @@ export interface TestCaseToRun {
   id: string;
   title: string;
   steps: TestCaseStep[];
+  /** The test case's version (revision) as it is run: flakiness compares runs of the same version. */
+  version?: number;
 }
 
 export interface TestCaseSource {

@@ -62,6 +62,11 @@ const runSummaryProperties = {
         title: { type: 'string' },
         steps: { type: 'integer', description: 'Number of steps' },
         retries: { type: 'integer', minimum: 1, maximum: 3, description: 'How many times the case may run again after a failed attempt (absent: none)' },
+        version: { type: 'integer', description: 'The version of the test case that ran' },
+        quarantined: {
+          const: true,
+          description: 'The case was quarantined when the run started (POST /ai/flaky/{testCaseId}/quarantine): it ran and reports, but its failure does not fail the verdict',
+        },
       },
     },
   },
@@ -109,6 +114,11 @@ const stepView = {
     },
     actual: { type: ['string', 'null'] },
     usedLocator: { type: ['object', 'null'], description: 'The locator that matched (a Locator)' },
+    triedLocators: {
+      type: 'array',
+      items: { type: 'object' },
+      description: 'Only on a step that passed through a candidate other than its first: the candidates tried, each with count (and visible, enabled for one match), as the executor reported them',
+    },
     textReplaced: {
       type: ['array', 'null'],
       items: { enum: [...OBSERVED_TEXT_FIELDS] },

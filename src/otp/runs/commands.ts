@@ -10,7 +10,7 @@ import type { RunFilter, RunView, RunViews } from '../store/run-views.js';
 import type { RunViewCache } from '../store/run-view-cache.js';
 import type { RunTrace } from '../store/run-trace.js';
 import type { TestCaseSource } from '../engine/test-case-source.js';
-import { planRun } from './planner.js';
+import { planRun, type QuarantinedCases } from './planner.js';
 import type { RunRequest } from './request.js';
 
 /** The live part of runs, which only the engine of this process knows (OtpEngine implements it). */
@@ -33,6 +33,8 @@ export interface RunPorts {
   cache: Pick<RunViewCache, 'read'>;
   /** What runs are made of: test cases, plans and test runs (the artifacts room implements it). */
   testCases: TestCaseSource;
+  /** Which test cases are quarantined when a run starts (the ai room implements it). */
+  quarantine?: QuarantinedCases;
   limits: Pick<Config['otp'], 'maxSteps' | 'stepTimeoutMs'>;
 }
 
@@ -45,7 +47,7 @@ export function runCommands(ports: RunPorts) {
     /** Plans the run (every check before anything starts), then starts or queues it. */
     async start(principal: Principal, request: RunRequest): Promise<RunView> {
       if (request.sessionId) await engine.ensureSessionOpen(principal.projectId, request.sessionId);
-      return engine.launch(await planRun(ports.testCases, principal, request, ports.limits));
+      return engine.launch(await planRun(ports.testCases, principal, request, ports.limits, ports.quarantine));
     },
 
     /** A queued run ends at once; a running one is told to stop and answered once it has (or after 5 s). */

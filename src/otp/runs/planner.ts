@@ -10,6 +10,18 @@ import type { NewRun } from '../store/run-store.js';
 import type { TestCaseSource } from '../engine/test-case-source.js';
 import type { RunRequest } from './request.js';
 
+/**
+ * The port through which the planner learns which test cases are quarantined at the run's start
+ * (the ai room keeps quarantines; wired in src/service.ts). A quarantined case still runs and
+ * reports; its failure does not fail the verdict.
+ */
+export interface QuarantinedCases {
+  /** Those of `caseIds` under a quarantine that has not expired. */
+  quarantinedAmong(projectId: string, caseIds: string[]): Promise<Set<string>>;
+}
+
+export const noQuarantine: QuarantinedCases = { quarantinedAmong: async () => new Set() };
+
 /** A run records its results in a test run of the caller's project that is still open. */
 async function checkTestRunOpen(source: TestCaseSource, projectId: string, testRunId: string): Promise<void> {
   const status = await source.testRunStatus(projectId, testRunId);
@@ -38,6 +50,7 @@ export async function planRun(
   principal: Principal,
   request: RunRequest,
   limits: { maxSteps: number; stepTimeoutMs: number },
+  quarantine: QuarantinedCases = noQuarantine,
 ): Promise<NewRun> {
   if (request.projectId && request.projectId !== principal.projectId) throw errors.notFound('Project', request.projectId);
   if (Boolean(request.planId) === Boolean(request.testCaseIds)) {
@@ -88,6 +101,7 @@ export async function planRun(
     );
   }
 
+  const quarantined = await quarantine.quarantinedAmong(principal.projectId, [...byId.keys()]);
   let stepIndex = 0;
   const steps = cases.flatMap((testCase, caseIndex) =>
     testCase.steps.map((s) => ({
@@ -109,7 +123,14 @@ export async function planRun(
     requestedSessionId: request.sessionId ?? null,
     vars,
     allowedOrigins: request.allowedOrigins ?? navigateOrigins(actions, vars),
-    testCases: cases.map((c) => ({ id: c.id, title: c.title, steps: c.steps.length, ...(retries ? { retries } : {}) })),
+    testCases: cases.map((c) => ({
+      id: c.id,
+      title: c.title,
+      steps: c.steps.length,
+      ...(retries ? { retries } : {}),
+      ...(c.version !== undefined ? { version: c.version } : {}),
+      ...(quarantined.has(c.id) ? { quarantined: true as const } : {}),
+    })),
     planId: request.planId ?? null,
     testRunId: request.testRunId ?? null,
     finishTestRun: request.finishTestRun ?? false,

@@ -3,8 +3,12 @@
 // (run-sql.ts) and the planned-run memory (planned-runs.ts) need nothing of RunStore itself.
 import type { PlannedStep, StepOutcome } from '../../../machines/types.js';
 
-/** A test case of a run: `retries`, how many times it may run again after a failed attempt (absent: 0). */
-export type RunCaseRef = { id: string; title: string; steps: number; retries?: number };
+/**
+ * A test case of a run as the run keeps it: `version` is the case's revision when planned,
+ * `quarantined` marks a case whose failure does not fail the run's verdict (docs/ai.md,
+ * "Quarantine"), and `retries` is how many times it may run again after a failed attempt (absent: 0).
+ */
+export type RunCaseRef = { id: string; title: string; steps: number; version?: number; quarantined?: true; retries?: number };
 
 export interface NewRun {
   id: string;

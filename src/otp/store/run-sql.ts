@@ -36,6 +36,7 @@ export function stepRecord({ runId, outcome }: StepWrite) {
     actual: string | null;
     used_locator: unknown;
     text_replaced?: string[];
+    tried_locators?: unknown[];
   } = {
     run_id: runId,
     step_index: outcome.stepIndex,
@@ -52,6 +53,8 @@ export function stepRecord({ runId, outcome }: StepWrite) {
   // µs per step (record + JSON 1.51 → 1.67 µs, as did a member set to undefined on every record);
   // `in` costs nothing measurable.
   if ('textReplaced' in outcome && outcome.textReplaced) record.text_replaced = outcome.textReplaced;
+  // Only on a step that passed through another than its first candidate (asked with `in`, as above).
+  if ('triedLocators' in outcome && outcome.triedLocators) record.tried_locators = outcome.triedLocators;
   return record;
 }
 
@@ -64,9 +67,10 @@ export function stepRecord({ runId, outcome }: StepWrite) {
 export const recordStepsSql = (batch: string, count: string) => `
 UPDATE otp_run_steps s
    SET status = v.status, source = v.source, duration_ms = v.duration_ms, error = v.error,
-       evidence = v.evidence, actual = v.actual, used_locator = v.used_locator, text_replaced = v.text_replaced, finished_at = now()
+       evidence = v.evidence, actual = v.actual, used_locator = v.used_locator, text_replaced = v.text_replaced,
+       tried_locators = v.tried_locators, finished_at = now()
   FROM (SELECT * FROM jsonb_to_recordset(${batch}::jsonb) AS r(run_id text, step_index int, status text, source text,
-          duration_ms int, error jsonb, evidence jsonb, actual text, used_locator jsonb, text_replaced jsonb) LIMIT ${count}) v
+          duration_ms int, error jsonb, evidence jsonb, actual text, used_locator jsonb, text_replaced jsonb, tried_locators jsonb) LIMIT ${count}) v
  WHERE s.run_id = v.run_id AND s.step_index = v.step_index AND s.status = 'pending'`;
 
 // The group commit's statement, prepared once on its own connection (see RunStore): it runs for

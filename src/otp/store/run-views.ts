@@ -21,6 +21,8 @@ export interface StepView {
   usedLocator: unknown;
   /** Fields of observed text stored with U+FFFD in place of what could not be stored (observed-text.ts). */
   textReplaced: string[] | null;
+  /** Present on a step that passed through another than its first candidate: what each matched. */
+  triedLocators?: unknown[];
   finishedAt: string | null;
   /** The attempt of its test case (1; more after a retry). */
   attempt: number;
@@ -126,6 +128,7 @@ function stepView(s: any): StepView {
     actual: s.actual,
     usedLocator: s.used_locator,
     textReplaced: s.text_replaced ?? null,
+    ...(s.tried_locators ? { triedLocators: s.tried_locators } : {}),
     finishedAt: iso(s.finished_at),
     attempt: s.attempt ?? 1,
   };

@@ -25,11 +25,12 @@ export const ContextSchema = registerSchema({
 const limitsSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['artifacts', 'storageBytes', 'requestsPerMinute'],
+  required: ['artifacts', 'storageBytes', 'requestsPerMinute', 'aiCallsPerMonth'],
   properties: {
     artifacts: { type: 'integer', description: 'Artifacts a project may hold' },
     storageBytes: { type: 'integer', description: 'Bytes of assets a project may keep' },
     requestsPerMinute: { type: 'integer', description: 'REST requests per minute per API key' },
+    aiCallsPerMonth: { type: 'integer', description: 'AI calls the tenant may make per calendar month (GET /ai/usage shows what is used)' },
   },
 };
 

@@ -28,10 +28,10 @@ export const MAY_IMPORT: Record<string, string[]> = {
   cli: ['reports'],
   oauth: ['db', 'auth'],
   mcp: ['validation', 'auth', 'rest', 'otp/runs', 'otp/http', 'otp/store:types', 'otp/engine:types', 'artifacts', 'machines', 'ai'],
-  'webhook-delivery': ['rest', 'validation', 'db', 'artifacts', 'otp/http'],
+  'webhook-delivery': ['rest', 'validation', 'db', 'artifacts', 'otp/http', 'ai'],
   console: ['auth', 'rest', 'db:types', 'machines', 'otp/protocol', 'ai:types', 'otp/runs:types', 'otp/store:types', 'otp/engine'],
   observability: ['otp/engine:types', 'rest:types', 'db:types'],
-  ai: ['db', 'rest', 'auth', 'assets', 'machines', 'otp/protocol', 'otp/store:types'],
+  ai: ['db', 'rest', 'validation', 'auth', 'assets', 'machines', 'otp/protocol', 'otp/store:types'],
 };
 
 /** Files of src/ itself that make the kernel. */
@@ -90,6 +90,9 @@ export const TABLE_OWNERS: Record<string, string> = {
   ai_signature_bugs: 'ai',
   ai_triage_corrections: 'ai',
   ai_triage_rules: 'ai',
+  ai_usage: 'ai',
+  ai_quarantines: 'ai',
+  ai_healing_proposals: 'ai',
 };
 
 /** The only readers of process.env: the service's configuration, the runner's options and the CLI's. */

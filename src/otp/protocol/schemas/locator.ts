@@ -140,6 +140,8 @@ export const TriedLocatorSchema = {
   properties: {
     ...LocatorSchema.properties,
     count: { description: 'How many elements the locator matched when it was tried (before nth).', type: 'integer', minimum: 0 },
+    visible: { description: 'Optional: when it matched exactly one element, whether that element was visible.', type: 'boolean' },
+    enabled: { description: 'Optional: when it matched exactly one element, whether that element was enabled.', type: 'boolean' },
   },
   required: ['by', 'value'],
   additionalProperties: false,
@@ -148,6 +150,8 @@ export const TriedLocatorSchema = {
 /** A tried locator: the Locator and the number of elements it matched. */
 export interface TriedLocator extends Locator {
   count?: number;
+  visible?: boolean;
+  enabled?: boolean;
 }
 
 export const locatorSchemas: readonly JsonSchema[] = [LocatorSchema, LocatorCandidatesSchema, LocatorOrCandidatesSchema, TriedLocatorSchema];

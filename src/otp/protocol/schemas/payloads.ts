@@ -113,6 +113,13 @@ export const StepResultPayloadSchema = {
     },
     actual: { description: 'Observed value (asserts).', type: 'string', maxLength: 100000 },
     usedLocator: { $ref: 'Locator', description: 'The locator that matched (from candidates, the one that worked).' },
+    triedLocators: {
+      description:
+        'Optional, on a step that passed through a candidate other than its first: the candidates tried in order, each with its count (and, for one match, visible and enabled). The service proposes locator fixes from it (GET /ai/healing).',
+      type: 'array',
+      maxItems: 100,
+      items: { $ref: 'TriedLocator' },
+    },
     textReplaced: {
       description:
         'The fields of observed text (actual, error.message, evidence.consoleErrors) in which NUL characters and lone UTF-16 surrogates, which cannot be stored, were replaced with U+FFFD. An executor that replaced them before sending says so here; the service adds the fields it replaced itself (it stores such text replaced, and keeps the verdict).',
@@ -254,6 +261,11 @@ export const RunFinishedPayloadSchema = {
     durationMs: { description: 'Duration of the run, in milliseconds.', type: 'integer', minimum: 0 },
     reason: { description: 'Why a cancelled or error run ended (absent for passed and failed).', type: 'string', maxLength: 1000 },
     flaky: { description: 'Test cases that failed and then passed on a retry (present when the run has retries); they do not fail the run.', type: 'integer', minimum: 0 },
+    quarantined: {
+      description: 'Optional: the test cases quarantined when the run started. Their failed steps are in failed but did not fail the verdict (status).',
+      type: 'array',
+      items: { type: 'string' },
+    },
   },
   required: ['runId', 'status', 'passed', 'failed', 'skipped', 'total', 'durationMs'],
   additionalProperties: false,
