@@ -14,6 +14,8 @@ export interface RunOptions {
   /** The names whose values came from the environment: never printed. */
   secretNames: string[];
   sessionId?: string;
+  /** How many times a failed test case runs again (0-3; absent: the plan's default, else 0). */
+  retries?: number;
   junit?: string;
   ctrf?: string;
   timeoutMs: number;
@@ -47,6 +49,8 @@ Options (flag, then environment, then default):
   --var NAME=VALUE    a {{NAME}} value (repeat)
   --secret NAME       a {{NAME}} value taken from the environment variable NAME, never printed (repeat)
   --session ID        run on this executor session
+  --retries N         run a failed test case again, up to N (0-3) times; one that then passes is flaky
+                      and does not fail the build (default: the plan's retries, else 0)
   --junit FILE        write a JUnit XML report
   --ctrf FILE         write a CTRF JSON report
   --timeout SECONDS   give up waiting (exit 2)     OTP_TIMEOUT   1800
@@ -69,6 +73,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv, isTty: bool
         var: { type: 'string', multiple: true },
         secret: { type: 'string', multiple: true },
         session: { type: 'string' },
+        retries: { type: 'string' },
         junit: { type: 'string' },
         ctrf: { type: 'string' },
         timeout: { type: 'string' },
@@ -104,6 +109,8 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv, isTty: bool
     if (value === undefined) throw new UsageError(`--secret ${name}: the environment has no ${name}`);
     vars[name] = value;
   }
+  const retries = parsed.retries === undefined ? undefined : Number(parsed.retries);
+  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0 && retries <= 3)) throw new UsageError(`--retries takes 0 to 3, got "${parsed.retries}"`);
   const timeout = Number(parsed.timeout ?? env.OTP_TIMEOUT ?? 1800);
   if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--timeout takes seconds, got "${parsed.timeout ?? env.OTP_TIMEOUT}"`);
   return {
@@ -113,6 +120,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv, isTty: bool
     vars,
     secretNames,
     ...(parsed.session ? { sessionId: parsed.session } : {}),
+    ...(retries !== undefined ? { retries } : {}),
     ...(parsed.junit ? { junit: parsed.junit } : {}),
     ...(parsed.ctrf ? { ctrf: parsed.ctrf } : {}),
     timeoutMs: timeout * 1000,

@@ -2,6 +2,7 @@
 // want them), and in a terminal a bar of the steps done, redrawn in place under those lines.
 import { caseResults, type CaseResult, type ReportedRun } from '../reports/case-results.js';
 
+const FINAL = new Set(['passed', 'failed', 'cancelled', 'error']);
 const MARK: Record<CaseResult['outcome'], string> = { passed: 'PASS', failed: 'FAIL', errored: 'ERROR', skipped: 'SKIP', pending: '....', flaky: 'FLAKY' };
 
 export class Progress {
@@ -22,7 +23,7 @@ export class Progress {
   update(run: ReportedRun): void {
     const cases = caseResults(run);
     // Cases end in order; a case is reported once all before it are.
-    while (this.printed < cases.length && cases[this.printed]!.outcome !== 'pending' && this.ended(run, this.printed)) {
+    while (this.printed < cases.length && cases[this.printed]!.outcome !== 'pending' && this.ended(run, this.printed, cases[this.printed]!)) {
       this.line(caseLine(cases[this.printed]!));
       this.printed++;
     }
@@ -36,8 +37,14 @@ export class Progress {
     this.clearBar();
   }
 
-  private ended(run: ReportedRun, caseIndex: number): boolean {
-    return run.steps.filter((s) => s.caseIndex === caseIndex).every((s) => s.status !== 'pending');
+  private ended(run: ReportedRun, caseIndex: number, result: CaseResult): boolean {
+    const steps = run.steps.filter((s) => s.caseIndex === caseIndex);
+    if (steps.some((s) => s.status === 'pending')) return false;
+    if (result.outcome === 'passed' || result.outcome === 'flaky' || result.outcome === 'skipped') return true;
+    // A failed attempt with retries left runs again (--retries), unless the run moved on or is over.
+    const attempt = Math.max(1, ...steps.map((s) => s.attempt ?? 1));
+    if (attempt > (run.testCases[caseIndex]?.retries ?? 0)) return true;
+    return FINAL.has(run.status) || run.steps.some((s) => s.caseIndex > caseIndex && s.status !== 'pending');
   }
 
   private bar(run: ReportedRun): void {

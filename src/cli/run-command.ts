@@ -58,6 +58,7 @@ async function follow(options: RunOptions, progress: Progress, io: Io): Promise<
     ...target,
     ...(Object.keys(options.vars).length ? { vars: options.vars } : {}),
     ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+    ...(options.retries !== undefined ? { retries: options.retries } : {}),
   });
   const link = `${options.server}/console/runs/${started.id}`;
   progress.line(`run ${started.id}: ${started.testCases.length} test cases, ${started.steps.length} steps, ${started.status} — ${link}`);

@@ -9,7 +9,7 @@ export interface ReportedRun {
   status: string;
   planId?: string | null;
   reason?: string | null;
-  testCases: Array<{ id: string; title: string; steps: number; quarantined?: boolean }>;
+  testCases: Array<{ id: string; title: string; steps: number; quarantined?: boolean; retries?: number }>;
   startedAt: string | null;
   finishedAt: string | null;
   createdAt: string | null;

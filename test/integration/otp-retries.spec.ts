@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/service.js';
 import { TestExecutor } from '../support/executor.js';
 import { describeEachTransport } from '../support/transports.js';
+import { eventually } from '../support/eventually.js';
 
 const click = { otp: { action: 'click', locator: { by: 'css', value: '#go' } } };
 
@@ -93,6 +94,27 @@ describeEachTransport('OTP: retries of failed test cases', (transport) => {
     const run = (await req('GET', `/otp/runs/${runId}`)).body;
     expect(run.counts).to.deep.include({ failed: 1, flaky: 0 });
     expect(run.earlierAttempts).to.have.length(1);
+  });
+
+  it("records a flaky case's test result as flaky, and the test run counts it", async () => {
+    const { req, executor } = await setUp();
+    const caseId = (await req('POST', '/tests/cases', { title: 'wobbly', steps: [click] })).body.id;
+    const testRun = (await req('POST', '/tests/runs', { title: 'nightly', testCaseIds: [caseId] })).body.id;
+    const runId = (await req('POST', '/otp/runs', { testCaseIds: [caseId], retries: 1, testRunId: testRun })).body.runId;
+    const start = await executor.next('run.start');
+    executor.send('ack', undefined, { runId, ref: start.id });
+    for (const status of ['fail', 'pass'] as const) {
+      const exec = await executor.next('step.exec');
+      executor.send('step.result', { stepIndex: 0, status, ...(status === 'fail' ? { error: { code: 'E_ASSERT_FAILED', message: 'not yet' } } : {}) }, { runId, ref: exec.id });
+    }
+    expect((await executor.next('run.finished')).payload).to.deep.include({ status: 'passed', flaky: 1 });
+    const results = await eventually(async () => {
+      const page = (await req('GET', `/tests/results?testRunId=${testRun}`)).body;
+      expect(page.items).to.have.length(1);
+      return page.items;
+    });
+    expect(results[0].status).to.equal('flaky');
+    expect((await req('GET', `/tests/runs/${testRun}`)).body.summary).to.deep.include({ flaky: 1, passed: 0, failed: 0 });
   });
 
   it('refuses more than 3 retries, and a run without retries answers as before', async () => {

@@ -43,7 +43,7 @@ describe('Test runs, results from OTP runs, links and coverage', () => {
       const c = await p.make('/tests/cases', { title: 'C', steps: [evalStep] });
       const testRunId = await p.make('/tests/runs', { title: 'regression', testCaseIds: [a, b, c] });
       expect((await p.req('GET', `/tests/runs/${testRunId}`)).body.summary).to.deep.equal({
-        total: 3, untested: 3, passed: 0, failed: 0, skipped: 0, blocked: 0, error: 0, cancelled: 0,
+        total: 3, untested: 3, passed: 0, failed: 0, skipped: 0, blocked: 0, error: 0, cancelled: 0, flaky: 0,
       });
 
       const executor = await p.executor({ eval: false });
@@ -75,7 +75,7 @@ describe('Test runs, results from OTP runs, links and coverage', () => {
         return res.body;
       });
       expect(testRun.closedAt).to.be.a('string');
-      expect(testRun.summary).to.deep.equal({ total: 3, untested: 0, passed: 1, failed: 1, skipped: 1, blocked: 0, error: 0, cancelled: 0 });
+      expect(testRun.summary).to.deep.equal({ total: 3, untested: 0, passed: 1, failed: 1, skipped: 1, blocked: 0, error: 0, cancelled: 0, flaky: 0 });
 
       // A closed test run takes no more runs and no more results.
       const again = await p.req('POST', '/otp/runs', { testCaseIds: [a], testRunId });

@@ -36,7 +36,15 @@ describe('otp run in a CI job: exit code, JUnit and CTRF', function () {
   let out: string;
 
   before(async () => {
-    pages = await servePages({ '/shop': PAGE });
+    let visits = 0;
+    pages = await servePages({
+      '/shop': PAGE,
+      // Not ready on the first visit: a case that fails once and then passes.
+      '/slow-start': (_req, res) => {
+        visits++;
+        res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Start</title><p id="s">${visits === 1 ? 'loading' : 'ready'}</p>`);
+      },
+    });
     h = await startHarness();
     out = await fs.mkdtemp(path.join(os.tmpdir(), 'otp-ci-'));
   });
@@ -97,6 +105,36 @@ describe('otp run in a CI job: exit code, JUnit and CTRF', function () {
     const junit = await parseJunit(await fs.readFile(path.join(out, 'junit.xml'), 'utf8'));
     expect(junit).to.include({ tests: 1, failures: 0, errors: 0, skipped: 0 });
     expect(validateCtrf(JSON.parse(await fs.readFile(path.join(out, 'ctrf.json'), 'utf8'))).valid).to.equal(true);
+  });
+
+  it('with --retries, a case that fails and then passes is FLAKY and passes the job; the reports keep the failed attempt', async () => {
+    const steps = [
+      { otp: { action: 'navigate', url: pages.url('/slow-start') } },
+      { otp: { action: 'assert', kind: 'text', locator: { by: 'css', value: '#s' }, expected: 'ready' }, timeoutMs: 1500 },
+    ];
+    const testCase = await h.t.request('POST', '/tests/cases', { key: h.key, body: { title: 'Starts slowly', steps } });
+    const junitFile = path.join(out, 'flaky-junit.xml');
+    const ctrfFile = path.join(out, 'flaky-ctrf.json');
+    const { code, output } = await runDirect(['run', '--case', testCase.body.id, '--retries', '1', '--junit', junitFile, '--ctrf', ctrfFile], { OTP_SERVER_URL: h.t.service.restUrl, OTP_KEY: h.key });
+    expect(code, output).to.equal(0);
+    expect(output).to.match(/FLAKY {1,2}Starts slowly/);
+    expect(output).not.to.match(/FAIL {2}Starts slowly/);
+    const junit = (await parseJunit(await fs.readFile(junitFile, 'utf8'))) as any;
+    expect(junit).to.include({ tests: 1, failures: 0, errors: 0 });
+    const flaky = junit.testsuite[0].testcase[0].flakyFailure;
+    expect(flaky, JSON.stringify(junit)).to.have.length(1);
+    expect(flaky[0].type).to.equal('E_ASSERT_FAILED');
+    const ctrf = JSON.parse(await fs.readFile(ctrfFile, 'utf8'));
+    const check = validateCtrf(ctrf);
+    expect(check.valid, JSON.stringify(check.errors)).to.equal(true);
+    expect(ctrf.results.tests[0]).to.include({ status: 'passed', flaky: true, retries: 1 });
+    expect(ctrf.results.tests[0].retryAttempts).to.have.length(1);
+  });
+
+  it('refuses --retries outside 0 to 3 (exit 2)', async () => {
+    const { code, output } = await runDirect(['run', '--case', 'tc_x', '--retries', '5'], { OTP_SERVER_URL: h.t.service.restUrl, OTP_KEY: h.key });
+    expect(code, output).to.equal(2);
+    expect(output).to.contain('--retries takes 0 to 3');
   });
 
   it('says it could not run (exit 2) when no executor takes the run in time, and cancels it', async () => {

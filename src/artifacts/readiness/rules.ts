@@ -6,6 +6,9 @@
 import type { ReleaseFacts } from './facts.js';
 
 export type RuleStatus = 'passed' | 'failed' | 'undefined';
+
+/** A result that passed: `flaky` passed on a retry (it counts as a pass here, and in the flaky rule). */
+const isPass = (status: string) => status === 'passed' || status === 'flaky';
 export type Verdict = 'ready' | 'at_risk' | 'blocked';
 
 export interface ReadinessRecord {
@@ -63,7 +66,7 @@ export function failingCases(facts: ReleaseFacts): string[] {
 
 /** Whether a covers link is suspect: the requirement changed after the case last passed, and no one confirmed it since. */
 export function isSuspect(changedAt: string | null, latest: { status: string; recordedAt: Date } | undefined, confirmedAt: Date | null): boolean {
-  if (!changedAt || !latest || latest.status !== 'passed') return false;
+  if (!changedAt || !latest || !isPass(latest.status)) return false;
   const changed = Date.parse(changedAt);
   return latest.recordedAt.getTime() < changed && !(confirmedAt && confirmedAt.getTime() >= changed);
 }
@@ -111,8 +114,8 @@ export function evaluate(facts: ReleaseFacts, thresholds: ReadinessThresholds, p
   });
 
   // 3. Pass rate of the latest result of each case of the release's plans and runs.
-  const judged = facts.scopeCaseIds.map((id) => facts.latest.get(id)).filter((r) => r && (r.status === 'passed' || NOT_PASSING.has(r.status)));
-  const passed = judged.filter((r) => r!.status === 'passed').length;
+  const judged = facts.scopeCaseIds.map((id) => facts.latest.get(id)).filter((r) => r && (isPass(r.status) || NOT_PASSING.has(r.status)));
+  const passed = judged.filter((r) => isPass(r!.status)).length;
   const rate = judged.length ? passed / judged.length : null;
   const notRun = facts.scopeCaseIds.filter((id) => !facts.latest.has(id));
   rules.push({
@@ -128,7 +131,7 @@ export function evaluate(facts: ReleaseFacts, thresholds: ReadinessThresholds, p
     measured: rate,
     threshold: thresholds.minPassRate,
     records: [
-      ...judged.filter((r) => r!.status !== 'passed').map((r) => ({ id: r!.testCaseId, kind: 'test_case', title: title(r!.testCaseId), reason: 'not_passed', status: r!.status, resultId: r!.resultId })),
+      ...judged.filter((r) => !isPass(r!.status)).map((r) => ({ id: r!.testCaseId, kind: 'test_case', title: title(r!.testCaseId), reason: 'not_passed', status: r!.status, resultId: r!.resultId })),
       ...notRun.map((id) => ({ id, kind: 'test_case', title: title(id), reason: 'never_ran' })),
     ],
   });

@@ -13,7 +13,8 @@ import { newId } from '../../ids.js';
 import { OtpErrorCode } from '../../../machines/types.js';
 import type { RunOwingResults, RunStepOutcome } from '../../otp/store/run-results-store.js';
 
-export const RESULT_STATUSES = ['passed', 'failed', 'skipped', 'blocked', 'error', 'cancelled'] as const;
+/** flaky: passed on a retry, after an attempt that failed (POST /otp/runs retries). */
+export const RESULT_STATUSES = ['passed', 'failed', 'skipped', 'blocked', 'error', 'cancelled', 'flaky'] as const;
 export type ResultStatus = (typeof RESULT_STATUSES)[number];
 
 /**
@@ -39,9 +40,10 @@ const PRECEDENCE: ResultStatus[] = ['failed', 'error', 'cancelled', 'passed', 's
  * - error: a step was cut short by the service or a lost executor (E_INTERNAL), or never decided;
  * - cancelled: steps were cancelled with the run (E_CANCELLED) and none of the above happened;
  * - passed: at least one step passed and the others passed or were skipped (capability skips);
- * - skipped: every step was skipped, or the case has no steps.
+ * - skipped: every step was skipped, or the case has no steps;
+ * - flaky: passed on a retry (its steps are of an attempt after the first).
  */
-export function caseOutcome(steps: ReadonlyArray<Pick<RunStepOutcome, 'status' | 'source' | 'error'>>): ResultStatus {
+export function caseOutcome(steps: ReadonlyArray<Pick<RunStepOutcome, 'status' | 'source' | 'error'> & { attempt?: number }>): ResultStatus {
   const seen = new Set<ResultStatus>();
   for (const step of steps) {
     const code = step.error?.code;
@@ -56,7 +58,9 @@ export function caseOutcome(steps: ReadonlyArray<Pick<RunStepOutcome, 'status' |
     } else if (step.status === 'pass') seen.add('passed');
     else seen.add('error'); // pending: the run ended without deciding it
   }
-  return PRECEDENCE.find((s) => seen.has(s)) ?? 'skipped';
+  const outcome = PRECEDENCE.find((s) => seen.has(s)) ?? 'skipped';
+  // The steps are the case's last attempt: one that passes after a retry is flaky.
+  return outcome === 'passed' && steps.some((s) => (s.attempt ?? 1) > 1) ? 'flaky' : outcome;
 }
 
 /** The artifact definitions whose records the recorder writes (their records go into its events). */

@@ -192,7 +192,7 @@ export class RunDriver {
         runId: run.id,
         vars: run.vars,
         allowedOrigins: run.allowedOrigins,
-        testCases: run.testCases.map(({ id, title, steps }) => ({ id, title, steps })),
+        testCases: run.testCases.map(({ id, title, steps, retries }) => ({ id, title, steps, ...(retries ? { retries } : {}) })),
         totalSteps: run.steps.length,
         defaults: { stepTimeoutMs: deps.stepTimeoutMs },
       }),

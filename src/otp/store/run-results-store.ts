@@ -14,6 +14,8 @@ export interface RunStepOutcome {
   error: { code?: string; message?: string } | null;
   durationMs: number | null;
   evidence: { screenshotAssetId?: string } | null;
+  /** The attempt of its test case (1; more after a retry). */
+  attempt?: number;
 }
 
 /** A finished run whose test results are not recorded yet. */
@@ -51,7 +53,7 @@ export class RunResultsStore {
               r.test_cases, r.finished_at,
               coalesce((SELECT json_agg(json_build_object('caseIndex', s.case_index, 'testCaseId', s.test_case_id,
                                                           'status', s.status, 'source', s.source, 'error', s.error,
-                                                          'durationMs', s.duration_ms, 'evidence', s.evidence)
+                                                          'durationMs', s.duration_ms, 'evidence', s.evidence, 'attempt', s.attempt)
                                         ORDER BY s.step_index)
                           FROM otp_run_steps s WHERE s.run_id = r.id), '[]') AS steps
          FROM otp_runs r
