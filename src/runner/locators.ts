@@ -59,9 +59,11 @@ async function firstMatch(page: Page, candidates: Locator[]): Promise<{ found?: 
   for (const loc of candidates) {
     const all = buildLocator(page, loc);
     const count = await all.count();
-    // One match: whether it can be acted on, so that the service proposes only a locator that finds one
-    // visible, enabled element (GET /ai/healing).
-    tried.push(count === 1 ? { ...loc, count, visible: await all.isVisible(), enabled: await all.isEnabled() } : { ...loc, count });
+    // A later candidate's one match: whether it can be acted on, so that the service proposes only a
+    // locator that finds one visible, enabled element (GET /ai/healing). Not asked of the first
+    // candidate: a step that finds its element first time (nearly every step) proposes nothing, and
+    // two more round trips to the browser cost every such step milliseconds.
+    tried.push(count === 1 && tried.length > 0 ? { ...loc, count, visible: await all.isVisible(), enabled: await all.isEnabled() } : { ...loc, count });
     if (count > (loc.nth ?? 0)) return { found: { target: all.nth(loc.nth ?? 0), all, used: loc, tried, matched: true }, tried };
   }
   return { tried };
