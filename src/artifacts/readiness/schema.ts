@@ -33,7 +33,7 @@ export const ReadinessSchema = registerSchema({
     releaseId: { type: 'string' },
     releaseName: { type: 'string' },
     verdict: { enum: ['ready', 'at_risk', 'blocked'], description: 'blocked: a failed rule blocks; at_risk: a failed rule puts it at risk, or nothing has a result yet; ready: neither' },
-    previousVerdict: { enum: ['ready', 'at_risk', 'blocked', null], description: 'The verdict of the previous readiness (null: none before)' },
+    previousVerdict: { enum: ['ready', 'at_risk', 'blocked', null], description: 'The verdict the release had before this one (null: it never had another)' },
     computedAt: { type: 'string', format: 'date-time' },
     previousComputedAt: { type: ['string', 'null'], format: 'date-time', description: 'When the previous readiness (the one new failures are counted against) was computed' },
     thresholds: {

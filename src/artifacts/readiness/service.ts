@@ -58,11 +58,19 @@ export class ReleaseReadiness {
       const rules = evaluate(facts, thresholds, previous);
       const verdict = verdictOf(rules);
       const computedAt = unchanged ? kept[0]!.computed_at : new Date();
+      // The verdict it had before this one: states kept since with the same verdict (a background
+      // recompute after each change keeps one per change) do not hide where it came from.
+      const before = await trx('readiness_snapshots')
+        .where({ project_id: projectId, release_id: releaseId })
+        .whereNot('verdict', verdict)
+        .orderBy('computed_at', 'desc')
+        .orderBy('id', 'desc')
+        .first('verdict');
       const readiness = {
         releaseId,
         releaseName: facts.release.name,
         verdict,
-        previousVerdict: previous?.verdict ?? null,
+        previousVerdict: (before?.verdict as Verdict | undefined) ?? null,
         computedAt: computedAt.toISOString(),
         previousComputedAt: previous?.computedAt.toISOString() ?? null,
         thresholds,
