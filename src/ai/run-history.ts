@@ -1,33 +1,12 @@
 // The port through which the ai room reads run history: declared here, implemented by the otp/store
-// room (RunHistoryStore, src/otp/store/run-history.ts), wired in src/service.ts. The shapes are
-// spelled out here: the ai room imports nothing of otp/store.
-export interface CaseAttempt {
-  runId: string;
-  createdAt: string;
-  testCaseId: string;
-  version: number | null;
-  caseIndex: number;
-  /** 1 for the first run of the case in the run; 2.. for its retries. */
-  attempt: number;
-  failed: boolean;
-  skipped: boolean;
-  firstIndex: number;
-  failedSteps: number[];
-}
+// room (RunHistoryStore, src/otp/store/run-history.ts), wired in src/service.ts. The shapes are that
+// store's rows (a type-only import: the ai room runs nothing of otp/store).
+import type { CaseAttemptRow, LocatorStepRow } from '../otp/store/run-history.js';
 
-export interface LocatorStep {
-  runId: string;
-  createdAt: string;
-  testCaseId: string;
-  version: number | null;
-  position: number;
-  label: string | null;
-  status: string;
-  locator: { candidates: unknown[] };
-  usedLocator: unknown;
-  triedLocators: unknown[] | null;
-  screenshotAssetId: string | null;
-}
+/** A test case's attempt in a finished run (attempt 1 first, 2.. for its retries). */
+export type CaseAttempt = CaseAttemptRow;
+/** A step whose locator candidates tell of drift (healing proposals). */
+export type LocatorStep = LocatorStepRow;
 
 export interface HistoryWindow {
   runs: number;
