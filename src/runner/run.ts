@@ -26,24 +26,6 @@ const GUARD_MARGIN_MS = 1_000;
  * navigation is in flight; a refusal seen later fails the step in which it is seen.
  */
 const NAVIGATION_SETTLE_MS = 2_000;
-// A page that is navigating may not answer at once: the round trip before settling waits this long at most.
-const ROUND_TRIP_MS = 100;
-
-function roundTrip(page: Page): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ROUND_TRIP_MS);
-    page.evaluate('0').then(
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-    );
-  });
-}
 
 export interface RunDeps {
   browser(): Promise<Browser>;
@@ -184,12 +166,7 @@ export class RunExecutor {
     }
     // A navigation refused during the step (a click on a link to another origin, a redirect, a popup)
     // fails it; one still in flight is given a moment to be answered (at most NAVIGATION_SETTLE_MS).
-    if (!this.cancelled) {
-      // One round trip to the page first: the browser's events for what the action started (a popup's
-      // first request, say) come before its answer, so the guard has seen them when it looks.
-      if (this.page) await roundTrip(this.page);
-      await this.guard.settled(Math.min(NAVIGATION_SETTLE_MS, deadline.remaining()));
-    }
+    if (!this.cancelled) await this.guard.settled(Math.min(NAVIGATION_SETTLE_MS, deadline.remaining()));
     const durationMs = deadline.elapsed();
     const blocked = this.guard.take();
     if (blocked.length && failure?.code !== 'E_NAVIGATION_BLOCKED' && !this.cancelled) {

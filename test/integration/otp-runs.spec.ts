@@ -245,8 +245,15 @@ describeEachTransport('OTP: runs end to end', (transport) => {
   it('queues a new run behind the runs already waiting for its session, even when the session has room', async () => {
     const { key, projectId, tenantId } = await t.newProject('admin');
     const id = (await t.request('POST', '/tests/cases', { key, body: { title: 'order', steps: [step({ action: 'click', locator })] } })).body.id;
+    // The claim a session makes as it becomes ready (it finds nothing): the waiting run below must come
+    // after it, or that claim would take it and nothing would be waiting when the new run is posted.
+    const claims: RunClaimMessage[] = [];
+    const listen = (m: unknown) => claims.push(m as RunClaimMessage);
+    diagnostics.subscribe('otp:run.claim', listen);
     const executor = await TestExecutor.connect(t.otpUrl, { key });
     await executor.hello({ maxParallel: 2 });
+    await eventually(async () => expect(claims.some((c) => c.sessionId === executor.sessionId)).to.equal(true));
+    diagnostics.unsubscribe('otp:run.claim', listen);
     // A run that waits in the queue for this session, written behind the engine's back (nothing wakes a claim).
     const waiting = newId('otr');
     await new RunStore(t.service.db).insertRun({
