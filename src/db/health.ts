@@ -47,7 +47,6 @@ export class DatabaseHealth {
   private retried = 0;
   /** When the database came back last (Date.now()); 0 before any outage. */
   recoveredAt = 0;
-  private readonly listeners = new Set<(available: boolean) => void>();
 
   constructor(
     private readonly probe: () => Promise<unknown>,
@@ -69,7 +68,6 @@ export class DatabaseHealth {
     this.down = { since: Date.now(), cause: causeOf(err), maxHeld: this.held, retried: 0 };
     this.outages++;
     this.log.error('database unavailable', { cause: this.down.cause });
-    for (const listener of this.listeners) listener(false);
     this.scheduleProbe(this.options.probeMs ?? 250);
     return true;
   }
@@ -96,12 +94,6 @@ export class DatabaseHealth {
   retriedWrite(): void {
     this.retried++;
     if (this.down) this.down.retried++;
-  }
-
-  /** Told on every change: false when an outage begins, true when it ends. */
-  onChange(listener: (available: boolean) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
   }
 
   /** True for `ms` after the database came back (peers may not have heart-beaten yet). */
@@ -156,7 +148,6 @@ export class DatabaseHealth {
     const waiting = this.waiting;
     this.waiting = [];
     for (const resolve of waiting) resolve();
-    for (const listener of this.listeners) listener(true);
   }
 
   /** Stops probing; whoever waits goes on (and meets the error again, or the closed pool). */
