@@ -5,14 +5,21 @@
 // baseline measured in the same run. The frames are those the issue reported (0.4 MB step.result with
 // 200,000 wrong consoleErrors: a 27 MB answer and 1.7 to 3.7 s of stall before the fix).
 import WebSocket from 'ws';
-import { startService, BENCH_KEY } from './lib/service.js';
+import { BENCH_KEY, startService } from './lib/service.js';
 import { summarize } from './lib/stats.js';
 
 let counter = 0;
 const id = () => `msg_h${++counter}`;
 
 function frame(type: string, payload: unknown, fields: Record<string, unknown>): string {
-  return JSON.stringify({ otp: '1.0', id: id(), ts: new Date().toISOString(), type, ...fields, ...(payload === undefined ? {} : { payload }) });
+  return JSON.stringify({
+    otp: '1.0',
+    id: id(),
+    ts: new Date().toISOString(),
+    type,
+    ...fields,
+    ...(payload === undefined ? {} : { payload }),
+  });
 }
 
 interface Client {
@@ -46,9 +53,34 @@ try {
   const bystander = await connect(service.otpUrl);
   const envelope = (c: Client) => ({ sessionId: c.sessionId, runId: 'otr_x', ref: 'msg_x' });
   const hostileFrames: Array<[string, string]> = [
-    ['200,000 wrong consoleErrors', frame('step.result', { stepIndex: 0, status: 'pass', evidence: { consoleErrors: Array(200_000).fill(1) } }, envelope(hostile))],
-    ['60,000 wrong triedLocators', frame('step.result', { stepIndex: 0, status: 'fail', error: { code: 'E', message: 'x', triedLocators: Array(60_000).fill({ by: 'x' }) } }, envelope(hostile))],
-    ['60,000 unknown members', frame('step.result', Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 1])), envelope(hostile))],
+    [
+      '200,000 wrong consoleErrors',
+      frame(
+        'step.result',
+        { stepIndex: 0, status: 'pass', evidence: { consoleErrors: Array(200_000).fill(1) } },
+        envelope(hostile),
+      ),
+    ],
+    [
+      '60,000 wrong triedLocators',
+      frame(
+        'step.result',
+        {
+          stepIndex: 0,
+          status: 'fail',
+          error: { code: 'E', message: 'x', triedLocators: Array(60_000).fill({ by: 'x' }) },
+        },
+        envelope(hostile),
+      ),
+    ],
+    [
+      '60,000 unknown members',
+      frame(
+        'step.result',
+        Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 1])),
+        envelope(hostile),
+      ),
+    ],
   ];
 
   const probe = async () => {
@@ -72,14 +104,20 @@ try {
     const ws: number[] = [];
     const http: number[] = [];
     await Promise.all([
-      (async () => { while (!over) ws.push(await probe()); })(),
-      (async () => { while (!over) http.push(await rest()); })(),
+      (async () => {
+        while (!over) ws.push(await probe());
+      })(),
+      (async () => {
+        while (!over) http.push(await rest());
+      })(),
     ]);
     return { ws: summarize(ws), http: summarize(http) };
   };
 
   const quiet = await measure(new Promise((r) => setTimeout(r, 2_000)));
-  console.log(`baseline: bystander frame p50 ${quiet.ws.p50.toFixed(2)} ms, max ${quiet.ws.max.toFixed(1)} ms; REST p50 ${quiet.http.p50.toFixed(2)} ms, max ${quiet.http.max.toFixed(1)} ms`);
+  console.log(
+    `baseline: bystander frame p50 ${quiet.ws.p50.toFixed(2)} ms, max ${quiet.ws.max.toFixed(1)} ms; REST p50 ${quiet.http.p50.toFixed(2)} ms, max ${quiet.http.max.toFixed(1)} ms`,
+  );
   for (const [what, text] of hostileFrames) {
     const rounds = 10;
     // Ready before measuring: the client's own work on 0.5 MB strings must not count as the service's delay.

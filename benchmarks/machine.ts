@@ -49,9 +49,10 @@ interface StepActor {
 
 function createRun(runId: string): StepActor {
   const options = { clock, ...(trace === 'none' ? {} : { inspect: traced }) };
-  const actor = machine === 'floor'
-    ? createActor(floorMachine, { ...options, input: { steps: stepsPerRun } })
-    : createActor(runMachine, { ...options, input: { runId, steps, capabilities: {}, vars: {}, graceMs: 1_000 } });
+  const actor =
+    machine === 'floor'
+      ? createActor(floorMachine, { ...options, input: { steps: stepsPerRun } })
+      : createActor(runMachine, { ...options, input: { runId, steps, capabilities: {}, vars: {}, graceMs: 1_000 } });
   return actor as unknown as StepActor;
 }
 

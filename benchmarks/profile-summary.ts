@@ -37,13 +37,14 @@ function area(url: string, name: string): string {
   if (!url) return name.startsWith('(') ? name : '(native)';
   const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (nm) return nm[1]!;
-  if (url.startsWith('node:')) return 'node:' + url.slice(5).split('/')[0];
+  if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`;
   const src = /\/(src|machines|db)\/(.*)$/.exec(url);
   if (src) return `${src[1]}/${src[2]!.split('/').slice(0, -1).join('/') || src[2]}`;
   return url;
 }
 
-const key = (n: Node) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(node_modules|src|machines)\//, '$1/')}:${n.callFrame.lineNumber + 1}:${n.callFrame.columnNumber + 1}`;
+const key = (n: Node) =>
+  `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(node_modules|src|machines)\//, '$1/')}:${n.callFrame.lineNumber + 1}:${n.callFrame.columnNumber + 1}`;
 
 const self = new Map<string, number>();
 const areas = new Map<string, number>();
@@ -70,12 +71,17 @@ for (const id of profile.samples) {
 const pct = (n: number) => `${((n * 100) / totalSamples).toFixed(1).padStart(5)}%`;
 const list = (title: string, map: Map<string, number>, filter = (_: string) => true) => {
   process.stdout.write(`\n${title}\n`);
-  for (const [k, n] of [...map].filter(([k]) => filter(k)).sort((a, b) => b[1] - a[1]).slice(0, top)) {
+  for (const [k, n] of [...map]
+    .filter(([k]) => filter(k))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)) {
     process.stdout.write(`${pct(n)} ${(n * msPerSample).toFixed(0).padStart(7)} ms  ${k}\n`);
   }
 };
 
-process.stdout.write(`${file}: ${totalSamples} samples over ${((profile.endTime - profile.startTime) / 1e6).toFixed(1)} s\n`);
+process.stdout.write(
+  `${file}: ${totalSamples} samples over ${((profile.endTime - profile.startTime) / 1e6).toFixed(1)} s\n`,
+);
 list('By area (self time)', areas);
 list('Top functions by self time', self, (k) => !match || k.includes(match));
 list('Top functions by inclusive time', inclusive, (k) => (!match || k.includes(match)) && !k.startsWith('(root)'));

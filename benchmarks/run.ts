@@ -4,18 +4,18 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { HELP, parseOptions, type ScenarioName } from './lib/options.js';
-import { describeMachine, describePostgres, table, writeResults, type Row } from './lib/report.js';
 import { ROOT } from './lib/procs.js';
-import { startService, type ServiceUnderTest } from './lib/service.js';
+import { describeMachine, describePostgres, type Row, table, writeResults } from './lib/report.js';
+import { type ServiceUnderTest, startService } from './lib/service.js';
 import type { Scenario, ScenarioContext } from './scenarios/context.js';
-import { stepsScenario } from './scenarios/steps.js';
-import { scalingScenario } from './scenarios/scaling.js';
-import { sessionsScenario } from './scenarios/sessions.js';
+import { flakyScenario } from './scenarios/flaky.js';
+import { historyScenario } from './scenarios/history.js';
 import { latencyScenario } from './scenarios/latency.js';
 import { restScenario } from './scenarios/rest.js';
 import { runnerScenario } from './scenarios/runner.js';
-import { historyScenario } from './scenarios/history.js';
-import { flakyScenario } from './scenarios/flaky.js';
+import { scalingScenario } from './scenarios/scaling.js';
+import { sessionsScenario } from './scenarios/sessions.js';
+import { stepsScenario } from './scenarios/steps.js';
 
 const SCENARIOS: Record<ScenarioName, Scenario> = {
   steps: stepsScenario,
@@ -58,8 +58,15 @@ async function main(): Promise<number> {
     options,
     progress,
     startService: async (extra = {}) => {
-      const service: ServiceUnderTest = await startService({ databaseUrl: options.databaseUrl, cpuProfDir: options.cpuProfDir, ...extra });
-      postgres ??= await describePostgres(service.db, options.databaseUrl ? 'server at DATABASE_URL, a fresh database per scenario' : 'embedded');
+      const service: ServiceUnderTest = await startService({
+        databaseUrl: options.databaseUrl,
+        cpuProfDir: options.cpuProfDir,
+        ...extra,
+      });
+      postgres ??= await describePostgres(
+        service.db,
+        options.databaseUrl ? 'server at DATABASE_URL, a fresh database per scenario' : 'embedded',
+      );
       return service;
     },
   };
@@ -72,7 +79,12 @@ async function main(): Promise<number> {
       return { rows: result.rows, notes: { title: `${name}: ${scenario.title}`, lines: result.notes }, failed: false };
     } catch (err) {
       progress(`${name} FAILED: ${(err as Error).stack ?? err}`);
-      const row: Row = { scenario: name, measure: `failed: ${String((err as Error).message ?? err).split('\n')[0]}`, value: NaN, unit: '' };
+      const row: Row = {
+        scenario: name,
+        measure: `failed: ${String((err as Error).message ?? err).split('\n')[0]}`,
+        value: NaN,
+        unit: '',
+      };
       return { rows: [row], notes: undefined, failed: true };
     }
   };

@@ -11,10 +11,7 @@ export function emptyCounts(total: number): RunCounts {
 }
 
 /** `counts` plus the given outcomes (total unchanged). */
-export function addOutcomes(
-  counts: RunCounts,
-  outcomes: ReadonlyArray<{ status: StepStatus }>,
-): RunCounts {
+export function addOutcomes(counts: RunCounts, outcomes: ReadonlyArray<{ status: StepStatus }>): RunCounts {
   let { passed, failed, skipped } = counts;
   for (const { status } of outcomes) {
     if (status === 'pass') passed += 1;
@@ -27,14 +24,16 @@ export function addOutcomes(
 /** `counts` less the given outcomes (a retried attempt's, taken back). */
 export function subtractOutcomes(counts: RunCounts, outcomes: ReadonlyArray<{ status: StepStatus }>): RunCounts {
   const taken = addOutcomes(emptyCounts(counts.total), outcomes);
-  return { passed: counts.passed - taken.passed, failed: counts.failed - taken.failed, skipped: counts.skipped - taken.skipped, total: counts.total };
+  return {
+    passed: counts.passed - taken.passed,
+    failed: counts.failed - taken.failed,
+    skipped: counts.skipped - taken.skipped,
+    total: counts.total,
+  };
 }
 
 /** passed = pass, failed = fail + error, skipped = skip, total = the run's number of steps. */
-export function countOutcomes(
-  outcomes: ReadonlyArray<{ status: StepStatus }>,
-  total: number,
-): RunCounts {
+export function countOutcomes(outcomes: ReadonlyArray<{ status: StepStatus }>, total: number): RunCounts {
   return addOutcomes(emptyCounts(total), outcomes);
 }
 

@@ -39,23 +39,23 @@
 // handed again to finishRun, so each batch must be written atomically (all or nothing).
 import { assertEvent, assign, emit, enqueueActions, setup } from 'xstate';
 import {
+  decideDatabaseLost,
   decideOutput,
   decideReportAndSettle,
   decideStop,
   decideTimeout,
-  decideDatabaseLost,
   decideWriteFailed,
   initialContext,
   isInFlight,
   isLastInFlight,
   outageWindowMs,
+  type RunContext,
   requestStop,
   rewindCase,
   settle,
   stepExecPayload,
   stepTimeoutMs,
   strayResultReason,
-  type RunContext,
 } from './run.steps.js';
 import { CANCELLED_BY_REQUEST, type RunEffect, type RunEvent, type RunInput, type RunOutput } from './types.js';
 
@@ -81,7 +81,7 @@ const whenStepsRecorded = [
   { guard: 'allDecided', target: 'finishing', actions: 'clearPending' },
   { guard: 'detached', target: 'paused', actions: 'clearPending' },
   { target: 'running', actions: 'clearPending' },
-  ] as const;
+] as const;
 
 // The verdict is being written (finishing, finishHeld, abandoned): it is durable, or it is not.
 const whileFinishing = {
@@ -181,13 +181,21 @@ export const runMachine = setup({
     }),
     // run.finished at once (the executor, if still there, stops waiting), and not again after the write.
     tellNow: enqueueActions(({ context, enqueue }) => {
-      if (!context.executorLost) enqueue.emit({ type: 'sendRunFinished', runId: context.input.runId, ...context.output! });
+      if (!context.executorLost)
+        enqueue.emit({ type: 'sendRunFinished', runId: context.input.runId, ...context.output! });
       enqueue.assign({ told: true });
     }),
     // The finishing write failed: the run ends as 'error' with the write's message.
     finishWriteFailed: assign(({ context, event }) => {
       assertEvent(event, 'RUN_FINISH_FAILED');
-      return { output: { status: 'error' as const, counts: context.counts, ...(context.input.retries ? { flaky: context.flaky } : {}), reason: event.message } };
+      return {
+        output: {
+          status: 'error' as const,
+          counts: context.counts,
+          ...(context.input.retries ? { flaky: context.flaky } : {}),
+          reason: event.message,
+        },
+      };
     }),
   },
   guards: {
@@ -202,7 +210,11 @@ export const runMachine = setup({
     nothingToTell: ({ context }) => context.executorLost || context.told,
     detached: ({ context }) => context.detached,
     // No stop asked, a step left to send and the session attached: the next step goes out.
-    sendNext: ({ context }) => context.stop === null && context.retry === null && context.cursor < context.input.steps.length && !context.detached,
+    sendNext: ({ context }) =>
+      context.stop === null &&
+      context.retry === null &&
+      context.cursor < context.input.steps.length &&
+      !context.detached,
     isInFlight: ({ context, event }) => event.type === 'STEP_RESULT' && isInFlight(context, event.report),
     isLastInFlight: ({ context, event }) => event.type === 'STEP_RESULT' && isLastInFlight(context, event.report),
   },

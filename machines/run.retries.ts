@@ -2,8 +2,8 @@
 // attempts left, the batch that ends it carries a retry, and once that is durable the case starts over
 // from its first step (rewindCase). Pure functions of the run's context, as run.steps.ts.
 import { isFailure, subtractOutcomes } from './counts.js';
-import type { PlannedStep, RunInput, StepOutcome } from './types.js';
 import { nextToSend, type RunContext } from './run.context.js';
+import type { PlannedStep, RunInput, StepOutcome } from './types.js';
 
 export function retriesOf(input: RunInput, caseIndex: number): number {
   return input.retries?.[caseIndex] ?? 0;
@@ -23,19 +23,33 @@ export function retriesAfter(context: RunContext, caseIndex: number, failed: boo
  * case with retries. When its attempt is over, it is retried (the retry goes with the batch) or
  * done (flaky when it passed after a retry).
  */
-export function afterDecided(context: RunContext, step: PlannedStep, decided: StepOutcome[], abortedCases: number[]): Partial<RunContext> {
+export function afterDecided(
+  context: RunContext,
+  step: PlannedStep,
+  decided: StepOutcome[],
+  abortedCases: number[],
+): Partial<RunContext> {
   const { input } = context;
   const caseIndex = step.caseIndex;
   const caseOutcomes = [...context.caseOutcomes, ...decided];
   const failed = context.caseFailed || isFailure(decided[0]!.status);
   const next = nextToSend(input, abortedCases, context.cursor + 1);
-  if (next < input.steps.length && input.steps[next]!.caseIndex === caseIndex) return { caseOutcomes, caseFailed: failed };
+  if (next < input.steps.length && input.steps[next]!.caseIndex === caseIndex)
+    return { caseOutcomes, caseFailed: failed };
   if (retriesAfter(context, caseIndex, failed)) {
     const stepIndexes = input.steps.filter((s) => s.caseIndex === caseIndex).map((s) => s.stepIndex);
-    return { caseOutcomes, caseFailed: failed, retry: { caseIndex, attempt: attemptOf(context, caseIndex) + 1, stepIndexes } };
+    return {
+      caseOutcomes,
+      caseFailed: failed,
+      retry: { caseIndex, attempt: attemptOf(context, caseIndex) + 1, stepIndexes },
+    };
   }
   const flaky = !failed && attemptOf(context, caseIndex) > 1 ? context.flaky + 1 : context.flaky;
-  return { caseOutcomes: caseOutcomes.filter((o) => input.steps[o.stepIndex]!.caseIndex !== caseIndex), caseFailed: false, flaky };
+  return {
+    caseOutcomes: caseOutcomes.filter((o) => input.steps[o.stepIndex]!.caseIndex !== caseIndex),
+    caseFailed: false,
+    flaky,
+  };
 }
 
 /**
@@ -48,7 +62,9 @@ export function rewindCase(context: RunContext): Partial<RunContext> {
   const mine = context.caseOutcomes.filter((o) => steps[o.stepIndex]!.caseIndex === caseIndex);
   const attempts = [...context.attempts];
   attempts[caseIndex] = attempt;
-  const quarantined = context.input.quarantinedCases?.includes(caseIndex) ? mine.filter((o) => isFailure(o.status)).length : 0;
+  const quarantined = context.input.quarantinedCases?.includes(caseIndex)
+    ? mine.filter((o) => isFailure(o.status)).length
+    : 0;
   return {
     cursor: steps.findIndex((s) => s.caseIndex === caseIndex),
     abortedCases: context.abortedCases.filter((c) => c !== caseIndex),

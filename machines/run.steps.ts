@@ -2,6 +2,8 @@
 // the executor, and how a run ends. Pure functions of the run's context; run.machine.ts calls them
 // from its guards and `assign` actions.
 import { addOutcomes, countOutcomes, emptyCounts, isFailure, verdict } from './counts.js';
+import { abortsCase, nextToSend, type RunContext, type StopKind, serviceOutcome, withDecided } from './run.context.js';
+import { afterDecided, attemptOf, retriesAfter, retriesOf, rewindCase } from './run.retries.js';
 import {
   DEFAULT_OUTAGE_WINDOW_MS,
   OtpErrorCode,
@@ -14,12 +16,9 @@ import {
   type StepReport,
 } from './types.js';
 import { fillVars } from './vars.js';
-import { abortsCase, nextToSend, serviceOutcome, withDecided, type RunContext, type StopKind } from './run.context.js';
-import { afterDecided, attemptOf, retriesAfter, retriesOf, rewindCase } from './run.retries.js';
 
-export { nextToSend, attemptOf, rewindCase };
 export type { RunContext, StopKind };
-
+export { attemptOf, nextToSend, rewindCase };
 
 export function initialContext(input: RunInput): RunContext {
   const context: RunContext = {
@@ -62,14 +61,15 @@ function alreadyRecorded(input: RunInput, recorded: StepOutcome[]): Partial<RunC
   let quarantinedFailures = 0;
   for (const step of input.steps) {
     const outcome = decided.get(step.stepIndex);
-    if (outcome && abortsCase(step, outcome.status) && !abortedCases.includes(step.caseIndex)) abortedCases.push(step.caseIndex);
-    if (outcome && isFailure(outcome.status) && input.quarantinedCases?.includes(step.caseIndex)) quarantinedFailures += 1;
+    if (outcome && abortsCase(step, outcome.status) && !abortedCases.includes(step.caseIndex))
+      abortedCases.push(step.caseIndex);
+    if (outcome && isFailure(outcome.status) && input.quarantinedCases?.includes(step.caseIndex))
+      quarantinedFailures += 1;
   }
   let cursor = 0;
   while (cursor < input.steps.length && decided.has(input.steps[cursor]!.stepIndex)) cursor += 1;
   return { cursor, abortedCases, quarantinedFailures, counts: addOutcomes(emptyCounts(input.steps.length), recorded) };
 }
-
 
 /** Moves the cursor to the next step to send, deciding the capability skips on the way. */
 export function settle(context: RunContext): Partial<RunContext> {
@@ -78,13 +78,24 @@ export function settle(context: RunContext): Partial<RunContext> {
   let decided: StepOutcome[] | undefined;
   const cursor = nextToSend(context.input, context.abortedCases, context.cursor, (step, capability) => {
     (decided ??= []).push(
-      serviceOutcome(step.stepIndex, 'skip', OtpErrorCode.capability, `the executor declared capability ${capability} false`),
+      serviceOutcome(
+        step.stepIndex,
+        'skip',
+        OtpErrorCode.capability,
+        `the executor declared capability ${capability} false`,
+      ),
     );
   });
   if (cursor === context.cursor) return {};
   if (!decided) return { cursor };
-  const retried = context.input.retries ? decided.filter((o) => retriesOf(context.input, context.input.steps[o.stepIndex]!.caseIndex) > 0) : [];
-  return { cursor, ...withDecided(context, decided), ...(retried.length ? { caseOutcomes: [...context.caseOutcomes, ...retried] } : {}) };
+  const retried = context.input.retries
+    ? decided.filter((o) => retriesOf(context.input, context.input.steps[o.stepIndex]!.caseIndex) > 0)
+    : [];
+  return {
+    cursor,
+    ...withDecided(context, decided),
+    ...(retried.length ? { caseOutcomes: [...context.caseOutcomes, ...retried] } : {}),
+  };
 }
 
 // ---- The step in flight ----
@@ -104,7 +115,6 @@ export function isLastInFlight(context: RunContext, report: StepReport): boolean
   if (nextToSend(context.input, aborted, context.cursor + 1) < context.input.steps.length) return false;
   return !retriesAfter(context, step.caseIndex, context.caseFailed || isFailure(report.status));
 }
-
 
 /** The step.exec payload of the step at the cursor, its {{vars}} filled. */
 export function stepExecPayload(context: RunContext): StepExecPayload {
@@ -145,9 +155,13 @@ export function decideCurrent(context: RunContext, outcome: StepOutcome): Partia
   // A passed step costs the one isFailure it always did; the quarantine is looked at on failures only.
   if (!isFailure(outcome.status)) {
     const passed = { cursor: context.cursor + 1, abortedCases, ...withDecided(context, decided) };
-    return retriesOf(context.input, step.caseIndex) > 0 ? { ...passed, ...afterDecided(context, step, decided, abortedCases) } : passed;
+    return retriesOf(context.input, step.caseIndex) > 0
+      ? { ...passed, ...afterDecided(context, step, decided, abortedCases) }
+      : passed;
   }
-  const quarantinedFailures = context.input.quarantinedCases?.includes(step.caseIndex) ? context.quarantinedFailures + 1 : context.quarantinedFailures;
+  const quarantinedFailures = context.input.quarantinedCases?.includes(step.caseIndex)
+    ? context.quarantinedFailures + 1
+    : context.quarantinedFailures;
   if (!step.continueOnFail) {
     abortedCases = [...abortedCases, step.caseIndex];
     const message = `step ${step.stepIndex + 1} (stepIndex ${step.stepIndex}) of the same test case did not pass`;
@@ -158,8 +172,15 @@ export function decideCurrent(context: RunContext, outcome: StepOutcome): Partia
       }
     }
   }
-  const decidedHere = { cursor: context.cursor + 1, abortedCases, quarantinedFailures, ...withDecided(context, decided) };
-  return retriesOf(context.input, step.caseIndex) > 0 ? { ...decidedHere, ...afterDecided(context, step, decided, abortedCases) } : decidedHere;
+  const decidedHere = {
+    cursor: context.cursor + 1,
+    abortedCases,
+    quarantinedFailures,
+    ...withDecided(context, decided),
+  };
+  return retriesOf(context.input, step.caseIndex) > 0
+    ? { ...decidedHere, ...afterDecided(context, step, decided, abortedCases) }
+    : decidedHere;
 }
 
 /** The executor's report for the step in flight. */
@@ -231,8 +252,12 @@ export function closeUndriven(
   code: string,
   message: string,
 ): { outcomes: StepOutcome[]; counts: RunCounts } {
-  const outcomes = steps.filter((s) => s.status === 'pending').map((s) => serviceOutcome(s.stepIndex, 'skip', code, message));
-  const reported = steps.filter((s): s is { stepIndex: number; status: StepOutcome['status'] } => s.status !== 'pending');
+  const outcomes = steps
+    .filter((s) => s.status === 'pending')
+    .map((s) => serviceOutcome(s.stepIndex, 'skip', code, message));
+  const reported = steps.filter(
+    (s): s is { stepIndex: number; status: StepOutcome['status'] } => s.status !== 'pending',
+  );
   return { outcomes, counts: countOutcomes([...reported, ...outcomes], total) };
 }
 
@@ -240,7 +265,8 @@ export function closeUndriven(
 export function decideStop(context: RunContext, inFlight: boolean): Partial<RunContext> {
   const stop = context.stop!;
   if (stop.kind === 'cancel') return decideRest(context, inFlight, 'skip', OtpErrorCode.cancelled, stop.reason);
-  if (stop.kind === 'database') return decideRest(context, inFlight, 'skip', OtpErrorCode.databaseUnavailable, stop.reason);
+  if (stop.kind === 'database')
+    return decideRest(context, inFlight, 'skip', OtpErrorCode.databaseUnavailable, stop.reason);
   return decideRest(context, inFlight, 'error', OtpErrorCode.internal, stop.reason);
 }
 
@@ -294,6 +320,7 @@ export function decideOutput(context: RunContext): RunOutput {
   const flaky = context.input.retries ? { flaky: context.flaky } : {};
   if (context.failure !== null) return { status: 'error', counts, ...flaky, reason: context.failure };
   if (context.stop?.kind === 'cancel') return { status: 'cancelled', counts, ...flaky, reason: context.stop.reason };
-  if (context.stop?.kind === 'lost' || context.stop?.kind === 'database') return { status: 'error', counts, ...flaky, reason: context.stop.reason };
+  if (context.stop?.kind === 'lost' || context.stop?.kind === 'database')
+    return { status: 'error', counts, ...flaky, reason: context.stop.reason };
   return { status: verdict(counts, context.quarantinedFailures), counts, ...flaky };
 }

@@ -100,7 +100,10 @@ export const sessionMachine = setup({
     // An executor that closes its socket itself (1000, or a close frame without a code: 1005) is done;
     // a connection that drops (1006, any other code) may come back.
     resumable: ({ context, event }) =>
-      context.resumeWindowMs > 0 && event.type === 'SOCKET_CLOSED' && event.code !== CloseCode.normal && event.code !== 1005,
+      context.resumeWindowMs > 0 &&
+      event.type === 'SOCKET_CLOSED' &&
+      event.code !== CloseCode.normal &&
+      event.code !== 1005,
   },
   delays: {
     keepalive: ({ context }) => context.keepaliveMs,
@@ -149,7 +152,10 @@ export const sessionMachine = setup({
     PONG: { actions: 'resetStrikes' },
     CLOSE: {
       target: '.closed',
-      actions: [{ type: 'setClose', params: ({ event }) => ({ code: event.code, reason: event.reason }) }, 'closeSocket'],
+      actions: [
+        { type: 'setClose', params: ({ event }) => ({ code: event.code, reason: event.reason }) },
+        'closeSocket',
+      ],
     },
     SOCKET_CLOSED: {
       target: '.closed',
@@ -192,17 +198,28 @@ export const sessionMachine = setup({
         SOCKET_CLOSED: {
           guard: 'resumable',
           target: 'detached',
-          actions: [{ type: 'setClose', params: ({ event }) => ({ code: event.code, reason: event.reason }) }, 'detach', 'resetStrikes'],
+          actions: [
+            { type: 'setClose', params: ({ event }) => ({ code: event.code, reason: event.reason }) },
+            'detach',
+            'resetStrikes',
+          ],
         },
         HAND_OFF: {
           target: 'detached',
-          actions: [{ type: 'setClose', params: ({ event }) => ({ code: event.code, reason: event.reason }) }, 'closeSocket', 'detach'],
+          actions: [
+            { type: 'setClose', params: ({ event }) => ({ code: event.code, reason: event.reason }) },
+            'closeSocket',
+            'detach',
+          ],
         },
         RESUME: {
           target: 'ready',
           reenter: true,
           actions: [
-            { type: 'setClose', params: { code: CloseCode.sessionTakenOver, reason: 'session resumed on another connection' } },
+            {
+              type: 'setClose',
+              params: { code: CloseCode.sessionTakenOver, reason: 'session resumed on another connection' },
+            },
             'detach',
             'resetStrikes',
             'sendResumedWelcome',

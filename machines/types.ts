@@ -153,7 +153,11 @@ export interface RunOutput {
 }
 
 export type RunEvent =
-  | { type: 'STEP_RESULT'; report: StepReport; /** Id of the step.result frame, echoed when it is refused. */ ref?: string }
+  | {
+      type: 'STEP_RESULT';
+      report: StepReport /** Id of the step.result frame, echoed when it is refused. */;
+      ref?: string;
+    }
   | { type: 'CANCEL'; reason?: string }
   | { type: 'EXECUTOR_LOST'; reason: string }
   /** The session's socket dropped and it waits to be resumed: nothing is sent, the step's time-out pauses. */
@@ -186,7 +190,12 @@ export type RunEffect =
    */
   | { type: 'sendStepExec'; payload: StepExecPayload }
   /** Write these outcomes, all or nothing. Answer: STEPS_RECORDED or STEPS_NOT_RECORDED. */
-  | { type: 'recordSteps'; runId: string; outcomes: StepOutcome[]; /** Then, in the same transaction, archive that case's attempt and set its steps back to pending. */ retry?: CaseRetry }
+  | {
+      type: 'recordSteps';
+      runId: string;
+      outcomes: StepOutcome[] /** Then, in the same transaction, archive that case's attempt and set its steps back to pending. */;
+      retry?: CaseRetry;
+    }
   /** Send run.cancel. */
   | { type: 'sendRunCancel'; runId: string; reason: string }
   /** Write the last outcomes and the verdict together. Answer: RUN_FINISH_WRITTEN or RUN_FINISH_FAILED. */

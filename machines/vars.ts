@@ -7,9 +7,7 @@ const VAR_PATTERN = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
 function fillString(text: string, vars: Readonly<Record<string, string>>): string {
   if (!text.includes('{{')) return text;
   // One pass: a filled value is never scanned again, so a value containing {{x}} stays literal.
-  return text.replace(VAR_PATTERN, (whole, name: string) =>
-    Object.hasOwn(vars, name) ? String(vars[name]) : whole,
-  );
+  return text.replace(VAR_PATTERN, (whole, name: string) => (Object.hasOwn(vars, name) ? String(vars[name]) : whole));
 }
 
 // Copy on write: a value with nothing to fill is answered as is (the same object), so a step without

@@ -189,7 +189,8 @@ function storageConfig(env: Env): StorageConfig {
   }
   const driver = env.STORAGE_DRIVER || (s3 ? 's3' : 'fs');
   if (driver !== 'fs' && driver !== 's3') throw new Error(`STORAGE_DRIVER must be fs or s3, got "${driver}"`);
-  if (driver === 's3' && !s3) throw new Error('STORAGE_DRIVER=s3 needs S3_BUCKET (and S3_ENDPOINT for a server other than AWS)');
+  if (driver === 's3' && !s3)
+    throw new Error('STORAGE_DRIVER=s3 needs S3_BUCKET (and S3_ENDPOINT for a server other than AWS)');
   const maxUploadBytes = int(env, 'MAX_UPLOAD_BYTES', 1024 ** 3);
   if (maxUploadBytes < 1) throw new Error('MAX_UPLOAD_BYTES must be at least 1');
   return {
@@ -212,7 +213,8 @@ function int(env: Env, name: string, fallback: number): number {
 function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  if (!(values as readonly string[]).includes(raw))
+    throw new Error(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
   return raw as T;
 }
 
@@ -225,7 +227,8 @@ function secondsList(env: Env, name: string, fallback: number[]): number[] {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback.map((s) => s * 1000);
   const values = raw.split(',').map((v) => Number(v.trim()));
-  if (!values.length || values.some((v) => !Number.isFinite(v) || v < 0)) throw new Error(`${name} must be a comma-separated list of seconds, got "${raw}"`);
+  if (!values.length || values.some((v) => !Number.isFinite(v) || v < 0))
+    throw new Error(`${name} must be a comma-separated list of seconds, got "${raw}"`);
   return values.map((s) => Math.round(s * 1000));
 }
 
@@ -253,7 +256,9 @@ function aiConfig(env: Env): AiConfig {
   if (Boolean(baseUrl) !== Boolean(model)) throw new Error('AI_BASE_URL and AI_MODEL are set together (or neither)');
   return {
     // A local server (Ollama, vLLM) takes any key; the client library needs one to be given.
-    ...(baseUrl && model ? { model: { baseUrl, apiKey: env.AI_API_KEY || 'none', model, timeoutMs: int(env, 'AI_TIMEOUT_MS', 60_000) } } : {}),
+    ...(baseUrl && model
+      ? { model: { baseUrl, apiKey: env.AI_API_KEY || 'none', model, timeoutMs: int(env, 'AI_TIMEOUT_MS', 60_000) } }
+      : {}),
     quarantineDays: int(env, 'AI_QUARANTINE_DAYS', 14),
   };
 }

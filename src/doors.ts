@@ -1,14 +1,15 @@
 // Part of the composition root: the ports of the console and of MCP, built from the parts
 // src/service.ts makes. Each door reads through the same functions and stores as the REST routes.
-import type { ConsoleData } from './console/data.js';
-import type { McpBackend } from './mcp/tools.js';
-import type { RunCommands } from './otp/runs/commands.js';
-import type { RunViews } from './otp/store/run-views.js';
-import type { OtpEngine } from './otp/engine/engine.js';
+
+import type { HistoryAnswers } from './ai/history-answers.js';
+import type { createAi } from './ai/index.js';
 import type { createArtifacts } from './artifacts/index.js';
 import type { createAssets } from './assets/index.js';
-import type { createAi } from './ai/index.js';
-import type { HistoryAnswers } from './ai/history-answers.js';
+import type { ConsoleData } from './console/data.js';
+import type { McpBackend } from './mcp/tools.js';
+import type { OtpEngine } from './otp/engine/engine.js';
+import type { RunCommands } from './otp/runs/commands.js';
+import type { RunViews } from './otp/store/run-views.js';
 
 export interface DoorParts {
   runs: RunCommands;
@@ -18,7 +19,15 @@ export interface DoorParts {
   aiHistory: HistoryAnswers;
 }
 
-export function consoleDataOf({ runs, views, engine, artifacts, assets, ai, aiHistory }: DoorParts & { engine: OtpEngine; assets: Awaited<ReturnType<typeof createAssets>> }): ConsoleData {
+export function consoleDataOf({
+  runs,
+  views,
+  engine,
+  artifacts,
+  assets,
+  ai,
+  aiHistory,
+}: DoorParts & { engine: OtpEngine; assets: Awaited<ReturnType<typeof createAssets>> }): ConsoleData {
   return {
     runs,
     ...aiHistory.console,
@@ -28,7 +37,10 @@ export function consoleDataOf({ runs, views, engine, artifacts, assets, ai, aiHi
     liveness: (projectId, sessionId) => engine.watch.sessionLiveness(projectId, sessionId),
     artifacts: (principal, kind, limit) => artifacts.stores.get(kind)!.list(principal, { limit, sort: 'createdAt' }),
     artifact: (principal, kind, id) => artifacts.stores.get(kind)!.get(principal, id),
-    releases: (principal, limit) => artifacts.stores.get('release')!.list(principal, { limit, sort: '-createdAt' }) as ReturnType<ConsoleData['releases']>,
+    releases: (principal, limit) =>
+      artifacts.stores.get('release')!.list(principal, { limit, sort: '-createdAt' }) as ReturnType<
+        ConsoleData['releases']
+      >,
     readiness: (principal, releaseId) => artifacts.readiness(principal, releaseId),
     buckets: (principal, limit) => assets.reads.buckets(principal, { limit }),
     assets: (principal, bucketRef, limit) => assets.reads.assets(principal, bucketRef, { limit }),
@@ -40,7 +52,10 @@ export function consoleDataOf({ runs, views, engine, artifacts, assets, ai, aiHi
   };
 }
 
-export function mcpBackendOf({ runs, views, artifacts, ai, aiHistory }: DoorParts, absolute: (path: string) => string): McpBackend {
+export function mcpBackendOf(
+  { runs, views, artifacts, ai, aiHistory }: DoorParts,
+  absolute: (path: string) => string,
+): McpBackend {
   return {
     runs,
     sessions: (principal, query) => views.sessions(principal.projectId, query),

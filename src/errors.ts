@@ -1,8 +1,9 @@
 // One error taxonomy for the service: a code, its HTTP status, a factory, and one normaliser.
 // REST renders these in one place (src/rest/middleware/errors.ts); MCP tool results and the console
 // use the same normaliser, so every door says the same thing about the same failure.
+
+import { type Logger, throttledLog } from './log.js';
 import { isDatabaseUnavailable, isStorageUnavailable } from './unavailable.js';
-import { throttledLog, type Logger } from './log.js';
 /** One failing field of a VALIDATION_ERROR: a path such as `body.steps[2].otp.locator.by`, and what is wrong. */
 export interface FieldError {
   field: string;
@@ -89,7 +90,8 @@ export const errors = {
   forbidden: (message: string) => new AppError(ErrorCode.forbidden, message),
   notFound: (what: string, id?: string) =>
     new AppError(ErrorCode.notFound, id ? `${what} ${id} not found` : `${what} not found`, id ? { id } : {}),
-  conflict: (message: string, details: Record<string, unknown> = {}) => new AppError(ErrorCode.conflict, message, details),
+  conflict: (message: string, details: Record<string, unknown> = {}) =>
+    new AppError(ErrorCode.conflict, message, details),
   preconditionFailed: (message: string, details: Record<string, unknown> = {}) =>
     new AppError(ErrorCode.preconditionFailed, message, details),
   /** A file (an imported report) that is not what it claims to be: where it goes wrong, 1-based. */
@@ -120,7 +122,8 @@ export const errors = {
   aiQuotaExceeded: (message: string, details: Record<string, unknown>, upgradeUrl: string) =>
     new AppError(ErrorCode.aiQuotaExceeded, message, details, { body: { upgradeUrl } }),
   aiNotConfigured: (message: string) => new AppError(ErrorCode.aiNotConfigured, message),
-  aiProviderFailed: (message: string, details: Record<string, unknown> = {}) => new AppError(ErrorCode.aiProviderFailed, message, details),
+  aiProviderFailed: (message: string, details: Record<string, unknown> = {}) =>
+    new AppError(ErrorCode.aiProviderFailed, message, details),
 };
 
 /** Which part of the service an error says is down, if any (storage first: its driver tags what it throws). */
@@ -144,13 +147,22 @@ export function normaliseError(err: unknown): AppError {
   const part = unavailablePart(err);
   if (part === 'storage') return errors.storageUnavailable();
   if (part === 'database') return errors.databaseUnavailable();
-  const e = err as { status?: number; statusCode?: number; httpCode?: number; message?: string; type?: string; expose?: boolean };
+  const e = err as {
+    status?: number;
+    statusCode?: number;
+    httpCode?: number;
+    message?: string;
+    type?: string;
+    expose?: boolean;
+  };
   const status = e?.status ?? e?.statusCode ?? e?.httpCode;
   if (status === 413) return errors.payloadTooLarge(e.message ?? 'Request body too large');
   if (status === 415) return new AppError(ErrorCode.unsupportedMediaType, e.message ?? 'Unsupported media type');
   // Body-parser failures (malformed JSON and friends) are the client's fault.
   if (status === 400 || e?.type === 'entity.parse.failed') {
-    return errors.validation(e?.expose === false ? 'Malformed request' : `Malformed request: ${e?.message ?? ''}`.trim());
+    return errors.validation(
+      e?.expose === false ? 'Malformed request' : `Malformed request: ${e?.message ?? ''}`.trim(),
+    );
   }
   return errors.internal();
 }
@@ -181,7 +193,9 @@ export function publicFailure(err: unknown): PublicFailure {
  * 503s, which every request repeats while it lasts, once per part every 10 s with how many were
  * left out (the outage's start and end are logged where it is detected).
  */
-export function failureLog(log: Logger): (msg: string, err: unknown, answered: AppError, fields?: Record<string, unknown>) => void {
+export function failureLog(
+  log: Logger,
+): (msg: string, err: unknown, answered: AppError, fields?: Record<string, unknown>) => void {
   const unavailable = throttledLog(log, 10_000, 'error');
   return (msg, err, answered, fields = {}) => {
     if (answered.status < 500) return;

@@ -1,7 +1,8 @@
 // Ids carry a short type prefix and a ULID, so they sort by creation time (stable cursors) and
 // never collide across processes.
-import { monotonicFactory } from 'ulid';
+
 import { randomBytes, randomFillSync } from 'node:crypto';
+import { monotonicFactory } from 'ulid';
 
 // ulid asks its PRNG once per character of the random part (16 per id), and its default asks crypto
 // for one byte each time: a pool refilled 4 KiB at a time costs one call per 256 ids instead.

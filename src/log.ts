@@ -14,7 +14,8 @@ export interface Logger {
 /** Connection strings (postgres://user:secret@host/db and the like) in any text. */
 const CONNECTION_STRING = /\b[a-z][a-z0-9+.-]*:\/\/[^\s/@]+:[^\s/@]*@[^\s'"]+/gi;
 /** knex's "<statement> - <driver message>": the statement (and its values) is not the log's business. */
-const STATEMENT_PREFIX = /^\s*(select|insert|update|delete|with|begin|commit|rollback|create|alter|drop|lock|set|show|copy|truncate|values|savepoint|release|listen|notify|unlisten)\b/i;
+const STATEMENT_PREFIX =
+  /^\s*(select|insert|update|delete|with|begin|commit|rollback|create|alter|drop|lock|set|show|copy|truncate|values|savepoint|release|listen|notify|unlisten)\b/i;
 
 /** Text of a library's or an error's message as a log may carry it. */
 export function safeText(text: string): string {
@@ -29,16 +30,20 @@ export function describeError(err: Error, depth = 0): Record<string, unknown> {
   const out: Record<string, unknown> = { name: err.name, message: safeText(String(err.message ?? '')) };
   if (code !== undefined) out.code = code;
   // An outage's stack is the driver's or the SDK's internals; a bug's is the place to look.
-  else if (err.stack && !isDatabaseUnavailable(err) && !isStorageUnavailable(err)) out.stack = err.stack.split('\n').slice(1).join('\n').replace(CONNECTION_STRING, '***');
+  else if (err.stack && !isDatabaseUnavailable(err) && !isStorageUnavailable(err))
+    out.stack = err.stack.split('\n').slice(1).join('\n').replace(CONNECTION_STRING, '***');
   if (err.cause instanceof Error && depth < 2) out.cause = describeError(err.cause, depth + 1);
   return out;
 }
 
-export function createLogger(level: 'silent' | 'info' | 'debug', sink: (line: string) => void = (line) => process.stderr.write(line)): Logger {
+export function createLogger(
+  level: 'silent' | 'info' | 'debug',
+  sink: (line: string) => void = (line) => process.stderr.write(line),
+): Logger {
   const write = (lvl: string, msg: string, fields?: Record<string, unknown>) => {
     const extra = fields ? { ...fields } : {};
     if (extra.err instanceof Error) extra.err = describeError(extra.err);
-    sink(JSON.stringify({ t: new Date().toISOString(), level: lvl, msg: safeText(msg), ...extra }) + '\n');
+    sink(`${JSON.stringify({ t: new Date().toISOString(), level: lvl, msg: safeText(msg), ...extra })}\n`);
   };
   return {
     info: (msg, fields) => level !== 'silent' && write('info', msg, fields),
@@ -79,7 +84,12 @@ export function throttledLog(
 export function routeProcessWarnings(log: Logger): void {
   const once = throttledLog(log, 24 * 3600_000);
   process.removeAllListeners('warning');
-  process.on('warning', (warning) => once(`${warning.name}:${warning.message}`, 'process warning', { name: warning.name, warning: safeText(warning.message.replace(/\s+/g, ' ')) }));
+  process.on('warning', (warning) =>
+    once(`${warning.name}:${warning.message}`, 'process warning', {
+      name: warning.name,
+      warning: safeText(warning.message.replace(/\s+/g, ' ')),
+    }),
+  );
 }
 
 /**
@@ -90,12 +100,15 @@ export function routeProcessWarnings(log: Logger): void {
 export function routeConsole(log: Logger): void {
   const info = throttledLog(log, 60_000, 'info');
   const error = throttledLog(log, 60_000, 'error');
-  const to = (write: typeof info) => (...args: unknown[]) => {
-    const text = safeText(format(...args));
-    write(text, 'library output', { source: 'console', text });
-  };
+  const to =
+    (write: typeof info) =>
+    (...args: unknown[]) => {
+      const text = safeText(format(...args));
+      write(text, 'library output', { source: 'console', text });
+    };
   // A library's warning (oidc-provider's "Unsupported runtime" on Node.js 20, say) is no error of the service.
   console.log = console.info = console.warn = to(info);
-  console.debug = (...args: unknown[]) => log.debug('library output', { source: 'console', text: safeText(format(...args)) });
+  console.debug = (...args: unknown[]) =>
+    log.debug('library output', { source: 'console', text: safeText(format(...args)) });
   console.error = to(error);
 }

@@ -46,7 +46,11 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 
 try {
   service = await startService(config, log);
-  log.info('service ready', { rest: `${service.restUrl}/api/v1`, otp: `${service.wsUrl}/otp`, instanceId: service.instanceId });
+  log.info('service ready', {
+    rest: `${service.restUrl}/api/v1`,
+    otp: `${service.wsUrl}/otp`,
+    instanceId: service.instanceId,
+  });
   if (service.bootstrap.minted) {
     // Printed once, on the start that created it; also kept (mode 0600) in the file named.
     process.stdout.write(

@@ -16,7 +16,12 @@ export const AI_COSTS = { history: 1, model: 10 } as const;
 export const TIERS = {
   free: { storageBytes: 1 * 1024 ** 3, artifacts: 10_000, requestsPerMinute: 600, aiCallsPerMonth: 200 },
   pro: { storageBytes: 100 * 1024 ** 3, artifacts: 1_000_000, requestsPerMinute: 6_000, aiCallsPerMonth: 10_000 },
-  enterprise: { storageBytes: 10 * 1024 ** 4, artifacts: 100_000_000, requestsPerMinute: 60_000, aiCallsPerMonth: 1_000_000 },
+  enterprise: {
+    storageBytes: 10 * 1024 ** 4,
+    artifacts: 100_000_000,
+    requestsPerMinute: 60_000,
+    aiCallsPerMonth: 1_000_000,
+  },
 } satisfies Record<string, TierLimits>;
 
 export type TierName = keyof typeof TIERS;

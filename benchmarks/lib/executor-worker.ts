@@ -4,7 +4,16 @@
 // is the same for the engine and for the baselines, so their figures can be compared.
 import WebSocket from 'ws';
 import { msgId, stepResultFrame } from './frames.js';
-import type { Collected, Command, Counters, EchoDrive, OtpConnect, OtpDrive, RawConnect, WorkerMessage } from './protocol.js';
+import type {
+  Collected,
+  Command,
+  Counters,
+  EchoDrive,
+  OtpConnect,
+  OtpDrive,
+  RawConnect,
+  WorkerMessage,
+} from './protocol.js';
 
 const zero = (): Counters => ({
   connected: 0,
@@ -69,7 +78,10 @@ class Executor {
       this.ws.once('error', reject);
       this.ws.once('close', (code) => reject(new Error(`closed before welcome (${code})`)));
       this.ws.once('open', () => {
-        this.send({ type: 'hello', payload: { executor: 'bench', name: 'bench-executor', version: '1.0.0', capabilities: { maxParallel } } });
+        this.send({
+          type: 'hello',
+          payload: { executor: 'bench', name: 'bench-executor', version: '1.0.0', capabilities: { maxParallel } },
+        });
       });
       this.onWelcome = () => {
         total.connected++;
@@ -186,11 +198,15 @@ async function postRun(sessionId: string): Promise<void> {
     const res = await fetch(`${d.api}/otp/runs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${d.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ testCaseIds: [d.testCaseIds[Math.floor(Math.random() * d.testCaseIds.length)]], sessionId }),
+      body: JSON.stringify({
+        testCaseIds: [d.testCaseIds[Math.floor(Math.random() * d.testCaseIds.length)]],
+        sessionId,
+      }),
     });
     const body = (await res.json()) as { runId?: string };
     if (started >= windowStart) sample(postMs, performance.now() - started);
-    if (res.status !== 202 || !body.runId) throw new Error(`POST /otp/runs answered ${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
+    if (res.status !== 202 || !body.runId)
+      throw new Error(`POST /otp/runs answered ${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
     const early = startedBeforeAnswer.get(body.runId);
     if (early !== undefined) {
       startedBeforeAnswer.delete(body.runId);
@@ -204,7 +220,11 @@ async function postRun(sessionId: string): Promise<void> {
   }
 }
 
-async function connectMany<T>(count: number, concurrency: number, open: () => Promise<T>): Promise<{ ok: number; failed: number; firstError?: string }> {
+async function connectMany<T>(
+  count: number,
+  concurrency: number,
+  open: () => Promise<T>,
+): Promise<{ ok: number; failed: number; firstError?: string }> {
   let next = 0;
   let ok = 0;
   let failed = 0;

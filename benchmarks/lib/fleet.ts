@@ -1,6 +1,6 @@
 // The harness side of the executor workers: forks them (through tsx), sends each a command and
 // gathers the answers; keeps the latest counters each worker pushed for the progress line.
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ROOT } from './procs.js';
 import type { Collected, Command, Counters, WorkerMessage } from './protocol.js';
@@ -78,7 +78,17 @@ export class Fleet {
 
   /** The sum of the latest counters every worker pushed. */
   totals(): Counters {
-    const sum: Counters = { connected: 0, roundTrips: 0, resultsSent: 0, runsStarted: 0, runsFinished: 0, posts: 0, postFailures: 0, pings: 0, errorFrames: 0 };
+    const sum: Counters = {
+      connected: 0,
+      roundTrips: 0,
+      resultsSent: 0,
+      runsStarted: 0,
+      runsFinished: 0,
+      posts: 0,
+      postFailures: 0,
+      pings: 0,
+      errorFrames: 0,
+    };
     for (const t of this.ticks) if (t) for (const k of Object.keys(sum) as Array<keyof Counters>) sum[k] += t[k];
     return sum;
   }

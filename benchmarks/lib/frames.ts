@@ -7,7 +7,13 @@ export const SAMPLE_STEPS = [
   { otp: { action: 'type', locator: { by: 'label', value: 'Email address' }, text: 'ada@example.test' } },
   { otp: { action: 'navigate', url: 'https://shop.example.test/checkout/confirm' } },
   {
-    otp: { action: 'assert', kind: 'text', locator: { by: 'testid', value: 'order-status' }, op: 'contains', expected: 'Thank you' },
+    otp: {
+      action: 'assert',
+      kind: 'text',
+      locator: { by: 'testid', value: 'order-status' },
+      op: 'contains',
+      expected: 'Thank you',
+    },
     label: 'confirmation shown',
   },
 ];
@@ -64,5 +70,9 @@ export function stepExecFrame(sessionId: string, runId: string, stepIndex: numbe
 /** What a baseline server does with one inbound frame: parse it, answer a step-sized frame. */
 export function baselineAnswer(text: string): string {
   const frame = JSON.parse(text) as { sessionId?: string; runId?: string; payload?: { stepIndex?: number } };
-  return stepExecFrame(frame.sessionId ?? 'ots_baseline', frame.runId ?? 'otr_baseline', (frame.payload?.stepIndex ?? 0) + 1);
+  return stepExecFrame(
+    frame.sessionId ?? 'ots_baseline',
+    frame.runId ?? 'otr_baseline',
+    (frame.payload?.stepIndex ?? 0) + 1,
+  );
 }

@@ -20,8 +20,24 @@ export interface HistoryShape {
   causes: number;
 }
 
-export const FULL_HISTORY: HistoryShape = { runs: 100_000, casesPerRun: 5, stepsPerCase: 10, testCases: 500, days: 90, failurePerMille: 80, causes: 40 };
-export const SMOKE_HISTORY: HistoryShape = { runs: 2_000, casesPerRun: 5, stepsPerCase: 10, testCases: 50, days: 30, failurePerMille: 80, causes: 10 };
+export const FULL_HISTORY: HistoryShape = {
+  runs: 100_000,
+  casesPerRun: 5,
+  stepsPerCase: 10,
+  testCases: 500,
+  days: 90,
+  failurePerMille: 80,
+  causes: 40,
+};
+export const SMOKE_HISTORY: HistoryShape = {
+  runs: 2_000,
+  casesPerRun: 5,
+  stepsPerCase: 10,
+  testCases: 50,
+  days: 30,
+  failurePerMille: 80,
+  causes: 10,
+};
 
 export interface History {
   shape: HistoryShape;
@@ -40,7 +56,11 @@ const CASE = (n: string) => `'tc_hist' || lpad((${n})::text, 6, '0')`;
  * (session_replication_role = replica: no notice per inserted run), so the service learns of these
  * runs as it would of runs from before it existed: by its backfill.
  */
-export async function buildHistory(databaseUrl: string, target: { tenantId: string; projectId: string }, shape: HistoryShape = FULL_HISTORY): Promise<History> {
+export async function buildHistory(
+  databaseUrl: string,
+  target: { tenantId: string; projectId: string },
+  shape: HistoryShape = FULL_HISTORY,
+): Promise<History> {
   const began = Date.now();
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();

@@ -1,10 +1,10 @@
 // A measured window over a running fleet: warm up, zero the counters, wait, collect; a progress
 // line on stderr every second meanwhile.
 import type { Fleet } from './fleet.js';
-import type { Collected } from './protocol.js';
-import { merge } from './stats.js';
-import { fmt } from './report.js';
 import { sleep } from './procs.js';
+import type { Collected } from './protocol.js';
+import { fmt } from './report.js';
+import { merge } from './stats.js';
 
 export type Progress = (line: string) => void;
 
@@ -12,7 +12,13 @@ export async function measureWindow(
   fleet: Fleet,
   progress: Progress,
   label: string,
-  options: { warmupS: number; durationS: number; latency: boolean; until?: () => boolean; cpu?: { start(): Promise<void>; stop(): Promise<Record<string, number>> } },
+  options: {
+    warmupS: number;
+    durationS: number;
+    latency: boolean;
+    until?: () => boolean;
+    cpu?: { start(): Promise<void>; stop(): Promise<Record<string, number>> };
+  },
 ): Promise<Collected & { cpu?: Record<string, number> }> {
   const tick = async (seconds: number, phase: string) => {
     const end = Date.now() + seconds * 1000;
@@ -26,7 +32,9 @@ export async function measureWindow(
       last = now.roundTrips;
       lastAt = Date.now();
       const left = Math.max(0, Math.round((end - Date.now()) / 1000));
-      progress(`${label} ${phase}: ${fmt(rate)} round trips/s, ${fmt(now.connected)} connected${now.errorFrames ? `, ${now.errorFrames} error frames` : ''}, ${left} s left`);
+      progress(
+        `${label} ${phase}: ${fmt(rate)} round trips/s, ${fmt(now.connected)} connected${now.errorFrames ? `, ${now.errorFrames} error frames` : ''}, ${left} s left`,
+      );
     }
   };
   await tick(options.warmupS, 'warm-up');

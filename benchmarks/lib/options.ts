@@ -22,7 +22,11 @@ export interface BenchOptions {
   warmup: number;
   /** Executor worker processes for the throughput and latency scenarios. */
   workers: number;
-  steps: { executors: number; stepsPerRun: number; /** stop after this many runs per executor instead of a timed window */ runsPerExecutor?: number };
+  steps: {
+    executors: number;
+    stepsPerRun: number /** stop after this many runs per executor instead of a timed window */;
+    runsPerExecutor?: number;
+  };
   /** Fleet sizes at which steps/s, latency and CPU per step are measured; `halfLoadAt`: the size also driven at half its maximum. */
   scaling: { fleets: number[]; halfLoadAt: number; stepsPerRun: number };
   sessions: { count: number; keepaliveSec: number; rounds: number };
@@ -30,7 +34,12 @@ export interface BenchOptions {
   rest: { connections: number; stepsPerRun: number; rounds: number };
   /** The history the flaky scenario builds (runs of 5 test cases of 10 steps) and the requests it times. */
   flaky: { runs: number; requests: number };
-  runner: { stepsPerRun: number; rounds: number; probeMax: number; /** parallel runs at which bare and service are compared */ parallel: number[] };
+  runner: {
+    stepsPerRun: number;
+    rounds: number;
+    probeMax: number /** parallel runs at which bare and service are compared */;
+    parallel: number[];
+  };
 }
 
 const HELP = `Usage: npm run bench -- [scenario ...] [--option=value ...]
@@ -77,8 +86,32 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     else names.push(arg);
   }
   const known = new Set([
-    'smoke', 'embedded', 'duration', 'fleets', 'warmup', 'workers', 'executors', 'steps-per-run', 'sessions', 'keepalive', 'rounds',
-    'latency-executors', 'latency-parallel', 'latency-steps', 'step-delay', 'latency-workers', 'rest-connections', 'rest-rounds', 'runner-steps', 'runner-rounds', 'runner-probe-max', 'cpu-prof', 'json', 'no-write', 'flaky-runs', 'flaky-requests',
+    'smoke',
+    'embedded',
+    'duration',
+    'fleets',
+    'warmup',
+    'workers',
+    'executors',
+    'steps-per-run',
+    'sessions',
+    'keepalive',
+    'rounds',
+    'latency-executors',
+    'latency-parallel',
+    'latency-steps',
+    'step-delay',
+    'latency-workers',
+    'rest-connections',
+    'rest-rounds',
+    'runner-steps',
+    'runner-rounds',
+    'runner-probe-max',
+    'cpu-prof',
+    'json',
+    'no-write',
+    'flaky-runs',
+    'flaky-requests',
     'no-baselines',
   ]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}\n\n${HELP}`);
@@ -95,7 +128,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   const smoke = flags.has('smoke');
   const sizeFlags = [...flags.keys()].filter((f) => !['embedded', 'cpu-prof', 'json', 'no-write'].includes(f));
   const baselines = !flags.has('no-baselines');
-  const scenarios = names.length ? [...new Set(names)] as ScenarioName[] : [...SCENARIOS];
+  const scenarios = names.length ? ([...new Set(names)] as ScenarioName[]) : [...SCENARIOS];
   const full = scenarios.length === SCENARIOS.length && sizeFlags.length === 0;
   const embedded = flags.has('embedded') || !env.DATABASE_URL;
   return {
@@ -119,7 +152,11 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       ...(smoke ? { runsPerExecutor: 1 } : {}),
     },
     scaling: { ...fleetSizes(flags.get('fleets'), smoke ? [2] : [10, 50, 200, 1000]), stepsPerRun: smoke ? 10 : 100 },
-    sessions: { count: num('sessions', smoke ? 50 : 10_000), keepaliveSec: num('keepalive', smoke ? 1 : 5), rounds: num('rounds', smoke ? 1 : 3) },
+    sessions: {
+      count: num('sessions', smoke ? 50 : 10_000),
+      keepaliveSec: num('keepalive', smoke ? 1 : 5),
+      rounds: num('rounds', smoke ? 1 : 3),
+    },
     latency: {
       executors: num('latency-executors', smoke ? 4 : 100),
       maxParallel: num('latency-parallel', smoke ? 2 : 10),
@@ -127,8 +164,15 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       stepDelayMs: num('step-delay', smoke ? 20 : 500),
       workers: Math.max(1, num('latency-workers', smoke ? 1 : 4)),
     },
-    rest: { connections: num('rest-connections', smoke ? 4 : 50), stepsPerRun: 10, rounds: Math.max(1, num('rest-rounds', smoke ? 1 : 3)) },
-    flaky: { runs: Math.max(10, num('flaky-runs', smoke ? 500 : 100_000)), requests: Math.max(5, num('flaky-requests', smoke ? 10 : 300)) },
+    rest: {
+      connections: num('rest-connections', smoke ? 4 : 50),
+      stepsPerRun: 10,
+      rounds: Math.max(1, num('rest-rounds', smoke ? 1 : 3)),
+    },
+    flaky: {
+      runs: Math.max(10, num('flaky-runs', smoke ? 500 : 100_000)),
+      requests: Math.max(5, num('flaky-requests', smoke ? 10 : 300)),
+    },
     runner: {
       stepsPerRun: Math.max(1, num('runner-steps', smoke ? 4 : 30)),
       rounds: Math.max(1, num('runner-rounds', smoke ? 1 : 5)),
@@ -141,7 +185,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
 /** --fleets=10,50,200: ascending sizes; the size driven again at half load is 200 when measured, else the largest. */
 function fleetSizes(raw: string | undefined, fallback: number[]): { fleets: number[]; halfLoadAt: number } {
   const fleets = raw === undefined ? fallback : raw.split(',').map(Number);
-  if (!fleets.length || fleets.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--fleets must be positive whole numbers separated by commas, got "${raw}"`);
+  if (!fleets.length || fleets.some((n) => !Number.isInteger(n) || n < 1))
+    throw new Error(`--fleets must be positive whole numbers separated by commas, got "${raw}"`);
   fleets.sort((a, b) => a - b);
   return { fleets, halfLoadAt: fleets.includes(200) ? 200 : fleets[fleets.length - 1]! };
 }

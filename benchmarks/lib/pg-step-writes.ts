@@ -4,7 +4,7 @@
 // many runs (as the group commit sees them). Durable step writes per second, and the CPU of the
 // backend that ran them.
 import pg from 'pg';
-import { RECORD_STEPS, preparedQuery, stepRecord } from '../../src/otp/store/run-sql.js';
+import { preparedQuery, RECORD_STEPS, stepRecord } from '../../src/otp/store/run-sql.js';
 import { cpuSeconds } from './procs.js';
 import type { ServiceUnderTest } from './service.js';
 
@@ -74,7 +74,12 @@ class PendingRows {
     for (let i = 0; i < batch; i++, this.segment.taken++) {
       // Row k of the segment: step floor(k / count) of its copy (k mod count).
       const k = this.segment.taken;
-      writes.push(stepRecord({ runId: `${this.runId}_${first + (k % count)}`, outcome: { stepIndex: Math.floor(k / count), status: 'pass', source: 'executor', durationMs: 1 } }));
+      writes.push(
+        stepRecord({
+          runId: `${this.runId}_${first + (k % count)}`,
+          outcome: { stepIndex: Math.floor(k / count), status: 'pass', source: 'executor', durationMs: 1 },
+        }),
+      );
     }
     return writes;
   }

@@ -1,9 +1,9 @@
 // Child processes of the harness (service under test, baseline servers) and what /proc says of them.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/free-port.js';
 import { loadUws } from '../../src/otp/transport/index.js';
 
@@ -13,9 +13,11 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-
 /** Runs a TypeScript entry point of this repository in its own node process (through tsx). */
-export function spawnTs(entry: string, options: { args?: string[]; env?: NodeJS.ProcessEnv; nodeFlags?: string[] } = {}): ChildProcess {
+export function spawnTs(
+  entry: string,
+  options: { args?: string[]; env?: NodeJS.ProcessEnv; nodeFlags?: string[] } = {},
+): ChildProcess {
   return spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', 'tsx', entry, ...(options.args ?? [])], {
     cwd: ROOT,
     env: options.env ?? process.env,
@@ -99,7 +101,11 @@ export function fdLimit(pid: number = process.pid): number {
 /** How many local ports loopback clients can take (net.ipv4.ip_local_port_range). */
 export function ephemeralPorts(): number {
   try {
-    const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    const [low, high] = fs
+      .readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     return high! - low! + 1;
   } catch {
     return 28_000;
@@ -152,7 +158,9 @@ export function cpuMeter(groups: () => Promise<Record<string, number[]>>) {
 export function loopDelayMeter(service: { evaluate<T>(expression: string): Promise<T> }) {
   return {
     start: () =>
-      service.evaluate(`(() => { globalThis.__benchLoop?.disable(); const h = require('node:perf_hooks').monitorEventLoopDelay({ resolution: 5 }); h.enable(); globalThis.__benchLoop = h; return true; })()`),
+      service.evaluate(
+        `(() => { globalThis.__benchLoop?.disable(); const h = require('node:perf_hooks').monitorEventLoopDelay({ resolution: 5 }); h.enable(); globalThis.__benchLoop = h; return true; })()`,
+      ),
     stop: () =>
       service.evaluate<{ p50: number; p99: number; max: number }>(
         // The histogram records the timer's whole interval: the delay is what exceeds the resolution.

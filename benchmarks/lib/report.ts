@@ -1,7 +1,7 @@
 // The result table (stdout, RESULTS.md) and the description of the machine it was measured on.
 import fs from 'node:fs/promises';
 import os from 'node:os';
-import pg from 'pg';
+import type pg from 'pg';
 
 /** One line of the table: a figure of the engine, its baseline in the same run, and its target. */
 export interface Row {
@@ -84,7 +84,14 @@ const END = '<!-- bench:end -->';
 /** Replaces the generated part of RESULTS.md, keeping what people wrote around it. */
 export async function writeResults(
   file: string,
-  run: { date: Date; command: string; machine: Machine; durationS: number; rows: Row[]; notes: Array<{ title: string; lines: string[] }> },
+  run: {
+    date: Date;
+    command: string;
+    machine: Machine;
+    durationS: number;
+    rows: Row[];
+    notes: Array<{ title: string; lines: string[] }>;
+  },
 ): Promise<void> {
   const generated = [
     BEGIN,
@@ -121,6 +128,9 @@ export function cpuNote(cpu: Record<string, number> | undefined, windowMs: numbe
   if (!cpu) return 'CPU: not measured';
   const seconds = windowMs / 1000;
   return `CPU in the window: ${Object.entries(cpu)
-    .map(([group, used]) => `${group} ${(used / seconds).toFixed(2)} cores (${fmt((used * 1e6) / Math.max(1, roundTrips))} µs per round trip)`)
+    .map(
+      ([group, used]) =>
+        `${group} ${(used / seconds).toFixed(2)} cores (${fmt((used * 1e6) / Math.max(1, roundTrips))} µs per round trip)`,
+    )
     .join(', ')}`;
 }

@@ -1,12 +1,13 @@
 // The service under test: `node --import tsx src/main.ts` in its own process, on free loopback ports,
 // on a FRESH database (created on the DATABASE_URL server and dropped afterwards), or with the
 // service's own embedded PostgreSQL in a temporary DATA_DIR when the harness runs with --embedded.
-import fs from 'node:fs/promises';
+
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { connectInspector } from './inspector.js';
 import { freePort, keepTail, rssKiB, sleep, spawnTs, stopProcess } from './procs.js';
@@ -133,14 +134,19 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
       await stopProcess(child);
       throw new Error(`the service did not start within 60 s:\n${tail()}`);
     }
-    const up = await fetch(`${api}/otp/protocol`).then((r) => r.ok, () => false);
+    const up = await fetch(`${api}/otp/protocol`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up && (await canConnect(wsPort))) break;
     await sleep(50);
   }
 
   let dbUrl = database?.url;
   if (!dbUrl) {
-    const { password } = JSON.parse(await fs.readFile(path.join(dataDir, 'embedded-pg.json'), 'utf8')) as { password: string };
+    const { password } = JSON.parse(await fs.readFile(path.join(dataDir, 'embedded-pg.json'), 'utf8')) as {
+      password: string;
+    };
     dbUrl = `postgres://otp:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/otp`;
   }
   const db = new pg.Client({ connectionString: dbUrl });
@@ -149,7 +155,10 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
   const request = async (method: string, urlPath: string, body?: unknown) => {
     const res = await fetch(`${api}${urlPath}`, {
       method,
-      headers: { authorization: `Bearer ${BENCH_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${BENCH_KEY}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -169,7 +178,11 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
       if (!inspectorUrl) throw new Error('the service was not started with inspect: true');
       const inspector = await connectInspector(inspectorUrl);
       try {
-        const { result, exceptionDetails } = await inspector.call('Runtime.evaluate', { expression, includeCommandLineAPI: true, returnByValue: true });
+        const { result, exceptionDetails } = await inspector.call('Runtime.evaluate', {
+          expression,
+          includeCommandLineAPI: true,
+          returnByValue: true,
+        });
         if (exceptionDetails) throw new Error(`evaluate failed: ${JSON.stringify(exceptionDetails).slice(0, 500)}`);
         return result.value as T;
       } finally {
@@ -196,21 +209,27 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
       return async () => {
         try {
           const { profile } = await inspector.call<{ profile: unknown }>('Profiler.stop');
-          await fs.writeFile(path.join(options.cpuProfDir!, `${name}.${Date.now()}.window.cpuprofile`), JSON.stringify(profile));
+          await fs.writeFile(
+            path.join(options.cpuProfDir!, `${name}.${Date.now()}.window.cpuprofile`),
+            JSON.stringify(profile),
+          );
         } finally {
           inspector.close();
         }
       };
     },
     backendPids: async () =>
-      (await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map(
-        (r: { pid: number }) => r.pid,
-      ),
+      (
+        await db.query(
+          'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        )
+      ).rows.map((r: { pid: number }) => r.pid),
     request,
     stop: async () => {
       await db.end().catch(() => {});
       const code = await stopProcess(child, 20_000);
-      if (code !== 0 && code !== 143 && code !== null) process.stderr.write(`service exited with ${code}:\n${tail()}\n`);
+      if (code !== 0 && code !== 143 && code !== null)
+        process.stderr.write(`service exited with ${code}:\n${tail()}\n`);
       await database?.drop();
       await fs.rm(dataDir, { recursive: true, force: true });
     },

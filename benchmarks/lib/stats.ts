@@ -19,7 +19,8 @@ export function summarize(samples: number[]): Summary {
 export function merge(parts: Collected[]): Collected {
   const sum = (pick: (c: Collected) => Counters): Counters => {
     const out = { ...pick(parts[0]!) };
-    for (const part of parts.slice(1)) for (const k of Object.keys(out) as Array<keyof Counters>) out[k] += pick(part)[k];
+    for (const part of parts.slice(1))
+      for (const k of Object.keys(out) as Array<keyof Counters>) out[k] += pick(part)[k];
     return out;
   };
   const closes: Record<string, number> = {};

@@ -1,6 +1,6 @@
+import type { Progress } from '../lib/measure.js';
 import type { BenchOptions } from '../lib/options.js';
 import type { ScenarioResult } from '../lib/report.js';
-import type { Progress } from '../lib/measure.js';
 import type { ServiceUnderTest } from '../lib/service.js';
 
 export interface ScenarioContext {

@@ -6,10 +6,10 @@
 // same database in the same run. Target: p95 under 200 ms for each.
 import { performance } from 'node:perf_hooks';
 import { buildHistory, FULL_HISTORY, SMOKE_HISTORY } from '../lib/history-dataset.js';
-import { fmt, type Row } from '../lib/report.js';
 import { sleep } from '../lib/procs.js';
-import type { Scenario, ScenarioContext } from './context.js';
+import { fmt, type Row } from '../lib/report.js';
 import type { ServiceUnderTest } from '../lib/service.js';
+import type { Scenario, ScenarioContext } from './context.js';
 
 const TARGET_MS = 200;
 
@@ -32,7 +32,8 @@ async function backfilled(ctx: ScenarioContext, service: ServiceUnderTest, expec
   for (;;) {
     const { rows } = await service.db.query('SELECT count(*)::int AS n FROM ai_case_outcomes');
     if (rows[0].n >= expected) return Date.now() - began;
-    if (Date.now() - began > 20 * 60_000) throw new Error(`backfill stalled at ${rows[0].n} of ${expected} case outcomes`);
+    if (Date.now() - began > 20 * 60_000)
+      throw new Error(`backfill stalled at ${rows[0].n} of ${expected} case outcomes`);
     ctx.progress(`history: backfill ${rows[0].n} of ${expected} case outcomes`);
     await sleep(2_000);
   }
@@ -46,20 +47,44 @@ export const historyScenario: Scenario = {
     // A sweep a second: the backfill reads 20 batches of 500 runs per sweep.
     const service = await ctx.startService({ env: { HEARTBEAT_MS: '1000' } });
     try {
-      const { rows: [owner] } = await service.db.query('SELECT tenant_id, project_id FROM api_keys LIMIT 1');
+      const {
+        rows: [owner],
+      } = await service.db.query('SELECT tenant_id, project_id FROM api_keys LIMIT 1');
       ctx.progress(`history: building ${shape.runs} runs of ${shape.casesPerRun * shape.stepsPerCase} steps`);
-      const history = await buildHistory(service.dbUrl, { tenantId: owner.tenant_id, projectId: owner.project_id }, shape);
-      ctx.progress(`history: built ${history.steps} step results in ${(history.buildMs / 1000).toFixed(1)} s; waiting for the backfill`);
+      const history = await buildHistory(
+        service.dbUrl,
+        { tenantId: owner.tenant_id, projectId: owner.project_id },
+        shape,
+      );
+      ctx.progress(
+        `history: built ${history.steps} step results in ${(history.buildMs / 1000).toFixed(1)} s; waiting for the backfill`,
+      );
       const backfillMs = await backfilled(ctx, service, shape.runs * shape.casesPerRun);
-      const { rows: [counts] } = await service.db.query('SELECT (SELECT count(*) FROM ai_failures)::int AS failures, (SELECT count(*) FROM ai_failure_signatures)::int AS signatures');
-      const { rows: [worst] } = await service.db.query(`SELECT id FROM otp_runs WHERE status = 'failed' ORDER BY failed DESC, finished_at DESC LIMIT 1`);
+      const {
+        rows: [counts],
+      } = await service.db.query(
+        'SELECT (SELECT count(*) FROM ai_failures)::int AS failures, (SELECT count(*) FROM ai_failure_signatures)::int AS signatures',
+      );
+      const {
+        rows: [worst],
+      } = await service.db.query(
+        `SELECT id FROM otp_runs WHERE status = 'failed' ORDER BY failed DESC, finished_at DESC LIMIT 1`,
+      );
       const since = encodeURIComponent(new Date(Date.now() - shape.days * 86_400_000).toISOString());
       const probes: Array<[string, string, string]> = [
         ['GET /ai/failures (30 days)', 'GET', '/ai/failures'],
         [`GET /ai/failures (${shape.days} days, all history)`, 'GET', `/ai/failures?since=${since}`],
         ['GET /ai/failures?status=new (30 days)', 'GET', '/ai/failures?status=new'],
-        [`GET /ai/failures?testCaseId (${shape.days} days)`, 'GET', `/ai/failures?since=${since}&testCaseId=${history.testCaseId(7)}`],
-        [`POST /ai/runs/{id}/triage (a run of ${shape.casesPerRun} cases, the most failed)`, 'POST', `/ai/runs/${worst.id}/triage`],
+        [
+          `GET /ai/failures?testCaseId (${shape.days} days)`,
+          'GET',
+          `/ai/failures?since=${since}&testCaseId=${history.testCaseId(7)}`,
+        ],
+        [
+          `POST /ai/runs/{id}/triage (a run of ${shape.casesPerRun} cases, the most failed)`,
+          'POST',
+          `/ai/runs/${worst.id}/triage`,
+        ],
       ];
       const baseline: [string, string] = ['GET', `/otp/runs/${worst.id}`];
       const rounds = ctx.options.smoke ? 3 : 40;
@@ -75,9 +100,14 @@ export const historyScenario: Scenario = {
       const rows: Row[] = probes.map(([label]) => {
         const p95 = percentile(samples.get(label)!, 0.95);
         return {
-          scenario: 'history', measure: `${label}: p95`, value: p95, unit: 'ms',
-          baseline: `GET /otp/runs/{id} (50 steps) p95 ${fmt(baseP95, 'ms')}`, ratio: p95 / baseP95,
-          target: `< ${TARGET_MS} ms`, met: p95 < TARGET_MS,
+          scenario: 'history',
+          measure: `${label}: p95`,
+          value: p95,
+          unit: 'ms',
+          baseline: `GET /otp/runs/{id} (50 steps) p95 ${fmt(baseP95, 'ms')}`,
+          ratio: p95 / baseP95,
+          target: `< ${TARGET_MS} ms`,
+          met: p95 < TARGET_MS,
         };
       });
       const notes = [

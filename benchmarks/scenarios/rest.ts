@@ -5,13 +5,13 @@
 // windows taken far apart measured the drift as much as the service. The service is measured once per
 // OTP transport this Node.js loads: REST does not go through it, and the rows show that it stays so.
 import autocannon from 'autocannon';
+import { loadUws, type TransportName } from '../../src/otp/transport/index.js';
 import { Fleet } from '../lib/fleet.js';
 import { testCaseBody } from '../lib/frames.js';
 import { cpuMeter, sleep, startBaseline } from '../lib/procs.js';
 import { cpuNote, fmt, type Row } from '../lib/report.js';
 import { createTestCase, type ServiceUnderTest } from '../lib/service.js';
 import type { Scenario, ScenarioContext } from './context.js';
-import { loadUws, type TransportName } from '../../src/otp/transport/index.js';
 
 interface Load {
   rate: number;
@@ -29,7 +29,8 @@ function autocannonOptions(ctx: ScenarioContext, request: Target) {
 }
 
 async function warmUp(ctx: ScenarioContext, request: Target): Promise<void> {
-  if (ctx.options.warmup >= 0.5) await autocannon({ ...autocannonOptions(ctx, request), duration: Math.ceil(ctx.options.warmup) });
+  if (ctx.options.warmup >= 0.5)
+    await autocannon({ ...autocannonOptions(ctx, request), duration: Math.ceil(ctx.options.warmup) });
 }
 
 async function measure(
@@ -67,8 +68,23 @@ function medianRound<T extends { ratio: number }>(rounds: T[]): T {
 async function finishedRun(ctx: ScenarioContext, service: ServiceUnderTest, testCaseId: string): Promise<string> {
   const fleet = await Fleet.start(1);
   try {
-    await fleet.all({ op: 'otp-connect', url: service.otpUrl, key: service.key, count: 1, concurrency: 1, maxParallel: 1 });
-    await fleet.all({ op: 'otp-drive', api: service.api, key: service.key, testCaseIds: [testCaseId], runsAhead: 1, stepDelayMs: 0, runsPerSession: 1 });
+    await fleet.all({
+      op: 'otp-connect',
+      url: service.otpUrl,
+      key: service.key,
+      count: 1,
+      concurrency: 1,
+      maxParallel: 1,
+    });
+    await fleet.all({
+      op: 'otp-drive',
+      api: service.api,
+      key: service.key,
+      testCaseIds: [testCaseId],
+      runsAhead: 1,
+      stepDelayMs: 0,
+      runsPerSession: 1,
+    });
     for (let i = 0; i < 100; i++) {
       const { items } = await service.request<{ items: Array<{ id: string }> }>('GET', '/otp/runs?status=passed');
       if (items.length) return items[0]!.id;
@@ -102,7 +118,11 @@ export const restScenario: Scenario = {
 };
 
 /** The REST figures of a service whose OTP goes over `transport`, beside Koa in alternating rounds. */
-async function restOver(ctx: ScenarioContext, transport: TransportName, koa: Awaited<ReturnType<typeof startBaseline>> | undefined) {
+async function restOver(
+  ctx: ScenarioContext,
+  transport: TransportName,
+  koa: Awaited<ReturnType<typeof startBaseline>> | undefined,
+) {
   const { connections, stepsPerRun, rounds } = ctx.options.rest;
   const roundS = Math.max(1, Math.round(ctx.options.duration / rounds));
   const service = await ctx.startService({ env: { OTP_TRANSPORT: transport } });
@@ -110,7 +130,11 @@ async function restOver(ctx: ScenarioContext, transport: TransportName, koa: Awa
     const testCaseId = await createTestCase(service, `rest ${stepsPerRun} steps`, testCaseBody('rest', stepsPerRun));
     const runId = await finishedRun(ctx, service, testCaseId);
     const auth = { authorization: `Bearer ${service.key}` };
-    const pids = async () => ({ service: [service.pid], postgres: await service.backendPids(), autocannon: [process.pid] });
+    const pids = async () => ({
+      service: [service.pid],
+      postgres: await service.backendPids(),
+      autocannon: [process.pid],
+    });
     const helloTarget = koa ? { url: `http://127.0.0.1:${koa.port}/` } : undefined;
     const getTarget = { url: `${service.api}/otp/runs/${runId}`, headers: auth };
     if (helloTarget) await warmUp(ctx, helloTarget);
@@ -118,7 +142,10 @@ async function restOver(ctx: ScenarioContext, transport: TransportName, koa: Awa
     const measured: Array<{ hello: Load; get: Load; ratio: number }> = [];
     for (let round = 1; round <= rounds; round++) {
       const hello = helloTarget
-        ? await measure(ctx, `koa-hello ${round}/${rounds}`, helloTarget, roundS, async () => ({ server: [koa!.pid], autocannon: [process.pid] }))
+        ? await measure(ctx, `koa-hello ${round}/${rounds}`, helloTarget, roundS, async () => ({
+            server: [koa!.pid],
+            autocannon: [process.pid],
+          }))
         : NO_LOAD;
       const get = await measure(ctx, `GET run ${round}/${rounds} (OTP over ${transport})`, getTarget, roundS, pids);
       measured.push({ hello, get, ratio: get.rate / hello.rate });
@@ -138,13 +165,22 @@ async function restOver(ctx: ScenarioContext, transport: TransportName, koa: Awa
     const { rows: queued } = await service.db.query(`SELECT count(*)::int AS n FROM otp_runs WHERE status = 'queued'`);
     const rows: Row[] = [
       {
-        scenario: 'rest', measure: `GET /otp/runs/:id req/s (run of ${stepsPerRun} steps; median of ${rounds} rounds; OTP over ${transport})`, value: get.rate, unit: '/s',
-        baseline: `Koa hello ${fmt(hello.rate, '/s')}`, ratio: get.rate / hello.rate, target: '≥ 50% of Koa',
+        scenario: 'rest',
+        measure: `GET /otp/runs/:id req/s (run of ${stepsPerRun} steps; median of ${rounds} rounds; OTP over ${transport})`,
+        value: get.rate,
+        unit: '/s',
+        baseline: `Koa hello ${fmt(hello.rate, '/s')}`,
+        ratio: get.rate / hello.rate,
+        target: '≥ 50% of Koa',
         met: get.rate / hello.rate >= 0.5 && measured.every((m) => m.get.bad === 0),
       },
       {
-        scenario: 'rest', measure: `POST /otp/runs req/s (${stepsPerRun} steps, queued; OTP over ${transport})`, value: post.rate, unit: '/s',
-        baseline: `Koa hello ${fmt(hello.rate, '/s')}`, ratio: post.rate / hello.rate,
+        scenario: 'rest',
+        measure: `POST /otp/runs req/s (${stepsPerRun} steps, queued; OTP over ${transport})`,
+        value: post.rate,
+        unit: '/s',
+        baseline: `Koa hello ${fmt(hello.rate, '/s')}`,
+        ratio: post.rate / hello.rate,
       },
     ];
     return {

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { findChromium, launchChromium } from '../../src/runner/browser.js';
-import { startRunner, type Runner } from '../../src/runner/index.js';
+import { type Runner, startRunner } from '../../src/runner/index.js';
 import { fmt, pct, type Row } from '../lib/report.js';
 import { createTestCase, type ServiceUnderTest } from '../lib/service.js';
 import type { Scenario } from './context.js';
@@ -26,7 +26,11 @@ const PAGE = `<!doctype html><title>Bench flow</title>
   }
 </script>`;
 
-type FlowStep = { kind: 'navigate' } | { kind: 'type'; text: string } | { kind: 'click' } | { kind: 'assert'; count: number };
+type FlowStep =
+  | { kind: 'navigate' }
+  | { kind: 'type'; text: string }
+  | { kind: 'click' }
+  | { kind: 'assert'; count: number };
 
 /** navigate, then type / click / assert the count, again and again, up to n steps. */
 function flow(n: number): FlowStep[] {
@@ -45,11 +49,17 @@ function otpSteps(steps: FlowStep[], url: string): unknown[] {
       case 'navigate':
         return { otp: { action: 'navigate', url } };
       case 'type':
-        return { otp: { action: 'type', locator: { by: 'label', value: 'Item' }, text: s.text, clear: true }, evidence: 'never' };
+        return {
+          otp: { action: 'type', locator: { by: 'label', value: 'Item' }, text: s.text, clear: true },
+          evidence: 'never',
+        };
       case 'click':
         return { otp: { action: 'click', locator: { by: 'role', value: 'button', name: 'Add' } }, evidence: 'never' };
       case 'assert':
-        return { otp: { action: 'assert', kind: 'text', locator: { by: 'css', value: '#count' }, expected: String(s.count) }, evidence: 'never' };
+        return {
+          otp: { action: 'assert', kind: 'text', locator: { by: 'css', value: '#count' }, expected: String(s.count) },
+          evidence: 'never',
+        };
     }
   });
 }
@@ -89,7 +99,9 @@ async function serviceRun(through: Through): Promise<number> {
   const started = performance.now();
   let done!: (at: number) => void;
   const ended = new Promise<number>((resolve) => (done = resolve));
-  const { runId } = await through.service.request<{ runId: string; status: string }>('POST', '/otp/runs', { testCaseIds: [through.testCaseId] });
+  const { runId } = await through.service.request<{ runId: string; status: string }>('POST', '/otp/runs', {
+    testCaseIds: [through.testCaseId],
+  });
   through.finished.set(runId, done);
   const at = await ended;
   through.finished.delete(runId);
@@ -124,7 +136,10 @@ export const runnerScenario: Scenario = {
     const service = await ctx.startService();
     let runner: Runner | undefined;
     try {
-      const testCaseId = await createTestCase(service, `runner bench ${stepsPerRun} steps`, { title: 'runner bench', steps: otpSteps(steps, url) });
+      const testCaseId = await createTestCase(service, `runner bench ${stepsPerRun} steps`, {
+        title: 'runner bench',
+        steps: otpSteps(steps, url),
+      });
       // One runner for every phase, with room for the most runs any phase posts at once: how many run
       // together is set by how many are posted (one browser launch instead of one per phase).
       const start = async (maxParallel: number): Promise<Through> => {
@@ -155,17 +170,44 @@ export const runnerScenario: Scenario = {
           through.runner.on('result', count);
           servedSamples.push(...(await batch(parallel, steps.length, () => serviceRun(through))));
           through.runner.off('result', count);
-          progress(`runner: ×${parallel} round ${r + 1}/${rounds}: bare ${fmt(median(bareSamples))} ms/step, through the service ${fmt(median(servedSamples))} ms/step (medians so far)`);
+          progress(
+            `runner: ×${parallel} round ${r + 1}/${rounds}: bare ${fmt(median(bareSamples))} ms/step, through the service ${fmt(median(servedSamples))} ms/step (medians so far)`,
+          );
         }
         const bare = median(bareSamples);
         const served = median(servedSamples);
-        const outside = (servedSamples.reduce((a, b) => a + b, 0) * steps.length - inRunner) / (servedSamples.length * steps.length);
+        const outside =
+          (servedSamples.reduce((a, b) => a + b, 0) * steps.length - inRunner) / (servedSamples.length * steps.length);
         const overhead = (served - bare) / bare;
         rows.push(
-          { scenario: 'runner', measure: `time per step, bare playwright-core (${parallel} run${parallel > 1 ? 's' : ''} at once)`, value: bare, unit: 'ms' },
-          { scenario: 'runner', measure: `time per step, through the service + otp-runner (${parallel} at once)`, value: served, unit: 'ms', baseline: `bare ${fmt(bare, 'ms')}`, ratio: served / bare },
-          { scenario: 'runner', measure: `engine overhead per step at ${parallel} parallel (service − bare) / bare`, value: overhead * 100, unit: '%', target: '< 10%', met: overhead < 0.1 },
-          { scenario: 'runner', measure: `of a step through the service (${parallel} at once), time outside the runner's steps (context opening included)`, value: outside, unit: 'ms' },
+          {
+            scenario: 'runner',
+            measure: `time per step, bare playwright-core (${parallel} run${parallel > 1 ? 's' : ''} at once)`,
+            value: bare,
+            unit: 'ms',
+          },
+          {
+            scenario: 'runner',
+            measure: `time per step, through the service + otp-runner (${parallel} at once)`,
+            value: served,
+            unit: 'ms',
+            baseline: `bare ${fmt(bare, 'ms')}`,
+            ratio: served / bare,
+          },
+          {
+            scenario: 'runner',
+            measure: `engine overhead per step at ${parallel} parallel (service − bare) / bare`,
+            value: overhead * 100,
+            unit: '%',
+            target: '< 10%',
+            met: overhead < 0.1,
+          },
+          {
+            scenario: 'runner',
+            measure: `of a step through the service (${parallel} at once), time outside the runner's steps (context opening included)`,
+            value: outside,
+            unit: 'ms',
+          },
         );
         return { bare, served, outside };
       };
@@ -175,14 +217,20 @@ export const runnerScenario: Scenario = {
       let holds = 1;
       for (let p = 1; p <= probeMax; p *= 2) {
         const samples: number[] = [];
-        for (let r = 0; r < Math.max(1, Math.round(rounds / 2)); r++) samples.push(...(await batch(p, steps.length, () => serviceRun(through))));
+        for (let r = 0; r < Math.max(1, Math.round(rounds / 2)); r++)
+          samples.push(...(await batch(p, steps.length, () => serviceRun(through))));
         const ms = median(samples);
         probe.push([p, ms]);
         progress(`runner: capacity probe ×${p}: ${fmt(ms)} ms/step`);
         if (ms >= 2 * probe[0]![1]) break;
         holds = p;
       }
-      rows.push({ scenario: 'runner', measure: 'parallel contexts one runner holds before a step takes 2× the time of one', value: holds, unit: holds === 1 ? 'context' : 'contexts' });
+      rows.push({
+        scenario: 'runner',
+        measure: 'parallel contexts one runner holds before a step takes 2× the time of one',
+        value: holds,
+        unit: holds === 1 ? 'context' : 'contexts',
+      });
       notes.push(
         `Flow of ${steps.length} steps on a loopback page (navigate, then type with clear / click / assert text, repeated); every run opens a fresh browser context, both ways. ${rounds} alternating rounds per parallelism, after one warm-up run of each; figures are medians over the runs (run duration / steps).`,
         `Time outside the runner's step work: per step, (run wall time − the durationMs the runner reported for its steps) / steps, the mean over runs: what the service, the protocol, the run's start and end (opening the browser context included, which the bare figure also pays) and the runner's own bookkeeping add, ×${parallel[0]} ${fmt(one.outside)} ms, ×${parallel[1]} ${fmt(eight.outside)} ms.`,

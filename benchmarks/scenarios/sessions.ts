@@ -4,8 +4,8 @@
 // pings and none may be closed for a late pong (4408).
 import { Fleet, shares } from '../lib/fleet.js';
 import { defaultEcho, ephemeralPorts, fdLimit, openFds, rssKiB, sleep, startBaseline } from '../lib/procs.js';
-import { merge } from '../lib/stats.js';
 import { fmt, pct, type Row } from '../lib/report.js';
+import { merge } from '../lib/stats.js';
 import type { Scenario, ScenarioContext } from './context.js';
 
 /** File descriptors a process keeps for itself besides the sessions (database pool, listeners, stdio...). */
@@ -29,7 +29,12 @@ function plan(wanted: number, serverPid: number, smoke: boolean): Plan {
   return { sessions, workers, why };
 }
 
-async function connectWithProgress(ctx: ScenarioContext, fleet: Fleet, label: string, connect: Promise<Array<{ ok: number; failed: number; firstError?: string }>>) {
+async function connectWithProgress(
+  ctx: ScenarioContext,
+  fleet: Fleet,
+  label: string,
+  connect: Promise<Array<{ ok: number; failed: number; firstError?: string }>>,
+) {
   let done = false;
   const ticker = (async () => {
     while (!done) {
@@ -40,7 +45,8 @@ async function connectWithProgress(ctx: ScenarioContext, fleet: Fleet, label: st
   try {
     const results = await connect;
     const failed = results.reduce((n, r) => n + r.failed, 0);
-    if (failed) ctx.progress(`${label}: ${failed} connections failed (${results.find((r) => r.firstError)?.firstError})`);
+    if (failed)
+      ctx.progress(`${label}: ${failed} connections failed (${results.find((r) => r.firstError)?.firstError})`);
     return results.reduce((n, r) => n + r.ok, 0);
   } finally {
     done = true;
@@ -60,7 +66,12 @@ async function baselinePerConnection(ctx: ScenarioContext, count: number, worker
       ctx,
       fleet,
       `sessions/${defaultEcho().kind}`,
-      fleet.all((i) => ({ op: 'raw-connect', url: `ws://127.0.0.1:${server.port}/otp`, count: parts[i]!, concurrency: CONNECT_CONCURRENCY })),
+      fleet.all((i) => ({
+        op: 'raw-connect',
+        url: `ws://127.0.0.1:${server.port}/otp`,
+        count: parts[i]!,
+        concurrency: CONNECT_CONCURRENCY,
+      })),
     );
     await sleep(1000);
     return (rssKiB(server.pid) - before) / ok;
@@ -91,10 +102,19 @@ export const sessionsScenario: Scenario = {
         ctx,
         fleet,
         'sessions/engine',
-        fleet.all((i) => ({ op: 'otp-connect', url: service.otpUrl, key: service.key, count: parts[i]!, concurrency: CONNECT_CONCURRENCY, maxParallel: 1 })),
+        fleet.all((i) => ({
+          op: 'otp-connect',
+          url: service.otpUrl,
+          key: service.key,
+          count: parts[i]!,
+          concurrency: CONNECT_CONCURRENCY,
+          maxParallel: 1,
+        })),
       );
       const connectS = (Date.now() - started) / 1000;
-      ctx.progress(`sessions/engine: ${fmt(ok)} sessions open after ${fmt(connectS)} s; watching ${rounds} keepalive rounds of ${keepaliveSec} s`);
+      ctx.progress(
+        `sessions/engine: ${fmt(ok)} sessions open after ${fmt(connectS)} s; watching ${rounds} keepalive rounds of ${keepaliveSec} s`,
+      );
       await f.all({ op: 'reset', latency: false });
       const holdMs = (rounds * keepaliveSec + 1) * 1000;
       let peak = service.rssKiB();
@@ -103,7 +123,9 @@ export const sessionsScenario: Scenario = {
         await sleep(Math.min(1000, holdEnd - Date.now()));
         peak = Math.max(peak, service.rssKiB());
         const t = f.totals();
-        ctx.progress(`sessions/engine: ${fmt(t.connected)} open, ${fmt(t.pings)} pings answered, RSS ${fmt(service.rssKiB() / 1024, 'MiB')}`);
+        ctx.progress(
+          `sessions/engine: ${fmt(t.connected)} open, ${fmt(t.pings)} pings answered, RSS ${fmt(service.rssKiB() / 1024, 'MiB')}`,
+        );
       }
       const after = service.rssKiB();
       // The same after a full garbage collection: what the sessions themselves hold, without the
@@ -111,7 +133,9 @@ export const sessionsScenario: Scenario = {
       const heapAfter = await service.collectGarbage();
       const afterGc = service.rssKiB();
       const collected = merge(await f.collect());
-      const { rows: open } = await service.db.query(`SELECT count(*)::int AS n FROM otp_sessions WHERE status = 'open'`);
+      const { rows: open } = await service.db.query(
+        `SELECT count(*)::int AS n FROM otp_sessions WHERE status = 'open'`,
+      );
       const perSession = (afterGc - before) / ok;
       const perSessionRaw = (after - before) / ok;
       const heapPerSession = (heapAfter - heapBefore) / ok;
@@ -121,30 +145,59 @@ export const sessionsScenario: Scenario = {
       const baseline = await baselinePerConnection(ctx, p.sessions, p.workers);
       const rows: Row[] = [
         {
-          scenario: 'sessions', measure: 'concurrent sessions held (open in PostgreSQL)', value: Math.min(ok, open[0].n), unit: '',
-          baseline: `${fmt(p.sessions)} possible`, target: '10,000', met: Math.min(ok, open[0].n) >= 10_000,
+          scenario: 'sessions',
+          measure: 'concurrent sessions held (open in PostgreSQL)',
+          value: Math.min(ok, open[0].n),
+          unit: '',
+          baseline: `${fmt(p.sessions)} possible`,
+          target: '10,000',
+          met: Math.min(ok, open[0].n) >= 10_000,
         },
         {
-          scenario: 'sessions', measure: 'resident memory per session (after a full GC)', value: perSession, unit: 'KiB',
-          baseline: `${defaultEcho().label} ${fmt(baseline, 'KiB')}/conn`, ratio: perSession / baseline, target: '≤ 16 KiB', met: perSession <= 16,
+          scenario: 'sessions',
+          measure: 'resident memory per session (after a full GC)',
+          value: perSession,
+          unit: 'KiB',
+          baseline: `${defaultEcho().label} ${fmt(baseline, 'KiB')}/conn`,
+          ratio: perSession / baseline,
+          target: '≤ 16 KiB',
+          met: perSession <= 16,
         },
         {
-          scenario: 'sessions', measure: `resident memory per session (no forced GC, after ${rounds} rounds)`, value: perSessionRaw, unit: 'KiB',
+          scenario: 'sessions',
+          measure: `resident memory per session (no forced GC, after ${rounds} rounds)`,
+          value: perSessionRaw,
+          unit: 'KiB',
         },
         {
-          scenario: 'sessions', measure: 'JS heap per session (after a full GC)', value: heapPerSession, unit: 'KiB',
+          scenario: 'sessions',
+          measure: 'JS heap per session (after a full GC)',
+          value: heapPerSession,
+          unit: 'KiB',
         },
         {
-          scenario: 'sessions', measure: `sessions closed for a late pong (4408) in ${rounds} rounds`, value: lateCloses, unit: '',
-          baseline: `${fmt(collected.window.pings)} pings answered`, target: '0', met: lateCloses === 0 && otherCloses === 0,
+          scenario: 'sessions',
+          measure: `sessions closed for a late pong (4408) in ${rounds} rounds`,
+          value: lateCloses,
+          unit: '',
+          baseline: `${fmt(collected.window.pings)} pings answered`,
+          target: '0',
+          met: lateCloses === 0 && otherCloses === 0,
         },
         {
-          scenario: 'sessions', measure: 'sessions that saw no ping', value: collected.sessionsWithoutPing, unit: '',
-          target: '0', met: collected.sessionsWithoutPing === 0,
+          scenario: 'sessions',
+          measure: 'sessions that saw no ping',
+          value: collected.sessionsWithoutPing,
+          unit: '',
+          target: '0',
+          met: collected.sessionsWithoutPing === 0,
         },
         {
           // The machine pings `keepalive` after the last pong, so a gap is that plus a round trip.
-          scenario: 'sessions', measure: `longest gap between two pings (keepalive ${keepaliveSec} s)`, value: collected.maxPingGapMs, unit: 'ms',
+          scenario: 'sessions',
+          measure: `longest gap between two pings (keepalive ${keepaliveSec} s)`,
+          value: collected.maxPingGapMs,
+          unit: 'ms',
         },
       ];
       return {

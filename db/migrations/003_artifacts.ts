@@ -28,7 +28,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['tenant_id', 'id']);
   });
   // Millisecond precision, as for artifacts: the updatedAt sort keys its cursor on the value answered.
-  await knex.raw('ALTER TABLE projects ALTER COLUMN created_at TYPE timestamptz(3), ALTER COLUMN updated_at TYPE timestamptz(3)');
+  await knex.raw(
+    'ALTER TABLE projects ALTER COLUMN created_at TYPE timestamptz(3), ALTER COLUMN updated_at TYPE timestamptz(3)',
+  );
   await knex.schema.alterTable('api_keys', (t) => {
     t.integer('version').notNullable().defaultTo(1);
   });
@@ -53,13 +55,17 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     `CREATE INDEX artifacts_results_by_case ON artifacts (project_id, (data->>'testCaseId'), created_at, id) WHERE kind = 'test_result'`,
   );
-  await knex.raw(`CREATE INDEX artifacts_results_by_run ON artifacts ((data->>'testRunId')) WHERE kind = 'test_result'`);
+  await knex.raw(
+    `CREATE INDEX artifacts_results_by_run ON artifacts ((data->>'testRunId')) WHERE kind = 'test_result'`,
+  );
   // An OTP run records each test case once, however often its hook runs.
   await knex.raw(
     `CREATE UNIQUE INDEX artifacts_results_per_otp_run ON artifacts ((data->>'otpRunId'), (data->>'testCaseId')) WHERE kind = 'test_result'`,
   );
   // A release's version name is unique in its project.
-  await knex.raw(`CREATE UNIQUE INDEX artifacts_release_name ON artifacts (project_id, (data->>'name')) WHERE kind = 'release'`);
+  await knex.raw(
+    `CREATE UNIQUE INDEX artifacts_release_name ON artifacts (project_id, (data->>'name')) WHERE kind = 'release'`,
+  );
 
   await knex.schema.createTable('artifact_links', (t) => {
     t.text('id').primary();
@@ -89,7 +95,9 @@ export async function up(knex: Knex): Promise<void> {
       UPDATE project_usage SET artifacts = artifacts - 1 WHERE project_id = OLD.project_id;
       RETURN OLD;
     END $$ LANGUAGE plpgsql`);
-  await knex.raw('CREATE TRIGGER artifacts_count AFTER INSERT OR DELETE ON artifacts FOR EACH ROW EXECUTE FUNCTION artifacts_count()');
+  await knex.raw(
+    'CREATE TRIGGER artifacts_count AFTER INSERT OR DELETE ON artifacts FOR EACH ROW EXECUTE FUNCTION artifacts_count()',
+  );
 
   // ---- REST conventions kept in PostgreSQL so that every process sees them ------------------------
   await knex.schema.createTable('idempotency_keys', (t) => {

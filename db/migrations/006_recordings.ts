@@ -22,7 +22,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['project_id', 'id']);
   });
   // At most one recording in progress per session: the one its event.recorded frames belong to.
-  await knex.raw(`CREATE UNIQUE INDEX otp_recordings_one_active ON otp_recordings (session_id) WHERE status = 'recording'`);
+  await knex.raw(
+    `CREATE UNIQUE INDEX otp_recordings_one_active ON otp_recordings (session_id) WHERE status = 'recording'`,
+  );
 
   await knex.schema.createTable('otp_recording_events', (t) => {
     t.text('recording_id').notNullable().references('otp_recordings.id').onDelete('CASCADE');

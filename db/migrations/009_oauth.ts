@@ -30,8 +30,12 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('rotated_at', { useTz: true });
     t.timestamp('retired_at', { useTz: true });
   });
-  await knex.raw(`ALTER TABLE oauth_signing_keys ADD CONSTRAINT oauth_signing_keys_status CHECK (status IN ('active', 'retiring', 'retired'))`);
-  await knex.raw(`CREATE UNIQUE INDEX oauth_signing_keys_one_active ON oauth_signing_keys ((true)) WHERE status = 'active'`);
+  await knex.raw(
+    `ALTER TABLE oauth_signing_keys ADD CONSTRAINT oauth_signing_keys_status CHECK (status IN ('active', 'retiring', 'retired'))`,
+  );
+  await knex.raw(
+    `CREATE UNIQUE INDEX oauth_signing_keys_one_active ON oauth_signing_keys ((true)) WHERE status = 'active'`,
+  );
   await knex.schema.createTable('oauth_revoked_tokens', (t) => {
     t.text('jti').primary();
     t.timestamp('expires_at', { useTz: true }).notNullable();

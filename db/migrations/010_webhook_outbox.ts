@@ -40,7 +40,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['webhook_id', 'id']);
   });
   // The dispatchers' scan: pending deliveries by due time.
-  await knex.raw(`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`);
+  await knex.raw(
+    `CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`,
+  );
   await knex.schema.createTable('webhook_attempts', (t) => {
     t.bigIncrements('id');
     t.text('delivery_id').notNullable().references('webhook_deliveries.id').onDelete('CASCADE');
@@ -62,13 +64,18 @@ export async function up(knex: Knex): Promise<void> {
 
   // Subscriptions written before delivery existed: the run event is now `run.finished`, and every
   // webhook is signed, so one without a secret gets one (shown by POST /webhooks/:id/rotate-secret).
-  const hooks: Array<{ id: string; data: Record<string, unknown> }> = await knex('artifacts').where('kind', 'webhook').select('id', 'data');
+  const hooks: Array<{ id: string; data: Record<string, unknown> }> = await knex('artifacts')
+    .where('kind', 'webhook')
+    .select('id', 'data');
   for (const hook of hooks) {
     const data = { ...hook.data };
-    if (Array.isArray(data.events)) data.events = [...new Set(data.events.map((e) => (e === 'otp_run.finished' ? 'run.finished' : e)))];
+    if (Array.isArray(data.events))
+      data.events = [...new Set(data.events.map((e) => (e === 'otp_run.finished' ? 'run.finished' : e)))];
     if (typeof data.secret !== 'string') data.secret = `whsec_${randomBytes(32).toString('base64')}`;
     data.hasSecret = true;
-    await knex('artifacts').where('id', hook.id).update({ data: JSON.stringify(data) });
+    await knex('artifacts')
+      .where('id', hook.id)
+      .update({ data: JSON.stringify(data) });
   }
 }
 

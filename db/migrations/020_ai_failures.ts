@@ -18,7 +18,9 @@ export async function up(knex: Knex): Promise<void> {
       occurrences integer NOT NULL,
       PRIMARY KEY (project_id, signature)
     )`);
-  await knex.raw('CREATE INDEX ai_failure_signatures_recent ON ai_failure_signatures (project_id, last_seen DESC, signature)');
+  await knex.raw(
+    'CREATE INDEX ai_failure_signatures_recent ON ai_failure_signatures (project_id, last_seen DESC, signature)',
+  );
   await knex.raw(`
     CREATE TABLE ai_failures (
       run_id text NOT NULL REFERENCES otp_runs(id) ON DELETE CASCADE,
@@ -49,7 +51,9 @@ export async function up(knex: Knex): Promise<void> {
       finished_at timestamptz NOT NULL,
       PRIMARY KEY (run_id, case_index)
     )`);
-  await knex.raw('CREATE INDEX ai_case_outcomes_history ON ai_case_outcomes (project_id, test_case_id, finished_at DESC)');
+  await knex.raw(
+    'CREATE INDEX ai_case_outcomes_history ON ai_case_outcomes (project_id, test_case_id, finished_at DESC)',
+  );
   await knex.raw(`
     CREATE TABLE ai_scan_progress (
       name text PRIMARY KEY,
@@ -93,7 +97,15 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('DROP INDEX IF EXISTS otp_runs_finished');
-  for (const table of ['ai_triage_rules', 'ai_triage_corrections', 'ai_signature_bugs', 'ai_scan_progress', 'ai_case_outcomes', 'ai_failures', 'ai_failure_signatures']) {
+  for (const table of [
+    'ai_triage_rules',
+    'ai_triage_corrections',
+    'ai_signature_bugs',
+    'ai_scan_progress',
+    'ai_case_outcomes',
+    'ai_failures',
+    'ai_failure_signatures',
+  ]) {
     await knex.raw(`DROP TABLE IF EXISTS ${table}`);
   }
 }

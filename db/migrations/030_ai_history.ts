@@ -59,7 +59,9 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['project_id', 'evidence_key']);
     t.index(['project_id', 'status', 'id']);
   });
-  await knex.raw(`ALTER TABLE ai_healing_proposals ADD CONSTRAINT ai_healing_status CHECK (status IN ('proposed', 'accepted', 'rejected'))`);
+  await knex.raw(
+    `ALTER TABLE ai_healing_proposals ADD CONSTRAINT ai_healing_status CHECK (status IN ('proposed', 'accepted', 'rejected'))`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

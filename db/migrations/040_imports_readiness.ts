@@ -72,7 +72,9 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('DROP TRIGGER IF EXISTS artifacts_count_deleted ON artifacts');
   await knex.raw('DROP FUNCTION IF EXISTS artifacts_count_inserted()');
   await knex.raw('DROP FUNCTION IF EXISTS artifacts_count_deleted()');
-  await knex.raw('CREATE TRIGGER artifacts_count AFTER INSERT OR DELETE ON artifacts FOR EACH ROW EXECUTE FUNCTION artifacts_count()');
+  await knex.raw(
+    'CREATE TRIGGER artifacts_count AFTER INSERT OR DELETE ON artifacts FOR EACH ROW EXECUTE FUNCTION artifacts_count()',
+  );
   await knex.schema.dropTable('project_settings');
   await knex.schema.dropTable('readiness_snapshots');
   await knex.schema.dropTable('test_case_mappings');

@@ -26,7 +26,15 @@ ws.on('open', () => {
     executor: 'runner',
     name: 'minimal-executor',
     version: '1.0.0',
-    capabilities: { record: false, replay: true, screenshot: false, upload: false, crossOrigin: false, eval: false, maxParallel: 1 },
+    capabilities: {
+      record: false,
+      replay: true,
+      screenshot: false,
+      upload: false,
+      crossOrigin: false,
+      eval: false,
+      maxParallel: 1,
+    },
   });
 });
 

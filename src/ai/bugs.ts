@@ -1,9 +1,10 @@
 // Bugs filed for a signature (POST /ai/bugs/draft with save): the later failures of that signature
 // show them, in clusters and in triage, as the bug stands now (its status read from the bug itself).
-import type { Db } from '../db/connect.js';
+
 import type { Principal } from '../auth/principal.js';
-import type { ResourceStore } from '../rest/resource/store.js';
+import type { Db } from '../db/connect.js';
 import { AppError, ErrorCode } from '../errors.js';
+import type { ResourceStore } from '../rest/resource/store.js';
 
 export interface LinkedBug {
   id: string;
@@ -26,7 +27,10 @@ export class BugLookup {
     const rows = await this.db('ai_signature_bugs')
       .where('project_id', principal.projectId)
       .whereIn('signature', [...signatures])
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'bug_id', order: 'desc' }])
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'bug_id', order: 'desc' },
+      ])
       .select('signature', 'bug_id');
     for (const row of rows) {
       const bug = await this.bugs.get(principal, row.bug_id).catch((err) => {
@@ -35,13 +39,20 @@ export class BugLookup {
       });
       if (!bug) continue;
       const list = found.get(row.signature) ?? [];
-      list.push({ id: bug.id as string, title: (bug.title as string | undefined) ?? null, status: (bug.status as string | undefined) ?? null });
+      list.push({
+        id: bug.id as string,
+        title: (bug.title as string | undefined) ?? null,
+        status: (bug.status as string | undefined) ?? null,
+      });
       found.set(row.signature, list);
     }
     return found;
   }
 
   async link(projectId: string, signature: string, bugId: string): Promise<void> {
-    await this.db('ai_signature_bugs').insert({ project_id: projectId, signature, bug_id: bugId }).onConflict(['project_id', 'signature', 'bug_id']).ignore();
+    await this.db('ai_signature_bugs')
+      .insert({ project_id: projectId, signature, bug_id: bugId })
+      .onConflict(['project_id', 'signature', 'bug_id'])
+      .ignore();
   }
 }

@@ -2,9 +2,10 @@
 // deterministic (the same facts, the same answer), tried in a fixed order, the first that holds wins:
 // a person's correction, a project rule, an open bug of the signature, the environment, a flaky
 // history, a drifted locator, and a product regression for a failure the product itself answered.
+
+import { type LinkedBug, OPEN_BUG_STATUSES } from './bugs.js';
 import type { Correction, TriageRule } from './judgements.js';
 import { patternMatcher } from './judgements.js';
-import { OPEN_BUG_STATUSES, type LinkedBug } from './bugs.js';
 import type { SuggestedAction, TriageCategory } from './schemas.js';
 
 export interface TriedCount {
@@ -53,7 +54,8 @@ const ACTION_OF: Record<TriageCategory, SuggestedAction> = {
   known_issue: 'follow_bug',
 };
 
-const ENVIRONMENT_MESSAGE = /net::ERR_|ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|could not connect|browser has been closed|Target (page|crashed|closed)|executor (was )?lost|connection (was )?lost|socket hang up/i;
+const ENVIRONMENT_MESSAGE =
+  /net::ERR_|ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|could not connect|browser has been closed|Target (page|crashed|closed)|executor (was )?lost|connection (was )?lost|socket hang up/i;
 
 /** Outcome changes between consecutive runs, the current failure included (history is newest first). */
 export function flips(history: ReadonlyArray<'passed' | 'failed'>): number {
@@ -72,11 +74,16 @@ export function environmental(code: string, message: string): boolean {
 }
 
 function environment(f: CaseFacts): string[] | undefined {
-  if (f.code === 'E_NAVIGATION_BLOCKED') return [`the navigation was blocked (${f.code}): the page went to an origin the run does not allow`];
-  if (f.source === 'service' && f.code === 'E_INTERNAL') return ['the service ended the step itself: the executor was lost or stopped answering'];
-  if (ENVIRONMENT_MESSAGE.test(f.message)) return [`the message says the page or the browser could not be reached: "${f.message.slice(0, 160)}"`];
+  if (f.code === 'E_NAVIGATION_BLOCKED')
+    return [`the navigation was blocked (${f.code}): the page went to an origin the run does not allow`];
+  if (f.source === 'service' && f.code === 'E_INTERNAL')
+    return ['the service ended the step itself: the executor was lost or stopped answering'];
+  if (ENVIRONMENT_MESSAGE.test(f.message))
+    return [`the message says the page or the browser could not be reached: "${f.message.slice(0, 160)}"`];
   if (f.code === 'E_TIMEOUT' && (f.action === 'navigate' || f.tried.length === 0)) {
-    return [`the step timed out (${f.code}) ${f.action === 'navigate' ? 'loading the page' : 'without a locator to blame'}`];
+    return [
+      `the step timed out (${f.code}) ${f.action === 'navigate' ? 'loading the page' : 'without a locator to blame'}`,
+    ];
   }
   if (f.runStatus === 'error' && f.runReason) return [`the run itself ended in error: ${f.runReason.slice(0, 160)}`];
   return undefined;
@@ -85,68 +92,128 @@ function environment(f: CaseFacts): string[] | undefined {
 function drift(f: CaseFacts): { confidence: number; reasons: string[]; action: SuggestedAction } | undefined {
   if (f.tried.length === 0) return undefined;
   const [first, ...rest] = f.tried;
-  const counts = f.tried.map((t, i) => `candidate ${i + 1} (${t.describe}) matched ${t.count ?? 'an unknown number of'} element${t.count === 1 ? '' : 's'}`);
+  const counts = f.tried.map(
+    (t, i) =>
+      `candidate ${i + 1} (${t.describe}) matched ${t.count ?? 'an unknown number of'} element${t.count === 1 ? '' : 's'}`,
+  );
   const other = rest.findIndex((t) => (t.count ?? 0) >= 1);
   if (first!.count === 0 && other >= 0) {
-    return { confidence: 0.9, reasons: [`the first candidate matched nothing while another did: ${counts.join('; ')}`], action: 'accept_healing' };
+    return {
+      confidence: 0.9,
+      reasons: [`the first candidate matched nothing while another did: ${counts.join('; ')}`],
+      action: 'accept_healing',
+    };
   }
-  if ((first!.count ?? 0) > 1) return { confidence: 0.75, reasons: [`the locator is ambiguous: ${counts.join('; ')}`], action: 'update_test' };
+  if ((first!.count ?? 0) > 1)
+    return { confidence: 0.75, reasons: [`the locator is ambiguous: ${counts.join('; ')}`], action: 'update_test' };
   if (f.tried.every((t) => t.count === 0) && !f.elementFound) {
-    return { confidence: 0.7, reasons: [`no candidate found the element: ${counts.join('; ')}`], action: 'update_test' };
+    return {
+      confidence: 0.7,
+      reasons: [`no candidate found the element: ${counts.join('; ')}`],
+      action: 'update_test',
+    };
   }
   return undefined;
 }
 
 export function classify(f: CaseFacts): Verdict {
   const history = f.history.slice(0, HISTORY_SHOWN);
-  const said = history.length ? `the case's last ${history.length} earlier outcomes, newest first: ${history.join(', ')}` : 'the case has no earlier outcome';
+  const said = history.length
+    ? `the case's last ${history.length} earlier outcomes, newest first: ${history.join(', ')}`
+    : 'the case has no earlier outcome';
   if (f.correction) {
     return {
-      category: f.correction.category, confidence: 1, decidedBy: 'correction', suggestedAction: ACTION_OF[f.correction.category],
-      reasons: [`a person set ${f.correction.category} for signature ${f.signature}${f.correction.note ? `: ${f.correction.note}` : ''}`],
+      category: f.correction.category,
+      confidence: 1,
+      decidedBy: 'correction',
+      suggestedAction: ACTION_OF[f.correction.category],
+      reasons: [
+        `a person set ${f.correction.category} for signature ${f.signature}${f.correction.note ? `: ${f.correction.note}` : ''}`,
+      ],
     };
   }
   for (const rule of f.rules) {
     const text = rule.field === 'signature' ? f.signature : f.message;
     if (patternMatcher(rule.pattern)(text)) {
       return {
-        category: rule.category, confidence: 0.95, decidedBy: 'rule', suggestedAction: ACTION_OF[rule.category],
-        reasons: [`project rule ${rule.id}: the ${rule.field} matches "${rule.pattern}"${rule.note ? ` (${rule.note})` : ''}`],
+        category: rule.category,
+        confidence: 0.95,
+        decidedBy: 'rule',
+        suggestedAction: ACTION_OF[rule.category],
+        reasons: [
+          `project rule ${rule.id}: the ${rule.field} matches "${rule.pattern}"${rule.note ? ` (${rule.note})` : ''}`,
+        ],
       };
     }
   }
   const open = f.bugs.filter((b) => OPEN_BUG_STATUSES.has(b.status ?? ''));
   if (open.length) {
     return {
-      category: 'known_issue', confidence: 0.9, decidedBy: 'facts', suggestedAction: 'follow_bug',
-      reasons: [`bug ${open.map((b) => `${b.id} (${b.status}${b.title ? `: ${b.title}` : ''})`).join(', ')} was filed for this signature and is still ${open[0]!.status}`],
+      category: 'known_issue',
+      confidence: 0.9,
+      decidedBy: 'facts',
+      suggestedAction: 'follow_bug',
+      reasons: [
+        `bug ${open.map((b) => `${b.id} (${b.status}${b.title ? `: ${b.title}` : ''})`).join(', ')} was filed for this signature and is still ${open[0]!.status}`,
+      ],
     };
   }
-  const closedBugs = f.bugs.length ? [`bug ${f.bugs.map((b) => `${b.id} (${b.status})`).join(', ')} was filed for this signature and is no longer open, yet it fails again`] : [];
+  const closedBugs = f.bugs.length
+    ? [
+        `bug ${f.bugs.map((b) => `${b.id} (${b.status})`).join(', ')} was filed for this signature and is no longer open, yet it fails again`,
+      ]
+    : [];
   const env = environment(f);
-  if (env) return { category: 'environment', confidence: 0.85, decidedBy: 'facts', suggestedAction: 're_run', reasons: [...env, said] };
+  if (env)
+    return {
+      category: 'environment',
+      confidence: 0.85,
+      decidedBy: 'facts',
+      suggestedAction: 're_run',
+      reasons: [...env, said],
+    };
   const changes = flips(history);
   if (changes >= 2) {
     return {
-      category: 'flaky', confidence: round(Math.min(0.95, 0.5 + 0.1 * changes)), decidedBy: 'facts', suggestedAction: 'quarantine',
+      category: 'flaky',
+      confidence: round(Math.min(0.95, 0.5 + 0.1 * changes)),
+      decidedBy: 'facts',
+      suggestedAction: 'quarantine',
       reasons: [`the outcome changed ${changes} times over the last ${history.length + 1} runs of this case (${said})`],
     };
   }
   const drifted = drift(f);
   if (drifted) {
-    return { category: 'locator_drift', confidence: drifted.confidence, decidedBy: 'facts', suggestedAction: drifted.action, reasons: [...drifted.reasons, said, ...closedBugs] };
+    return {
+      category: 'locator_drift',
+      confidence: drifted.confidence,
+      decidedBy: 'facts',
+      suggestedAction: drifted.action,
+      reasons: [...drifted.reasons, said, ...closedBugs],
+    };
   }
   const reasons: string[] = [];
   let confidence = 0.5;
   if (f.code === 'E_ASSERT_FAILED' && f.elementFound) {
     confidence = 0.85;
-    reasons.push(`the element was found and the check failed (${f.code})${f.actual !== null ? `: the page showed "${f.actual.slice(0, 120)}"` : ''}`);
+    reasons.push(
+      `the element was found and the check failed (${f.code})${f.actual !== null ? `: the page showed "${f.actual.slice(0, 120)}"` : ''}`,
+    );
   } else {
     reasons.push(`the step failed with ${f.code}: "${f.message.slice(0, 160)}"`);
   }
-  if (f.consoleErrors) reasons.push(`the browser logged ${f.consoleErrors} console error${f.consoleErrors === 1 ? '' : 's'} during the step`);
+  if (f.consoleErrors)
+    reasons.push(
+      `the browser logged ${f.consoleErrors} console error${f.consoleErrors === 1 ? '' : 's'} during the step`,
+    );
   if (history.length && history[0] === 'passed') reasons.push(`it passed on its previous run (${said})`);
   else reasons.push(said);
   if (f.earlierOfSignature === 0) reasons.push('this signature is new: no earlier failure had it');
-  return { category: 'product_regression', confidence, decidedBy: 'facts', suggestedAction: 'file_bug', reasons: [...reasons, ...closedBugs] };
+  return {
+    category: 'product_regression',
+    confidence,
+    decidedBy: 'facts',
+    suggestedAction: 'file_bug',
+    reasons: [...reasons, ...closedBugs],
+  };
 }

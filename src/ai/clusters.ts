@@ -1,14 +1,15 @@
 // GET /ai/failures: the failures of a window grouped by signature, newest first. One statement
 // aggregates the window's failures (ai_failures_recent / ai_failures_case index), a second fetches
 // the newest example of each cluster on the page, a third their bugs.
+
+import { downloadPath } from '../assets/items/view.js';
+import type { Principal } from '../auth/principal.js';
 import type { Db } from '../db/connect.js';
 import { errors } from '../errors.js';
-import type { QueryOf } from '../rest/route.js';
 import type { Page } from '../rest/pagination.js';
-import { downloadPath } from '../assets/items/view.js';
-import type { failuresQuery } from './schemas.js';
+import type { QueryOf } from '../rest/route.js';
 import type { BugLookup, LinkedBug } from './bugs.js';
-import type { Principal } from '../auth/principal.js';
+import type { failuresQuery } from './schemas.js';
 
 export type FailuresQuery = QueryOf<typeof failuresQuery>;
 
@@ -27,7 +28,14 @@ export interface FailureCluster {
   count: number;
   runs: number;
   cases: number;
-  example: { runId: string; stepIndex: number; testCaseId: string; message: string; occurredAt: string; screenshotUrl: string | null };
+  example: {
+    runId: string;
+    stepIndex: number;
+    testCaseId: string;
+    message: string;
+    occurredAt: string;
+    screenshotUrl: string | null;
+  };
   bugs: LinkedBug[];
 }
 
@@ -39,30 +47,39 @@ function decodeCursor(cursor: string): [string, string] {
   } catch {
     // refused below
   }
-  throw errors.validation('Invalid cursor', [{ field: 'query.cursor', message: 'give the nextCursor of the previous page, with the same filters' }]);
+  throw errors.validation('Invalid cursor', [
+    { field: 'query.cursor', message: 'give the nextCursor of the previous page, with the same filters' },
+  ]);
 }
 
-const encodeCursor = (lastSeen: string, signature: string) => Buffer.from(JSON.stringify([lastSeen, signature])).toString('base64url');
+const encodeCursor = (lastSeen: string, signature: string) =>
+  Buffer.from(JSON.stringify([lastSeen, signature])).toString('base64url');
 
 export function windowOf(query: { since?: string; until?: string }, now = new Date()): { since: Date; until: Date } {
   const until = query.until ? new Date(query.until) : now;
   const since = query.since ? new Date(query.since) : new Date(until.getTime() - DEFAULT_WINDOW_DAYS * DAY_MS);
-  if (since >= until) throw errors.validation('The window is empty', [{ field: 'query.since', message: 'must be before until' }]);
+  if (since >= until)
+    throw errors.validation('The window is empty', [{ field: 'query.since', message: 'must be before until' }]);
   return { since, until };
 }
 
-export async function listClusters(db: Db, bugs: BugLookup, principal: Principal, query: FailuresQuery): Promise<Page<FailureCluster>> {
+export async function listClusters(
+  db: Db,
+  bugs: BugLookup,
+  principal: Principal,
+  query: FailuresQuery,
+): Promise<Page<FailureCluster>> {
   const { since, until } = windowOf(query);
   const limit = query.limit ?? 50;
   const filters: string[] = [];
   const { projectId } = principal;
   const args: Array<string | Date> = [projectId, since, until];
-  if (query.testCaseId) (filters.push('AND f.test_case_id = ?'), args.push(query.testCaseId));
-  if (query.planId) (filters.push('AND f.plan_id = ?'), args.push(query.planId));
+  if (query.testCaseId) filters.push('AND f.test_case_id = ?'), args.push(query.testCaseId);
+  if (query.planId) filters.push('AND f.plan_id = ?'), args.push(query.planId);
   const outer: string[] = [];
   const outerArgs: Array<string | Date> = [projectId];
-  if (query.status === 'new') (outer.push('AND s.first_seen >= ?'), outerArgs.push(since));
-  if (query.status === 'recurring') (outer.push('AND s.first_seen < ?'), outerArgs.push(since));
+  if (query.status === 'new') outer.push('AND s.first_seen >= ?'), outerArgs.push(since);
+  if (query.status === 'recurring') outer.push('AND s.first_seen < ?'), outerArgs.push(since);
   if (query.cursor) {
     const [at, sig] = decodeCursor(query.cursor);
     outer.push('AND (w.last_seen, w.signature) < (?::timestamptz, ?)');
@@ -100,11 +117,23 @@ export async function listClusters(db: Db, bugs: BugLookup, principal: Principal
   const items = page.map((r: any): FailureCluster => {
     const e = exampleOf.get(r.signature);
     return {
-      signature: r.signature, code: r.code, action: r.action, locator: r.locator, message: r.message,
+      signature: r.signature,
+      code: r.code,
+      action: r.action,
+      locator: r.locator,
+      message: r.message,
       status: r.first_seen >= since ? 'new' : 'recurring',
-      firstSeen: r.first_seen.toISOString(), lastSeen: r.last_seen.toISOString(), count: r.count, runs: r.runs, cases: r.cases,
+      firstSeen: r.first_seen.toISOString(),
+      lastSeen: r.last_seen.toISOString(),
+      count: r.count,
+      runs: r.runs,
+      cases: r.cases,
       example: {
-        runId: e.run_id, stepIndex: e.step_index, testCaseId: e.test_case_id, message: e.message, occurredAt: e.occurred_at.toISOString(),
+        runId: e.run_id,
+        stepIndex: e.step_index,
+        testCaseId: e.test_case_id,
+        message: e.message,
+        occurredAt: e.occurred_at.toISOString(),
         screenshotUrl: e.screenshot_asset_id ? downloadPath(e.screenshot_asset_id) : null,
       },
       bugs: bugsOf.get(r.signature) ?? [],

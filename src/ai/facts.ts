@@ -1,9 +1,10 @@
 // The ports through which the ai room reads what other rooms own, wired in src/service.ts. The OTP
 // store implements RunFailureSource (src/otp/store/failure-facts.ts); the run commands and views give
 // a run and a session as REST answers them.
+
+import type { Principal } from '../auth/principal.js';
 import type { FinishedRunFacts, FinishedRunRef } from '../otp/store/failure-facts.js';
 import type { RunView } from '../otp/store/run-views.js';
-import type { Principal } from '../auth/principal.js';
 
 export type { FinishedRunFacts, FinishedRunRef, RunView };
 

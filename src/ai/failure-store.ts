@@ -1,11 +1,12 @@
 // Every statement on the failure tables the scan writes (db/migrations/020_ai_failures.ts): a batch of
 // finished runs becomes its case outcomes, its failures and its signatures' counts in one transaction,
 // idempotently (a run whose case outcomes are written already is skipped, whoever wrote them).
-import type { Db } from '../db/connect.js';
+
 import type { ChangeEvent, ChangeEvents } from '../db/change-events.js';
 import { EventType, noChangeEvents } from '../db/change-events.js';
+import type { Db } from '../db/connect.js';
 import type { FinishedRunFacts, FinishedRunRef } from './facts.js';
-import { signatureOf, signatureParts, type SignatureParts } from './signature.js';
+import { type SignatureParts, signatureOf, signatureParts } from './signature.js';
 
 /** Codes that are no failure of the product or its environment: the run was cancelled, the step skipped. */
 const NOT_FAILURES = new Set(['E_CANCELLED', 'E_SKIPPED']);
@@ -42,9 +43,18 @@ export function signFailures(run: FinishedRunFacts): SignedFailure[] {
     .map((f) => {
       const parts = signatureParts({ code: f.error?.code, action: f.action, message: f.error?.message });
       return {
-        runId: run.id, stepIndex: f.stepIndex, projectId: run.projectId, signature: signatureOf(parts), parts,
-        caseIndex: f.caseIndex, testCaseId: f.testCaseId, planId: run.planId, status: f.status,
-        message: (f.error?.message ?? '').slice(0, 2000), screenshotAssetId: f.screenshotAssetId, occurredAt: run.finishedAt,
+        runId: run.id,
+        stepIndex: f.stepIndex,
+        projectId: run.projectId,
+        signature: signatureOf(parts),
+        parts,
+        caseIndex: f.caseIndex,
+        testCaseId: f.testCaseId,
+        planId: run.planId,
+        status: f.status,
+        message: (f.error?.message ?? '').slice(0, 2000),
+        screenshotAssetId: f.screenshotAssetId,
+        occurredAt: run.finishedAt,
       };
     });
 }
@@ -54,10 +64,24 @@ function caseRows(run: FinishedRunFacts, signed: SignedFailure[]) {
     const first = signed.find((f) => f.caseIndex === c.caseIndex);
     const cancelled = c.failed > 0 && !first;
     const pending = c.total - c.passed - c.failed - c.skipped;
-    const outcome = cancelled ? 'cancelled' : c.failed > 0 ? 'failed' : pending > 0 ? 'error' : c.passed > 0 ? 'passed' : 'skipped';
+    const outcome = cancelled
+      ? 'cancelled'
+      : c.failed > 0
+        ? 'failed'
+        : pending > 0
+          ? 'error'
+          : c.passed > 0
+            ? 'passed'
+            : 'skipped';
     return {
-      run_id: run.id, case_index: c.caseIndex, project_id: run.projectId, test_case_id: c.testCaseId, outcome,
-      failed_position: first ? first.stepIndex - c.firstStep : null, signature: first?.signature ?? null, finished_at: run.finishedAt,
+      run_id: run.id,
+      case_index: c.caseIndex,
+      project_id: run.projectId,
+      test_case_id: c.testCaseId,
+      outcome,
+      failed_position: first ? first.stepIndex - c.firstStep : null,
+      signature: first?.signature ?? null,
+      finished_at: run.finishedAt,
     };
   });
 }
@@ -89,10 +113,23 @@ export class FailureStore {
          SELECT * FROM json_to_recordset(?::json) AS x(run_id text, step_index int, project_id text, signature text, case_index int, test_case_id text,
                                                      plan_id text, status text, message text, screenshot_asset_id text, occurred_at timestamptz)
          ON CONFLICT DO NOTHING`,
-        [JSON.stringify(failures.map((f) => ({
-          run_id: f.runId, step_index: f.stepIndex, project_id: f.projectId, signature: f.signature, case_index: f.caseIndex, test_case_id: f.testCaseId,
-          plan_id: f.planId, status: f.status, message: f.message, screenshot_asset_id: f.screenshotAssetId, occurred_at: f.occurredAt,
-        })))],
+        [
+          JSON.stringify(
+            failures.map((f) => ({
+              run_id: f.runId,
+              step_index: f.stepIndex,
+              project_id: f.projectId,
+              signature: f.signature,
+              case_index: f.caseIndex,
+              test_case_id: f.testCaseId,
+              plan_id: f.planId,
+              status: f.status,
+              message: f.message,
+              screenshot_asset_id: f.screenshotAssetId,
+              occurred_at: f.occurredAt,
+            })),
+          ),
+        ],
       );
       // One row per signature of the batch, in key order (two batches lock the same rows in one order).
       const bySignature = new Map<string, { f: SignedFailure; first: Date; last: Date; count: number }>();
@@ -106,10 +143,19 @@ export class FailureStore {
           if (f.occurredAt > seen.last) seen.last = f.occurredAt;
         }
       }
-      const signatures = [...bySignature.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, s]) => ({
-        project_id: s.f.projectId, signature: s.f.signature, code: s.f.parts.code, action: s.f.parts.action, locator: s.f.parts.locator,
-        message: s.f.parts.message, first_seen: s.first, last_seen: s.last, occurrences: s.count,
-      }));
+      const signatures = [...bySignature.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([, s]) => ({
+          project_id: s.f.projectId,
+          signature: s.f.signature,
+          code: s.f.parts.code,
+          action: s.f.parts.action,
+          locator: s.f.parts.locator,
+          message: s.f.parts.message,
+          first_seen: s.first,
+          last_seen: s.last,
+          occurrences: s.count,
+        }));
       const { rows: upserted } = await trx.raw(
         `INSERT INTO ai_failure_signatures AS s (project_id, signature, code, action, locator, message, first_seen, last_seen, occurrences)
          SELECT * FROM json_to_recordset(?::json) AS x(project_id text, signature text, code text, action text, locator text, message text,
@@ -126,7 +172,11 @@ export class FailureStore {
         .map((r: { project_id: string; signature: string }) => {
           const s = bySignature.get(`${r.project_id} ${r.signature}`)!;
           return {
-            tenantId: tenants.get(r.project_id)!, projectId: r.project_id, signature: r.signature, parts: s.f.parts, firstSeen: s.first,
+            tenantId: tenants.get(r.project_id)!,
+            projectId: r.project_id,
+            signature: r.signature,
+            parts: s.f.parts,
+            firstSeen: s.first,
             example: { runId: s.f.runId, stepIndex: s.f.stepIndex, testCaseId: s.f.testCaseId },
           };
         });
@@ -141,7 +191,9 @@ export class FailureStore {
     for (const c of created) {
       if (!(await this.events.mayRecord(c.projectId))) continue;
       events.push({
-        type: EventType.failureClusterNew, tenantId: c.tenantId, projectId: c.projectId,
+        type: EventType.failureClusterNew,
+        tenantId: c.tenantId,
+        projectId: c.projectId,
         data: { signature: c.signature, ...c.parts, firstSeen: c.firstSeen.toISOString(), example: c.example },
       });
     }

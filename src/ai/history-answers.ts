@@ -1,25 +1,27 @@
 // Flakiness, quarantine, healing, drafts by a model and the AI quota (docs/ai.md): the part of the
 // ai/* group that reads run history through its RunHistory port (run-history.ts). src/ai/index.ts adds
 // failures, triage and bug drafts, charged through this part's quota.
-import type { Db } from '../db/connect.js';
+
+import type { Principal } from '../auth/principal.js';
 import type { Config } from '../config.js';
 import type { ChangeEvents } from '../db/change-events.js';
+import type { Db } from '../db/connect.js';
 import type { RouteDef } from '../rest/route.js';
-import type { RunHistory } from './run-history.js';
-import { AiQuota, type ProjectTenants } from './quota/ai-quota.js';
-import { usageRoutes } from './quota/routes.js';
+import { consoleViews } from './console-views.js';
+import { DraftService, type DraftSink, type RequirementSource } from './drafts/draft-service.js';
+import { draftRoutes } from './drafts/routes.js';
+import { listFlakyCharged } from './flaky/flaky-service.js';
 import { QuarantineStore } from './flaky/quarantine-store.js';
 import { flakyRoutes } from './flaky/routes.js';
-import { HealingStore } from './healing/healing-store.js';
-import { HealingService, type TestCaseEditor } from './healing/healing-service.js';
-import { healingRoutes } from './healing/routes.js';
-import { draftRoutes } from './drafts/routes.js';
-import { DraftService, type RequirementSource, type DraftSink } from './drafts/draft-service.js';
-import type { AiMeter } from './meter.js';
-import { consoleViews } from './console-views.js';
-import type { Principal } from '../auth/principal.js';
-import { listFlakyCharged } from './flaky/flaky-service.js';
 import type { FlakyQuery } from './flaky/schema.js';
+import { HealingService, type TestCaseEditor } from './healing/healing-service.js';
+import { HealingStore } from './healing/healing-store.js';
+import { healingRoutes } from './healing/routes.js';
+import type { AiMeter } from './meter.js';
+import { AiQuota, type ProjectTenants } from './quota/ai-quota.js';
+import { usageRoutes } from './quota/routes.js';
+import type { RunHistory } from './run-history.js';
+
 export { flakyQuery } from './flaky/schema.js';
 
 export interface HistoryAnswersDeps {
@@ -66,6 +68,7 @@ export function createHistoryAnswers(deps: HistoryAnswersDeps): HistoryAnswers {
     healing,
     history: deps.history,
     console: consoleViews(deps.history, quarantines, healing),
-    flaky: (principal, query) => listFlakyCharged({ history: deps.history, quarantines, meter: quota }, principal, query),
+    flaky: (principal, query) =>
+      listFlakyCharged({ history: deps.history, quarantines, meter: quota }, principal, query),
   };
 }

@@ -20,7 +20,12 @@ export class FailureHistory {
    * Each case's outcomes on runs finished before `before`, newest first: passed or failed. Failures
    * the environment caused (a dead server, a blocked navigation) say nothing of the case: left out.
    */
-  async caseHistories(projectId: string, testCaseIds: readonly string[], before: Date, excludeRunId: string): Promise<Map<string, Array<'passed' | 'failed'>>> {
+  async caseHistories(
+    projectId: string,
+    testCaseIds: readonly string[],
+    before: Date,
+    excludeRunId: string,
+  ): Promise<Map<string, Array<'passed' | 'failed'>>> {
     const found = new Map<string, Array<'passed' | 'failed'>>(testCaseIds.map((id) => [id, []]));
     if (testCaseIds.length === 0) return found;
     const { rows } = await this.db.raw(
@@ -42,7 +47,12 @@ export class FailureHistory {
   }
 
   /** Each signature's latest failures (at most 5) on other runs, finished no later than `before`, newest first. */
-  async earlier(projectId: string, signatures: readonly string[], before: Date, excludeRunId: string): Promise<Map<string, EarlierFailure[]>> {
+  async earlier(
+    projectId: string,
+    signatures: readonly string[],
+    before: Date,
+    excludeRunId: string,
+  ): Promise<Map<string, EarlierFailure[]>> {
     const found = new Map<string, EarlierFailure[]>(signatures.map((s) => [s, []]));
     if (signatures.length === 0) return found;
     const { rows } = await this.db.raw(
@@ -56,7 +66,12 @@ export class FailureHistory {
       [[...new Set(signatures)], projectId, before, excludeRunId, SIMILAR],
     );
     for (const r of rows) {
-      found.get(r.signature)!.push({ runId: r.run_id, stepIndex: r.step_index, testCaseId: r.test_case_id, occurredAt: r.occurred_at.toISOString() });
+      found.get(r.signature)!.push({
+        runId: r.run_id,
+        stepIndex: r.step_index,
+        testCaseId: r.test_case_id,
+        occurredAt: r.occurred_at.toISOString(),
+      });
     }
     return found;
   }

@@ -1,26 +1,27 @@
 // Answers from run history (docs/ai.md): failure signatures and clusters, triage of a run, bug
 // drafts. Built once by the composition root from its ports (run facts, runs and sessions as REST
 // reads them, the artifact stores and links, the webhook outbox, the AI meter).
-import type { Db } from '../db/connect.js';
-import type { Logger } from '../log.js';
+
+import { isFinalRunStatus } from '../../machines/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { ChangeEvents } from '../db/change-events.js';
-import type { RouteDef } from '../rest/route.js';
+import type { Db } from '../db/connect.js';
+import type { Logger } from '../log.js';
 import type { ResourceStore } from '../rest/resource/store.js';
-import type { AiMeter } from './meter.js';
+import type { RouteDef } from '../rest/route.js';
+import { type BugDraft, draftBug } from './bug-draft.js';
+import { BugLookup } from './bugs.js';
+import { type FailureCluster, listClusters } from './clusters.js';
 import type { RunFailureSource, RunReader } from './facts.js';
 import { FailureStore } from './failure-store.js';
-import { FailureScanner } from './scanner.js';
-import { BugLookup } from './bugs.js';
 import { FailureHistory } from './history.js';
 import { Judgements } from './judgements.js';
-import { listClusters, type FailureCluster } from './clusters.js';
-import { triageRun, type RunTriage } from './triage.js';
-import { draftBug, type BugDraft } from './bug-draft.js';
-import { aiRoutes, type AiOperations } from './routes.js';
-import { isFinalRunStatus } from '../../machines/types.js';
+import type { AiMeter } from './meter.js';
+import { type AiOperations, aiRoutes } from './routes.js';
+import { FailureScanner } from './scanner.js';
+import { type RunTriage, triageRun } from './triage.js';
 
-export type { AiMeter, FailureCluster, RunTriage, BugDraft };
+export type { AiMeter, BugDraft, FailureCluster, RunTriage };
 
 export interface AiDeps {
   db: Db;
@@ -47,7 +48,9 @@ export interface Ai extends AiOperations {
 
 export function createAi(deps: AiDeps): Ai {
   const { db } = deps;
-  const scanner = new FailureScanner(deps.facts, new FailureStore(db, deps.events), deps.log, { sweepMs: deps.sweepMs });
+  const scanner = new FailureScanner(deps.facts, new FailureStore(db, deps.events), deps.log, {
+    sweepMs: deps.sweepMs,
+  });
   const bugs = new BugLookup(db, deps.stores.bug);
   const judgements = new Judgements(db);
   const history = new FailureHistory(db);
@@ -60,7 +63,13 @@ export function createAi(deps: AiDeps): Ai {
     triage: (principal, runId) => triageRun({ reader: deps.reader, history, bugs, judgements }, principal, runId),
     draftBug: (principal, body) =>
       draftBug(
-        { reader: deps.reader, bugs, stores: deps.stores, absolute: deps.absolute, linkFoundBy: (p, bugId, targetId) => deps.link(p, 'bug', bugId, { targetId, relation: 'found_by' }) },
+        {
+          reader: deps.reader,
+          bugs,
+          stores: deps.stores,
+          absolute: deps.absolute,
+          linkFoundBy: (p, bugId, targetId) => deps.link(p, 'bug', bugId, { targetId, relation: 'found_by' }),
+        },
         principal,
         body,
       ),

@@ -1,11 +1,12 @@
 // What people say about failures, which wins over what the facts suggest: a correction sets the
 // category of one signature from then on; a project rule maps a pattern on the signature or the
 // message to a category (the oldest matching rule wins).
-import type { Db } from '../db/connect.js';
+
 import type { Principal } from '../auth/principal.js';
+import type { Db } from '../db/connect.js';
 import { errors } from '../errors.js';
-import { newId, IdPrefix } from '../ids.js';
-import { paginate, type Page } from '../rest/pagination.js';
+import { IdPrefix, newId } from '../ids.js';
+import { type Page, paginate } from '../rest/pagination.js';
 import type { TriageCategory } from './schemas.js';
 
 export interface Correction {
@@ -28,10 +29,21 @@ export interface TriageRule {
 }
 
 const correctionView = (r: any): Correction => ({
-  signature: r.signature, category: r.category, note: r.note, createdBy: r.created_by, createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString(),
+  signature: r.signature,
+  category: r.category,
+  note: r.note,
+  createdBy: r.created_by,
+  createdAt: r.created_at.toISOString(),
+  updatedAt: r.updated_at.toISOString(),
 });
 const ruleView = (r: any): TriageRule => ({
-  id: r.id, field: r.field, pattern: r.pattern, category: r.category, note: r.note, createdBy: r.created_by, createdAt: r.created_at.toISOString(),
+  id: r.id,
+  field: r.field,
+  pattern: r.pattern,
+  category: r.category,
+  note: r.note,
+  createdBy: r.created_by,
+  createdAt: r.created_at.toISOString(),
 });
 
 /**
@@ -50,27 +62,50 @@ export class Judgements {
   constructor(private readonly db: Db) {}
 
   async corrections(principal: Principal, page: { limit?: number; cursor?: string }): Promise<Page<Correction>> {
-    return paginate(this.db('ai_triage_corrections').where('project_id', principal.projectId).select('*', 'signature as id'), page, correctionView, 'signature');
+    return paginate(
+      this.db('ai_triage_corrections').where('project_id', principal.projectId).select('*', 'signature as id'),
+      page,
+      correctionView,
+      'signature',
+    );
   }
 
   /** Sets (or replaces) the category of a signature. */
-  async correct(principal: Principal, body: { signature: string; category: TriageCategory; note?: string }): Promise<Correction> {
+  async correct(
+    principal: Principal,
+    body: { signature: string; category: TriageCategory; note?: string },
+  ): Promise<Correction> {
     const [row] = await this.db('ai_triage_corrections')
-      .insert({ project_id: principal.projectId, signature: body.signature, category: body.category, note: body.note ?? null, created_by: principal.keyId })
+      .insert({
+        project_id: principal.projectId,
+        signature: body.signature,
+        category: body.category,
+        note: body.note ?? null,
+        created_by: principal.keyId,
+      })
       .onConflict(['project_id', 'signature'])
-      .merge({ category: body.category, note: body.note ?? null, created_by: principal.keyId, updated_at: this.db.fn.now() })
+      .merge({
+        category: body.category,
+        note: body.note ?? null,
+        created_by: principal.keyId,
+        updated_at: this.db.fn.now(),
+      })
       .returning('*');
     return correctionView(row);
   }
 
   async uncorrect(principal: Principal, signature: string): Promise<void> {
-    const deleted = await this.db('ai_triage_corrections').where({ project_id: principal.projectId, signature }).delete();
+    const deleted = await this.db('ai_triage_corrections')
+      .where({ project_id: principal.projectId, signature })
+      .delete();
     if (!deleted) throw errors.notFound('Correction', signature);
   }
 
   async correctionsOf(projectId: string, signatures: readonly string[]): Promise<Map<string, Correction>> {
     if (signatures.length === 0) return new Map();
-    const rows = await this.db('ai_triage_corrections').where('project_id', projectId).whereIn('signature', [...signatures]);
+    const rows = await this.db('ai_triage_corrections')
+      .where('project_id', projectId)
+      .whereIn('signature', [...signatures]);
     return new Map(rows.map((r: any) => [r.signature, correctionView(r)]));
   }
 
@@ -84,11 +119,19 @@ export class Judgements {
     return rows.map(ruleView);
   }
 
-  async addRule(principal: Principal, body: { field?: 'signature' | 'message'; pattern: string; category: TriageCategory; note?: string }): Promise<TriageRule> {
+  async addRule(
+    principal: Principal,
+    body: { field?: 'signature' | 'message'; pattern: string; category: TriageCategory; note?: string },
+  ): Promise<TriageRule> {
     const [row] = await this.db('ai_triage_rules')
       .insert({
-        id: newId(IdPrefix.triageRule), project_id: principal.projectId, field: body.field ?? 'message', pattern: body.pattern,
-        category: body.category, note: body.note ?? null, created_by: principal.keyId,
+        id: newId(IdPrefix.triageRule),
+        project_id: principal.projectId,
+        field: body.field ?? 'message',
+        pattern: body.pattern,
+        category: body.category,
+        note: body.note ?? null,
+        created_by: principal.keyId,
       })
       .returning('*');
     return ruleView(row);

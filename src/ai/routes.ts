@@ -1,18 +1,31 @@
 // The ai/* routes of failures, triage and bug drafts (tag `ai`). Each charges its project's AI
 // allowance (AiMeter) before doing any work; the handlers call the plain functions of this room.
-import { route, type QueryOf, type RouteDef } from '../rest/route.js';
-import { pageQuerySchema, type PageQuery } from '../rest/pagination.js';
+
 import type { Principal } from '../auth/principal.js';
 import type { Page } from '../rest/pagination.js';
-import type { AiMeter } from './meter.js';
-import type { Judgements } from './judgements.js';
-import type { FailureCluster, FailuresQuery as ClusterQuery } from './clusters.js';
-import type { RunTriage } from './triage.js';
+import { type PageQuery, pageQuerySchema } from '../rest/pagination.js';
+import { type QueryOf, type RouteDef, route } from '../rest/route.js';
 import type { BugDraft } from './bug-draft.js';
+import type { FailuresQuery as ClusterQuery, FailureCluster } from './clusters.js';
+import type { Judgements } from './judgements.js';
+import type { AiMeter } from './meter.js';
 import {
-  BugDraftBodySchema, BugDraftSchema, CorrectionBodySchema, CorrectionPageSchema, CorrectionSchema, FailureClusterPageSchema,
-  RuleBodySchema, RulePageSchema, RuleSchema, TriageSchema, failuresQuery, type BugDraftBody, type CorrectionBody, type RuleBody,
+  type BugDraftBody,
+  BugDraftBodySchema,
+  BugDraftSchema,
+  type CorrectionBody,
+  CorrectionBodySchema,
+  CorrectionPageSchema,
+  CorrectionSchema,
+  FailureClusterPageSchema,
+  failuresQuery,
+  type RuleBody,
+  RuleBodySchema,
+  RulePageSchema,
+  RuleSchema,
+  TriageSchema,
 } from './schemas.js';
+import type { RunTriage } from './triage.js';
 
 const tag = 'ai';
 type FailuresQuery = QueryOf<typeof failuresQuery>;
@@ -30,9 +43,17 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
   const { meter } = ai;
   return [
     route<unknown, FailuresQuery>({
-      method: 'get', path: '/ai/failures', auth: 'read', tag, operationId: 'listFailureClusters', query: failuresQuery, response: FailureClusterPageSchema,
-      summary: 'Failure clusters: failed steps grouped by signature (error code, action, locator, normalised message), newest first',
-      description: 'Filtered by window (since, until; 30 days by default), test case, plan and status (new: first seen in the window). Each cluster has its counts in the window, its newest example with its screenshot, and the bugs filed for it.',
+      method: 'get',
+      path: '/ai/failures',
+      auth: 'read',
+      tag,
+      operationId: 'listFailureClusters',
+      query: failuresQuery,
+      response: FailureClusterPageSchema,
+      summary:
+        'Failure clusters: failed steps grouped by signature (error code, action, locator, normalised message), newest first',
+      description:
+        'Filtered by window (since, until; 30 days by default), test case, plan and status (new: first seen in the window). Each cluster has its counts in the window, its newest example with its screenshot, and the bugs filed for it.',
       errors: [402],
       handler: async ({ principal, query }) => {
         await meter.charge(principal.projectId, 'failures.list', 1);
@@ -40,33 +61,64 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
       },
     }),
     {
-      method: 'post', path: '/ai/runs/:id/triage', auth: 'read', tag, operationId: 'triageRun', response: TriageSchema, errors: [402, 404, 409],
-      summary: 'Triage a finished run: for each failed test case a category, a confidence, the reasons, similar earlier failures and the action to take',
-      description: 'Deterministic: the same facts give the same answer. Categories: product_regression, locator_drift, environment, flaky, known_issue. A correction of the signature (POST /ai/triage/corrections) wins, then the project rules (POST /ai/triage/rules), then the facts. 409 while the run has no verdict.',
+      method: 'post',
+      path: '/ai/runs/:id/triage',
+      auth: 'read',
+      tag,
+      operationId: 'triageRun',
+      response: TriageSchema,
+      errors: [402, 404, 409],
+      summary:
+        'Triage a finished run: for each failed test case a category, a confidence, the reasons, similar earlier failures and the action to take',
+      description:
+        'Deterministic: the same facts give the same answer. Categories: product_regression, locator_drift, environment, flaky, known_issue. A correction of the signature (POST /ai/triage/corrections) wins, then the project rules (POST /ai/triage/rules), then the facts. 409 while the run has no verdict.',
       handler: async ({ principal, params }) => {
         await meter.charge(principal.projectId, 'runs.triage', 1);
         return ai.triage(principal, params.id!);
       },
     },
     route<BugDraftBody>({
-      method: 'post', path: '/ai/bugs/draft', auth: 'read', tag, operationId: 'draftBug', body: BugDraftBodySchema, response: BugDraftSchema, errors: [402, 403, 404, 409],
-      summary: 'Draft a bug from a failed step of a run; with save (a write key), create it, linked found_by to the test result (else the test case)',
-      description: 'Steps to reproduce are the case\'s steps up to the failed one as sentences; the environment names the executor and the run\'s variables, never their values. A saved bug is shown with every later failure of the same signature (clusters, triage).',
+      method: 'post',
+      path: '/ai/bugs/draft',
+      auth: 'read',
+      tag,
+      operationId: 'draftBug',
+      body: BugDraftBodySchema,
+      response: BugDraftSchema,
+      errors: [402, 403, 404, 409],
+      summary:
+        'Draft a bug from a failed step of a run; with save (a write key), create it, linked found_by to the test result (else the test case)',
+      description:
+        "Steps to reproduce are the case's steps up to the failed one as sentences; the environment names the executor and the run's variables, never their values. A saved bug is shown with every later failure of the same signature (clusters, triage).",
       handler: async ({ principal, body: request }) => {
         await meter.charge(principal.projectId, 'bugs.draft', 1);
         return ai.draftBug(principal, request);
       },
     }),
     route<unknown, PageQuery>({
-      method: 'get', path: '/ai/triage/corrections', auth: 'read', tag, operationId: 'listTriageCorrections', query: pageQuerySchema, response: CorrectionPageSchema,
-      summary: 'Categories people set for signatures', errors: [402],
+      method: 'get',
+      path: '/ai/triage/corrections',
+      auth: 'read',
+      tag,
+      operationId: 'listTriageCorrections',
+      query: pageQuerySchema,
+      response: CorrectionPageSchema,
+      summary: 'Categories people set for signatures',
+      errors: [402],
       handler: async ({ principal, query }) => {
         await meter.charge(principal.projectId, 'corrections.list', 1);
         return ai.judgements.corrections(principal, query);
       },
     }),
     route<CorrectionBody>({
-      method: 'put', path: '/ai/triage/corrections', auth: 'write', tag, operationId: 'setTriageCorrection', body: CorrectionBodySchema, response: CorrectionSchema, errors: [402],
+      method: 'put',
+      path: '/ai/triage/corrections',
+      auth: 'write',
+      tag,
+      operationId: 'setTriageCorrection',
+      body: CorrectionBodySchema,
+      response: CorrectionSchema,
+      errors: [402],
       summary: 'Set the category of a signature: it wins for that signature from then on (again: replaces it)',
       handler: async ({ principal, body: request }) => {
         await meter.charge(principal.projectId, 'corrections.set', 1);
@@ -74,7 +126,13 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
       },
     }),
     {
-      method: 'delete', path: '/ai/triage/corrections/:signature', auth: 'write', tag, operationId: 'deleteTriageCorrection', status: 204, errors: [402, 404],
+      method: 'delete',
+      path: '/ai/triage/corrections/:signature',
+      auth: 'write',
+      tag,
+      operationId: 'deleteTriageCorrection',
+      status: 204,
+      errors: [402, 404],
       summary: 'Forget the correction of a signature (the rules and the facts decide again)',
       handler: async ({ principal, params }) => {
         await meter.charge(principal.projectId, 'corrections.delete', 1);
@@ -82,23 +140,47 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
       },
     },
     route<unknown, PageQuery>({
-      method: 'get', path: '/ai/triage/rules', auth: 'read', tag, operationId: 'listTriageRules', query: pageQuerySchema, response: RulePageSchema,
-      summary: 'Project rules: a pattern on the signature or the message mapped to a category, oldest (tried first) first', errors: [402],
+      method: 'get',
+      path: '/ai/triage/rules',
+      auth: 'read',
+      tag,
+      operationId: 'listTriageRules',
+      query: pageQuerySchema,
+      response: RulePageSchema,
+      summary:
+        'Project rules: a pattern on the signature or the message mapped to a category, oldest (tried first) first',
+      errors: [402],
       handler: async ({ principal, query }) => {
         await meter.charge(principal.projectId, 'rules.list', 1);
         return ai.judgements.rules(principal, query);
       },
     }),
     route<RuleBody>({
-      method: 'post', path: '/ai/triage/rules', auth: 'write', tag, operationId: 'createTriageRule', status: 201, body: RuleBodySchema, response: RuleSchema, errors: [402],
-      summary: 'Add a project rule', description: 'Rules are tried oldest first; the first whose pattern matches decides, unless a correction of the signature does.',
+      method: 'post',
+      path: '/ai/triage/rules',
+      auth: 'write',
+      tag,
+      operationId: 'createTriageRule',
+      status: 201,
+      body: RuleBodySchema,
+      response: RuleSchema,
+      errors: [402],
+      summary: 'Add a project rule',
+      description:
+        'Rules are tried oldest first; the first whose pattern matches decides, unless a correction of the signature does.',
       handler: async ({ principal, body: request }) => {
         await meter.charge(principal.projectId, 'rules.create', 1);
         return ai.judgements.addRule(principal, request);
       },
     }),
     {
-      method: 'get', path: '/ai/triage/rules/:id', auth: 'read', tag, operationId: 'getTriageRule', response: RuleSchema, errors: [402, 404],
+      method: 'get',
+      path: '/ai/triage/rules/:id',
+      auth: 'read',
+      tag,
+      operationId: 'getTriageRule',
+      response: RuleSchema,
+      errors: [402, 404],
       summary: 'A project rule',
       handler: async ({ principal, params }) => {
         await meter.charge(principal.projectId, 'rules.get', 1);
@@ -106,7 +188,13 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
       },
     },
     {
-      method: 'delete', path: '/ai/triage/rules/:id', auth: 'write', tag, operationId: 'deleteTriageRule', status: 204, errors: [402, 404],
+      method: 'delete',
+      path: '/ai/triage/rules/:id',
+      auth: 'write',
+      tag,
+      operationId: 'deleteTriageRule',
+      status: 204,
+      errors: [402, 404],
       summary: 'Remove a project rule',
       handler: async ({ principal, params }) => {
         await meter.charge(principal.projectId, 'rules.delete', 1);

@@ -39,7 +39,10 @@ export class FailureScanner {
 
   start(): void {
     if (this.options.sweepMs <= 0) return;
-    this.timer = setInterval(() => void this.sweep().catch((err) => this.log.error('failure backfill failed', { err })), this.options.sweepMs);
+    this.timer = setInterval(
+      () => void this.sweep().catch((err) => this.log.error('failure backfill failed', { err })),
+      this.options.sweepMs,
+    );
     this.timer.unref();
   }
 
@@ -56,7 +59,9 @@ export class FailureScanner {
     this.queued.add(runId);
     // A quarter of a second gathers the runs finishing meanwhile into one read and one write: signing
     // run by run cost the service about 10 µs per step of a steady fleet (npm run bench -- steps).
-    this.flushing ??= new Promise<void>((resolve) => setTimeout(resolve, FLUSH_DELAY_MS).unref()).then(() => this.flush());
+    this.flushing ??= new Promise<void>((resolve) => setTimeout(resolve, FLUSH_DELAY_MS).unref()).then(() =>
+      this.flush(),
+    );
   }
 
   /** Waits for the runs queued so far to be written (tests, shutdown). */

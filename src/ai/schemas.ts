@@ -1,17 +1,38 @@
 // The ai/* group's schemas, each written once: it validates the request, describes /openapi.json
 // (tag `ai`) and is the MCP tools' input.
 import { pageQueryProperties } from '../rest/pagination.js';
-import { pageSchema, registerSchema } from '../rest/schemas.js';
 import type { BodyOf } from '../rest/route.js';
+import { pageSchema, registerSchema } from '../rest/schemas.js';
 
-export const TRIAGE_CATEGORIES = ['product_regression', 'locator_drift', 'environment', 'flaky', 'known_issue'] as const;
+export const TRIAGE_CATEGORIES = [
+  'product_regression',
+  'locator_drift',
+  'environment',
+  'flaky',
+  'known_issue',
+] as const;
 export type TriageCategory = (typeof TRIAGE_CATEGORIES)[number];
 
-export const SUGGESTED_ACTIONS = ['file_bug', 'accept_healing', 'update_test', 're_run', 'quarantine', 'follow_bug'] as const;
+export const SUGGESTED_ACTIONS = [
+  'file_bug',
+  'accept_healing',
+  'update_test',
+  're_run',
+  'quarantine',
+  'follow_bug',
+] as const;
 export type SuggestedAction = (typeof SUGGESTED_ACTIONS)[number];
 
-const signature = { type: 'string', pattern: '^sig_[0-9a-f]{20}$', description: 'A failure signature (sig_ and 20 hex digits)' } as const;
-const category = { enum: [...TRIAGE_CATEGORIES], description: 'product_regression, locator_drift, environment (time-outs, blocked navigation, a lost executor), flaky or known_issue' } as const;
+const signature = {
+  type: 'string',
+  pattern: '^sig_[0-9a-f]{20}$',
+  description: 'A failure signature (sig_ and 20 hex digits)',
+} as const;
+const category = {
+  enum: [...TRIAGE_CATEGORIES],
+  description:
+    'product_regression, locator_drift, environment (time-outs, blocked navigation, a lost executor), flaky or known_issue',
+} as const;
 const when = { type: 'string', format: 'date-time' } as const;
 
 export const failuresQuery = {
@@ -23,7 +44,11 @@ export const failuresQuery = {
     until: { ...when, description: 'End of the window, exclusive (default: now)' },
     testCaseId: { type: 'string', maxLength: 100, description: 'Only failures of this test case' },
     planId: { type: 'string', maxLength: 100, description: 'Only failures of runs of this plan' },
-    status: { enum: ['all', 'new', 'recurring'], default: 'all', description: 'new: first seen in the window; recurring: seen before it' },
+    status: {
+      enum: ['all', 'new', 'recurring'],
+      default: 'all',
+      description: 'new: first seen in the window; recurring: seen before it',
+    },
   },
 } as const;
 
@@ -41,10 +66,25 @@ const LinkedBugSchema = {
 export const FailureClusterSchema = registerSchema({
   $id: 'FailureCluster',
   title: 'FailureCluster',
-  description: 'Failed steps of one cause: the same signature (error code, action, locator, normalised message) across runs and cases',
+  description:
+    'Failed steps of one cause: the same signature (error code, action, locator, normalised message) across runs and cases',
   type: 'object',
   additionalProperties: false,
-  required: ['signature', 'code', 'action', 'locator', 'message', 'status', 'firstSeen', 'lastSeen', 'count', 'runs', 'cases', 'example', 'bugs'],
+  required: [
+    'signature',
+    'code',
+    'action',
+    'locator',
+    'message',
+    'status',
+    'firstSeen',
+    'lastSeen',
+    'count',
+    'runs',
+    'cases',
+    'example',
+    'bugs',
+  ],
   properties: {
     signature,
     code: { type: 'string', description: 'Error code of the steps (E_ASSERT_FAILED, ...)' },
@@ -71,16 +111,25 @@ export const FailureClusterSchema = registerSchema({
         screenshotUrl: { type: ['string', 'null'], description: 'Download path of its screenshot, when it has one' },
       },
     },
-    bugs: { type: 'array', items: LinkedBugSchema, description: 'Bugs filed for this signature (POST /ai/bugs/draft with save)' },
+    bugs: {
+      type: 'array',
+      items: LinkedBugSchema,
+      description: 'Bugs filed for this signature (POST /ai/bugs/draft with save)',
+    },
   },
 });
 
-export const FailureClusterPageSchema = pageSchema('FailureClusterPage', FailureClusterSchema, 'A page of failure clusters, newest first');
+export const FailureClusterPageSchema = pageSchema(
+  'FailureClusterPage',
+  FailureClusterSchema,
+  'A page of failure clusters, newest first',
+);
 
 export const TriageSchema = registerSchema({
   $id: 'RunTriage',
   title: 'RunTriage',
-  description: 'Why the failed test cases of a run failed: one answer per failed case, each with the facts that led to it',
+  description:
+    'Why the failed test cases of a run failed: one answer per failed case, each with the facts that led to it',
   type: 'object',
   additionalProperties: false,
   required: ['runId', 'status', 'cases'],
@@ -92,7 +141,18 @@ export const TriageSchema = registerSchema({
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['caseIndex', 'testCaseId', 'stepIndex', 'signature', 'category', 'confidence', 'decidedBy', 'reasons', 'similar', 'suggestedAction'],
+        required: [
+          'caseIndex',
+          'testCaseId',
+          'stepIndex',
+          'signature',
+          'category',
+          'confidence',
+          'decidedBy',
+          'reasons',
+          'similar',
+          'suggestedAction',
+        ],
         properties: {
           caseIndex: { type: 'integer', minimum: 0 },
           testCaseId: { type: 'string' },
@@ -101,7 +161,10 @@ export const TriageSchema = registerSchema({
           signature,
           category,
           confidence: { type: 'number', minimum: 0, maximum: 1 },
-          decidedBy: { enum: ['correction', 'rule', 'facts'], description: 'A correction by a person, a project rule, or the facts' },
+          decidedBy: {
+            enum: ['correction', 'rule', 'facts'],
+            description: 'A correction by a person, a project rule, or the facts',
+          },
           reasons: { type: 'array', items: { type: 'string' }, description: 'The facts that led there, in words' },
           similar: {
             type: 'array',
@@ -110,11 +173,20 @@ export const TriageSchema = registerSchema({
               type: 'object',
               additionalProperties: false,
               required: ['runId', 'stepIndex', 'testCaseId', 'occurredAt'],
-              properties: { runId: { type: 'string' }, stepIndex: { type: 'integer' }, testCaseId: { type: 'string' }, occurredAt: when },
+              properties: {
+                runId: { type: 'string' },
+                stepIndex: { type: 'integer' },
+                testCaseId: { type: 'string' },
+                occurredAt: when,
+              },
             },
           },
           bugs: { type: 'array', items: LinkedBugSchema, description: 'Bugs filed for the signature' },
-          suggestedAction: { enum: [...SUGGESTED_ACTIONS], description: 'file_bug (POST /ai/bugs/draft), accept_healing (GET /ai/healing), update_test (no candidate finds the element), re_run, quarantine (POST /ai/flaky/{testCaseId}/quarantine) or follow_bug' },
+          suggestedAction: {
+            enum: [...SUGGESTED_ACTIONS],
+            description:
+              'file_bug (POST /ai/bugs/draft), accept_healing (GET /ai/healing), update_test (no candidate finds the element), re_run, quarantine (POST /ai/flaky/{testCaseId}/quarantine) or follow_bug',
+          },
         },
       },
     },
@@ -124,7 +196,8 @@ export const TriageSchema = registerSchema({
 const correctionBody = {
   $id: 'TriageCorrectionCreate',
   title: 'TriageCorrectionCreate',
-  description: 'A person sets the category of a signature: it wins over rules and facts for that signature from then on',
+  description:
+    'A person sets the category of a signature: it wins over rules and facts for that signature from then on',
   type: 'object',
   additionalProperties: false,
   required: ['signature', 'category'],
@@ -133,7 +206,6 @@ const correctionBody = {
 export const CorrectionBodySchema = registerSchema(correctionBody);
 export type CorrectionBody = BodyOf<typeof correctionBody>;
 
-
 export const CorrectionSchema = registerSchema({
   $id: 'TriageCorrection',
   title: 'TriageCorrection',
@@ -141,18 +213,35 @@ export const CorrectionSchema = registerSchema({
   type: 'object',
   additionalProperties: false,
   required: ['signature', 'category', 'note', 'createdBy', 'createdAt', 'updatedAt'],
-  properties: { signature, category, note: { type: ['string', 'null'] }, createdBy: { type: ['string', 'null'] }, createdAt: when, updatedAt: when },
+  properties: {
+    signature,
+    category,
+    note: { type: ['string', 'null'] },
+    createdBy: { type: ['string', 'null'] },
+    createdAt: when,
+    updatedAt: when,
+  },
 });
 
-export const CorrectionPageSchema = pageSchema('TriageCorrectionPage', CorrectionSchema, 'A page of triage corrections');
+export const CorrectionPageSchema = pageSchema(
+  'TriageCorrectionPage',
+  CorrectionSchema,
+  'A page of triage corrections',
+);
 
 const ruleFields = {
-  field: { enum: ['signature', 'message'], default: 'message', description: 'What the pattern is matched against: the signature, or the failure message (as the executor wrote it)' },
+  field: {
+    enum: ['signature', 'message'],
+    default: 'message',
+    description:
+      'What the pattern is matched against: the signature, or the failure message (as the executor wrote it)',
+  },
   pattern: {
     type: 'string',
     minLength: 1,
     maxLength: 200,
-    description: 'Text to find, case-insensitive; * stands for any run of characters (`*ERR_CONNECTION_REFUSED*`, `sig_3f2a*`). Without a *, the text anywhere matches',
+    description:
+      'Text to find, case-insensitive; * stands for any run of characters (`*ERR_CONNECTION_REFUSED*`, `sig_3f2a*`). Without a *, the text anywhere matches',
   },
   category,
   note: { type: 'string', maxLength: 2000, description: 'Why' },
@@ -161,7 +250,8 @@ const ruleFields = {
 const ruleBody = {
   $id: 'TriageRuleCreate',
   title: 'TriageRuleCreate',
-  description: 'A project rule: failures whose signature or message matches the pattern get the category (the oldest matching rule wins; a correction wins over rules)',
+  description:
+    'A project rule: failures whose signature or message matches the pattern get the category (the oldest matching rule wins; a correction wins over rules)',
   type: 'object',
   additionalProperties: false,
   required: ['pattern', 'category'],
@@ -170,7 +260,6 @@ const ruleBody = {
 export const RuleBodySchema = registerSchema(ruleBody);
 export type RuleBody = BodyOf<typeof ruleBody>;
 
-
 export const RuleSchema = registerSchema({
   $id: 'TriageRule',
   title: 'TriageRule',
@@ -178,7 +267,13 @@ export const RuleSchema = registerSchema({
   type: 'object',
   additionalProperties: false,
   required: ['id', 'field', 'pattern', 'category', 'note', 'createdBy', 'createdAt'],
-  properties: { id: { type: 'string', pattern: '^air_' }, ...ruleFields, note: { type: ['string', 'null'] }, createdBy: { type: ['string', 'null'] }, createdAt: when },
+  properties: {
+    id: { type: 'string', pattern: '^air_' },
+    ...ruleFields,
+    note: { type: ['string', 'null'] },
+    createdBy: { type: ['string', 'null'] },
+    createdAt: when,
+  },
 });
 
 export const RulePageSchema = pageSchema('TriageRulePage', RuleSchema, 'A page of triage rules, oldest first');
@@ -186,20 +281,25 @@ export const RulePageSchema = pageSchema('TriageRulePage', RuleSchema, 'A page o
 const bugDraftBody = {
   $id: 'BugDraftRequest',
   title: 'BugDraftRequest',
-  description: 'A failed step of a run to write a bug from; with save, the bug is created and linked (found_by) to what found it',
+  description:
+    'A failed step of a run to write a bug from; with save, the bug is created and linked (found_by) to what found it',
   type: 'object',
   additionalProperties: false,
   required: ['runId', 'stepIndex'],
   properties: {
     runId: { type: 'string', pattern: '^otr_', description: 'The run (otr_...)' },
     stepIndex: { type: 'integer', minimum: 0, description: 'The failed step' },
-    save: { type: 'boolean', default: false, description: 'Create the bug (counts toward the artifact quota) and link it to the test result, else the test case' },
+    save: {
+      type: 'boolean',
+      default: false,
+      description:
+        'Create the bug (counts toward the artifact quota) and link it to the test result, else the test case',
+    },
     severity: { enum: ['critical', 'major', 'minor', 'trivial'], default: 'major' },
   },
 } as const;
 export const BugDraftBodySchema = registerSchema(bugDraftBody);
 export type BugDraftBody = BodyOf<typeof bugDraftBody>;
-
 
 export const BugDraftSchema = registerSchema({
   $id: 'BugDraft',
@@ -207,13 +307,31 @@ export const BugDraftSchema = registerSchema({
   description: 'A bug written from a failed step: the fields of a bug, the evidence, and the bug when saved',
   type: 'object',
   additionalProperties: false,
-  required: ['title', 'stepsToReproduce', 'expectedResult', 'actualResult', 'environment', 'evidence', 'signature', 'runId', 'stepIndex', 'testCaseId'],
+  required: [
+    'title',
+    'stepsToReproduce',
+    'expectedResult',
+    'actualResult',
+    'environment',
+    'evidence',
+    'signature',
+    'runId',
+    'stepIndex',
+    'testCaseId',
+  ],
   properties: {
     title: { type: 'string' },
-    stepsToReproduce: { type: 'array', items: { type: 'string' }, description: "The case's steps up to the failed one, as the console words them" },
+    stepsToReproduce: {
+      type: 'array',
+      items: { type: 'string' },
+      description: "The case's steps up to the failed one, as the console words them",
+    },
     expectedResult: { type: 'string' },
     actualResult: { type: 'string' },
-    environment: { type: 'string', description: 'Executor, browser and the names of the variables (never their values)' },
+    environment: {
+      type: 'string',
+      description: 'Executor, browser and the names of the variables (never their values)',
+    },
     evidence: {
       type: 'array',
       items: {
@@ -230,4 +348,3 @@ export const BugDraftSchema = registerSchema({
     bug: { type: 'object', description: 'The bug created (save: true), as GET /bugs/{id} answers it' },
   },
 });
-

@@ -45,7 +45,10 @@ const URL_START = /^(https?|wss?):\/\//i;
 // Order matters: URLs before quotes (a URL may sit inside quotes), ids before plain numbers.
 const REPLACEMENTS: Array<[RegExp, string | ((...m: string[]) => string)]> = [
   // A URL keeps its origin and path (they say where), loses its query and fragment (they say when).
-  [/\b(https?|wss?):\/\/([^\s"'`“”<>?#]+)(?:[?#][^\s"'`“”<>]*)?/gi, (_m, scheme: string, rest: string) => `${scheme.toLowerCase()}://${normalisePath(rest)}`],
+  [
+    /\b(https?|wss?):\/\/([^\s"'`“”<>?#]+)(?:[?#][^\s"'`“”<>]*)?/gi,
+    (_m, scheme: string, rest: string) => `${scheme.toLowerCase()}://${normalisePath(rest)}`,
+  ],
   // Quoted values: what was typed, observed or expected changes with the data, not the cause.
   // (a URL in quotes stays, normalised: it says where, not what).
   [/"((?:[^"\\\n]|\\.){0,500})"/g, (m, inner: string) => (URL_START.test(inner) ? m : '"<v>"')],
@@ -74,14 +77,26 @@ export function normaliseMessage(message: string): string {
   return text.replace(/\s+/g, ' ').trim().slice(0, 500);
 }
 
-export function signatureParts(step: { code?: string | null; action?: unknown; message?: string | null }): SignatureParts {
+export function signatureParts(step: {
+  code?: string | null;
+  action?: unknown;
+  message?: string | null;
+}): SignatureParts {
   const action = (step.action ?? {}) as { action?: unknown; locator?: unknown; kind?: unknown };
-  const verb = action.action === 'assert' && action.kind ? `assert:${String(action.kind)}` : String(action.action ?? 'unknown');
-  return { code: step.code ?? 'E_UNKNOWN', action: verb, locator: locatorIdentity(action.locator), message: normaliseMessage(step.message ?? '') };
+  const verb =
+    action.action === 'assert' && action.kind ? `assert:${String(action.kind)}` : String(action.action ?? 'unknown');
+  return {
+    code: step.code ?? 'E_UNKNOWN',
+    action: verb,
+    locator: locatorIdentity(action.locator),
+    message: normaliseMessage(step.message ?? ''),
+  };
 }
 
 /** `sig_` and 20 hex characters of the SHA-256 of the parts: the same parts, the same signature. */
 export function signatureOf(parts: SignatureParts): string {
-  const hash = createHash('sha256').update(JSON.stringify([parts.code, parts.action, parts.locator, parts.message])).digest('hex');
+  const hash = createHash('sha256')
+    .update(JSON.stringify([parts.code, parts.action, parts.locator, parts.message]))
+    .digest('hex');
   return `sig_${hash.slice(0, 20)}`;
 }

@@ -1,15 +1,16 @@
 // POST /ai/runs/{id}/triage: for each failed test case of a finished run, its first failed step's
 // facts (as the run records them), the case's history, the signature's earlier failures and bugs,
 // and what people said (corrections, rules), through the rules of classify.ts.
+
+import { isFinalRunStatus } from '../../machines/types.js';
 import type { Principal } from '../auth/principal.js';
 import { errors } from '../errors.js';
-import type { RunReader, RunView } from './facts.js';
 import type { BugLookup, LinkedBug } from './bugs.js';
-import type { FailureHistory, EarlierFailure } from './history.js';
-import type { Judgements } from './judgements.js';
 import { classify, type TriedCount, type Verdict } from './classify.js';
-import { signatureOf, signatureParts, locatorIdentity } from './signature.js';
-import { isFinalRunStatus } from '../../machines/types.js';
+import type { RunReader, RunView } from './facts.js';
+import type { EarlierFailure, FailureHistory } from './history.js';
+import type { Judgements } from './judgements.js';
+import { locatorIdentity, signatureOf, signatureParts } from './signature.js';
 
 type StepView = RunView['steps'][number];
 
@@ -60,9 +61,14 @@ export interface TriageDeps {
   judgements: Judgements;
 }
 
-export async function triageRun({ reader, history, bugs, judgements }: TriageDeps, principal: Principal, runId: string): Promise<RunTriage> {
+export async function triageRun(
+  { reader, history, bugs, judgements }: TriageDeps,
+  principal: Principal,
+  runId: string,
+): Promise<RunTriage> {
   const run = await reader.run(principal, runId);
-  if (!isFinalRunStatus(run.status)) throw errors.conflict(`Run ${runId} is ${run.status}: triage needs its verdict`, { runId, status: run.status });
+  if (!isFinalRunStatus(run.status))
+    throw errors.conflict(`Run ${runId} is ${run.status}: triage needs its verdict`, { runId, status: run.status });
   const steps = failedSteps(run);
   if (steps.length === 0) return { runId, status: run.status, cases: [] };
   const signatures = steps.map(signatureOfStep);
@@ -71,21 +77,30 @@ export async function triageRun({ reader, history, bugs, judgements }: TriageDep
     judgements.correctionsOf(principal.projectId, signatures),
     judgements.allRules(principal.projectId),
     bugs.bugsOf(principal, signatures),
-    history.caseHistories(principal.projectId, steps.map((s) => s.testCaseId), finishedAt, runId),
+    history.caseHistories(
+      principal.projectId,
+      steps.map((s) => s.testCaseId),
+      finishedAt,
+      runId,
+    ),
     history.earlier(principal.projectId, signatures, finishedAt, runId),
   ]);
   const cases = steps.map((step, i): CaseTriage => {
     const signature = signatures[i]!;
     const error = (step.error ?? {}) as StepError;
     const action = step.action as { action?: string; kind?: string } | null;
-    const tried: TriedCount[] = (error.triedLocators ?? []).map((t) => ({ describe: locatorIdentity(t), count: typeof t.count === 'number' ? t.count : undefined }));
+    const tried: TriedCount[] = (error.triedLocators ?? []).map((t) => ({
+      describe: locatorIdentity(t),
+      count: typeof t.count === 'number' ? t.count : undefined,
+    }));
     const evidence = step.evidence as { consoleErrors?: string[] } | null;
     const similar = earlier.get(signature) ?? [];
     const verdict = classify({
       signature,
       code: error.code ?? 'E_UNKNOWN',
       message: error.message ?? '',
-      action: action?.action === 'assert' && action.kind ? `assert:${action.kind}` : String(action?.action ?? 'unknown'),
+      action:
+        action?.action === 'assert' && action.kind ? `assert:${action.kind}` : String(action?.action ?? 'unknown'),
       source: step.source,
       tried,
       elementFound: step.usedLocator != null || (step.actual != null && step.actual !== ''),
@@ -100,7 +115,16 @@ export async function triageRun({ reader, history, bugs, judgements }: TriageDep
       rules,
     });
     const title = (run.testCases as Array<{ title?: string }>)[step.caseIndex]?.title ?? null;
-    return { caseIndex: step.caseIndex, testCaseId: step.testCaseId, title, stepIndex: step.stepIndex, signature, ...verdict, similar, bugs: bugsOf.get(signature) ?? [] };
+    return {
+      caseIndex: step.caseIndex,
+      testCaseId: step.testCaseId,
+      title,
+      stepIndex: step.stepIndex,
+      signature,
+      ...verdict,
+      similar,
+      bugs: bugsOf.get(signature) ?? [],
+    };
   });
   return { runId, status: run.status, cases };
 }

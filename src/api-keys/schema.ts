@@ -14,7 +14,10 @@ const apiKeyCreate = {
   additionalProperties: false,
   required: ['scope', 'name'],
   properties: {
-    scope: { enum: SCOPES, description: 'read: reads; write: changes and OTP sessions; admin: keys, webhooks and project lifecycle' },
+    scope: {
+      enum: SCOPES,
+      description: 'read: reads; write: changes and OTP sessions; admin: keys, webhooks and project lifecycle',
+    },
     name,
   },
 } as const;
@@ -64,7 +67,10 @@ export const ApiKeyWithSecretSchema = registerSchema({
   type: 'object',
   additionalProperties: false,
   required: [...apiKeyRequired, 'key'],
-  properties: { ...apiKeyProperties, key: { type: 'string', pattern: '^svc_pk_', description: 'The secret: Authorization: Bearer <key>' } },
+  properties: {
+    ...apiKeyProperties,
+    key: { type: 'string', pattern: '^svc_pk_', description: 'The secret: Authorization: Bearer <key>' },
+  },
 });
 
 export const ApiKeyPageSchema = pageSchema('ApiKeyPage', ApiKeySchema, 'A page of API keys');

@@ -2,13 +2,13 @@
 // create answer: the table keeps its SHA-256 (src/auth/keys.ts). Revoking keeps the row, stamped
 // revokedAt, so a revoked key's id still reads and its requests are refused with 401.
 import { raw } from 'objection';
-import type { Db } from '../db/connect.js';
-import type { Principal } from '../auth/principal.js';
-import { createKey, toApiKey, type ApiKeyRecord } from '../auth/keys.js';
 import { ApiKeyModel } from '../auth/api-key-model.js';
+import { type ApiKeyRecord, createKey, toApiKey } from '../auth/keys.js';
+import type { Principal } from '../auth/principal.js';
+import type { Db } from '../db/connect.js';
 import { errors } from '../errors.js';
 import { checkIfMatch, type IfMatch } from '../rest/conditional.js';
-import { paginate, type Page, type PageQuery } from '../rest/pagination.js';
+import { type Page, type PageQuery, paginate } from '../rest/pagination.js';
 import type { ApiKeyCreate, ApiKeyUpdate } from './schema.js';
 
 export class ApiKeyStore {

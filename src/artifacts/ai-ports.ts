@@ -3,9 +3,9 @@
 // link, and a test case's links (the console's history page). Spelled structurally: the artifacts
 // room does not import the ai room.
 import type { Principal } from '../auth/principal.js';
-import type { ArtifactStore } from './store.js';
-import type { LinkService } from './links.js';
 import type { TestCaseSource } from '../otp/engine/test-case-source.js';
+import type { LinkService } from './links.js';
+import type { ArtifactStore } from './store.js';
 
 export function aiPortsOf(stores: ReadonlyMap<string, ArtifactStore>, links: LinkService, source: TestCaseSource) {
   const testCases = stores.get('test_case')!;
@@ -15,7 +15,10 @@ export function aiPortsOf(stores: ReadonlyMap<string, ArtifactStore>, links: Lin
     drafts: {
       async save(principal: Principal, draft: { title: string; steps: unknown[] }, requirementId: string) {
         const saved = await testCases.create(principal, { ...draft, status: 'draft' });
-        await links.create(principal, testCases.def, saved.id as string, { targetId: requirementId, relation: 'covers' });
+        await links.create(principal, testCases.def, saved.id as string, {
+          targetId: requirementId,
+          relation: 'covers',
+        });
         return saved;
       },
     },

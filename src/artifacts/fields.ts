@@ -2,9 +2,18 @@
 import type { JsonSchema } from '../rest/route.js';
 import type { WriteContext } from './kind.js';
 
-export const title = (description: string, maxLength = 300): JsonSchema => ({ type: 'string', minLength: 1, maxLength, description });
+export const title = (description: string, maxLength = 300): JsonSchema => ({
+  type: 'string',
+  minLength: 1,
+  maxLength,
+  description,
+});
 
-export const text = (description: string, maxLength = 50_000): JsonSchema => ({ type: 'string', maxLength, description });
+export const text = (description: string, maxLength = 50_000): JsonSchema => ({
+  type: 'string',
+  maxLength,
+  description,
+});
 
 export const description = text('Longer explanation (Markdown)');
 
@@ -17,7 +26,12 @@ export const labels: JsonSchema = {
   description: 'Free labels to group and filter by',
 };
 
-export const person = (description: string): JsonSchema => ({ type: 'string', minLength: 1, maxLength: 200, description });
+export const person = (description: string): JsonSchema => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: 200,
+  description,
+});
 
 export const assignee = person('Who is responsible: a user name or e-mail');
 
@@ -37,7 +51,8 @@ export const date = (description: string): JsonSchema => ({ type: 'string', form
 
 export const dateTime = (description: string): JsonSchema => ({ type: 'string', format: 'date-time', description });
 
-const prefixPattern = (prefixes: readonly string[]) => (prefixes.length === 1 ? `^${prefixes[0]}_` : `^(${prefixes.join('|')})_`);
+const prefixPattern = (prefixes: readonly string[]) =>
+  prefixes.length === 1 ? `^${prefixes[0]}_` : `^(${prefixes.join('|')})_`;
 
 /** A field naming another artifact (its kind is checked on write, see ArtifactDefinition.refs). */
 export const ref = (prefixes: readonly string[], description: string): JsonSchema => ({

@@ -1,37 +1,43 @@
 // Platform artifacts (bugs, tickets, requirements, test cases, runs and results, releases, ...): one
 // declarative definition each, one generic store over the `artifacts` table, the same REST routes and
 // conventions for all, links between them, coverage, and test results recorded from OTP runs.
+
+import type { Principal } from '../auth/principal.js';
 import type { Config } from '../config.js';
+import { type ChangeEvents, noChangeEvents } from '../db/change-events.js';
 import type { Db } from '../db/connect.js';
 import type { Logger } from '../log.js';
-import type { RouteDef } from '../rest/route.js';
-import { buildSchemas, type ResourceSchemas } from '../rest/resource/schemas.js';
-import { resourceRoutes } from '../rest/resource/routes.js';
-import type { ArtifactDefinition } from './kind.js';
-import { artifactDefinitions } from './registry.js';
-import { ArtifactStore, artifactCount } from './store.js';
-import { LinkService, linkRoutes } from './links.js';
-import { coverageOf, coverageRoute } from './coverage.js';
-import type { Principal } from '../auth/principal.js';
-import { RunResultRecorder, type RunResultsSource } from './tests/run-results.js';
-import { ArtifactTestCaseSink, ArtifactTestCaseSource } from './tests/test-case-source.js';
 import type { TestCaseSink, TestCaseSource } from '../otp/engine/test-case-source.js';
-import { noChangeEvents, type ChangeEvents } from '../db/change-events.js';
-import { WebhookSubscriptions } from './webhooks/subscriptions.js';
-import { withReportFormats } from './tests/run-reports.js';
+import { resourceRoutes } from '../rest/resource/routes.js';
+import { buildSchemas, type ResourceSchemas } from '../rest/resource/schemas.js';
+import type { RouteDef } from '../rest/route.js';
+import { coverageOf, coverageRoute } from './coverage.js';
 import { ResultImporter } from './imports/import-service.js';
 import { importRoutes } from './imports/routes.js';
-import { ReadinessWatch, ReleaseReadiness, type ReadinessThresholdsSource } from './readiness/service.js';
+import type { ArtifactDefinition } from './kind.js';
+import { LinkService, linkRoutes } from './links.js';
 import { readinessRoutes } from './readiness/routes.js';
+import { type ReadinessThresholdsSource, ReadinessWatch, ReleaseReadiness } from './readiness/service.js';
+import { artifactDefinitions } from './registry.js';
+import { ArtifactStore, artifactCount } from './store.js';
+import { withReportFormats } from './tests/run-reports.js';
+import { RunResultRecorder, type RunResultsSource } from './tests/run-results.js';
+import { ArtifactTestCaseSink, ArtifactTestCaseSource } from './tests/test-case-source.js';
+import { WebhookSubscriptions } from './webhooks/subscriptions.js';
 
 export type { ReadinessThresholdsSource };
+
 import { aiPortsOf } from './ai-ports.js';
 
 export { artifactDefinitions, WebhookSubscriptions };
 
 // Schemas are registered once per process, however many services a test process starts.
-export const artifactSchemas: ReadonlyMap<string, ResourceSchemas> = new Map(artifactDefinitions.map((d) => [d.kind, buildSchemas(d)]));
-export const artifactRegistry: ReadonlyMap<string, ArtifactDefinition> = new Map(artifactDefinitions.map((d) => [d.kind, d]));
+export const artifactSchemas: ReadonlyMap<string, ResourceSchemas> = new Map(
+  artifactDefinitions.map((d) => [d.kind, buildSchemas(d)]),
+);
+export const artifactRegistry: ReadonlyMap<string, ArtifactDefinition> = new Map(
+  artifactDefinitions.map((d) => [d.kind, d]),
+);
 
 export interface Artifacts {
   routes: RouteDef[];
@@ -68,7 +74,14 @@ export interface ArtifactsDeps {
   readinessThresholds: ReadinessThresholdsSource;
 }
 
-export async function createArtifacts({ config, db, log, runResults, events: outbox = noChangeEvents, readinessThresholds }: ArtifactsDeps): Promise<Artifacts> {
+export async function createArtifacts({
+  config,
+  db,
+  log,
+  runResults,
+  events: outbox = noChangeEvents,
+  readinessThresholds,
+}: ArtifactsDeps): Promise<Artifacts> {
   const readiness = new ReleaseReadiness(db, readinessThresholds, outbox);
   const watch = new ReadinessWatch(readiness, outbox, log);
   // Every write's events also tell the readiness watch that a release may have moved.
@@ -83,12 +96,13 @@ export async function createArtifacts({ config, db, log, runResults, events: out
     if (def.kind === 'test_case') testCaseStore = store;
     stores.set(def.kind, store);
     const crud = resourceRoutes(def, artifactSchemas.get(def.kind)!, store, {
-        createErrors: [402],
-        notes: {
-          create: 'Counts toward the artifact quota of the tier: over it, the answer is 402 QUOTA_EXCEEDED and nothing is written.',
-          delete: 'Links to and from it go with it; fields of other records that named it drop the reference.',
-        },
-      });
+      createErrors: [402],
+      notes: {
+        create:
+          'Counts toward the artifact quota of the tier: over it, the answer is 402 QUOTA_EXCEEDED and nothing is written.',
+        delete: 'Links to and from it go with it; fields of other records that named it drop the reference.',
+      },
+    });
     // A test run also answers JUnit XML and CTRF (tests/run-reports.ts).
     if (def.kind === 'test_run') {
       const at = crud.findIndex((r) => r.method === 'get' && r.path.endsWith('/:id'));
@@ -102,7 +116,12 @@ export async function createArtifacts({ config, db, log, runResults, events: out
   const testCaseSource = new ArtifactTestCaseSource(db);
   const kinds = { testResult: artifactRegistry.get('test_result')!, testRun: artifactRegistry.get('test_run')! };
   const recorder = new RunResultRecorder(db, runResults, log, kinds, events);
-  const importer = new ResultImporter(db, { testCase: artifactRegistry.get('test_case')!, testResult: kinds.testResult }, config.limits, events);
+  const importer = new ResultImporter(
+    db,
+    { testCase: artifactRegistry.get('test_case')!, testResult: kinds.testResult },
+    config.limits,
+    events,
+  );
   routes.push(...importRoutes(importer, config.limits.importMaxBytes), ...readinessRoutes(readiness));
   // The safety net for results whose hook never ran (a process died, a run finished as orphaned).
   const sweepTimer = setInterval(() => {

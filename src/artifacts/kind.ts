@@ -3,18 +3,22 @@
 // artifacts, links, coverage, unique fields and hooks for the few rules a schema cannot say.
 // A group's definition file (bugs/bugs.ts, tests/cases.ts, ...) is one defineArtifact() call: it is
 // the resource's schema; the generic ArtifactStore (store.ts) keeps it and resourceRoutes serves it.
-import type { ChangeEvents } from '../db/change-events.js';
+
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
+import type { ChangeEvents } from '../db/change-events.js';
+import type { Data, Rec, ResourceDefinition } from '../rest/resource/definition.js';
 import type { JsonSchema } from '../rest/route.js';
 import { revision, timestamps } from '../rest/schemas.js';
-import type { Data, Rec, ResourceDefinition } from '../rest/resource/definition.js';
 
 /** Fields every artifact record has beyond its own (the common columns of the artifacts table). */
 export const artifactSystemFields: Record<string, JsonSchema> = {
   projectId: { type: 'string', description: 'Project the record belongs to' },
   version: revision,
-  createdBy: { type: ['string', 'null'], description: 'Id of the API key that created the record (null when the service did)' },
+  createdBy: {
+    type: ['string', 'null'],
+    description: 'Id of the API key that created the record (null when the service did)',
+  },
   ...timestamps,
 };
 

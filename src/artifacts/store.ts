@@ -2,14 +2,14 @@
 // (validated by the resource's schema before they get here). Every write is one transaction that
 // checks the quota (create), the references and the revision (If-Match) before it changes anything.
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.js';
-import { noChangeEvents, type ArtifactOperation, type ChangeEvent, type ChangeEvents } from '../db/change-events.js';
 import type { Principal } from '../auth/principal.js';
+import { type ArtifactOperation, type ChangeEvent, type ChangeEvents, noChangeEvents } from '../db/change-events.js';
+import type { Db } from '../db/connect.js';
 import { errors, type FieldError } from '../errors.js';
-import { newId, type IdPrefix } from '../ids.js';
+import { type IdPrefix, newId } from '../ids.js';
 import { checkIfMatch, type IfMatch } from '../rest/conditional.js';
-import { paginateSorted, type Page } from '../rest/pagination.js';
-import { applyPatch, visibleFields, withDefaults, type Data, type Rec } from '../rest/resource/definition.js';
+import { type Page, paginateSorted } from '../rest/pagination.js';
+import { applyPatch, type Data, type Rec, visibleFields, withDefaults } from '../rest/resource/definition.js';
 import type { ListQuery, ResourceStore } from '../rest/resource/store.js';
 import { effectiveLimits, UPGRADE_URL } from '../tiers.js';
 import type { ArtifactDefinition, ArtifactSettings, StoredArtifact } from './kind.js';
@@ -34,9 +34,16 @@ export function labelOfKinds(registry: ReadonlyMap<string, ArtifactDefinition>, 
 }
 
 /** Checks the quota of the principal's project inside a write transaction, holding its usage row. */
-export async function checkArtifactQuota(trx: Knex.Transaction, principal: Principal, overrides: { artifacts?: number }, adding = 1) {
+export async function checkArtifactQuota(
+  trx: Knex.Transaction,
+  principal: Principal,
+  overrides: { artifacts?: number },
+  adding = 1,
+) {
   const limit = effectiveLimits(principal.tier, overrides).artifacts;
-  await trx.raw('INSERT INTO project_usage (project_id) VALUES (?) ON CONFLICT (project_id) DO NOTHING', [principal.projectId]);
+  await trx.raw('INSERT INTO project_usage (project_id) VALUES (?) ON CONFLICT (project_id) DO NOTHING', [
+    principal.projectId,
+  ]);
   // The row lock makes concurrent creates of one project wait in turn, so the quota is never overshot.
   const row = await trx('project_usage').where('project_id', principal.projectId).forUpdate().first('artifacts');
   const used = row?.artifacts ?? 0;
@@ -77,11 +84,18 @@ export class ArtifactStore implements ResourceStore {
   }
 
   /** `<kind>.<op>` and the definition's own events for a change, in the change's transaction. */
-  private async report(trx: Knex, op: ArtifactOperation, row: StoredArtifact, record: Rec, prev?: StoredArtifact): Promise<void> {
+  private async report(
+    trx: Knex,
+    op: ArtifactOperation,
+    row: StoredArtifact,
+    record: Rec,
+    prev?: StoredArtifact,
+  ): Promise<void> {
     if (this.def.events === false) return;
     const base = { tenantId: row.tenant_id, projectId: row.project_id };
     const events: ChangeEvent[] = [{ ...base, type: `${this.def.kind}.${op}`, data: record }];
-    for (const extra of this.def.hooks?.events?.({ op, record, prev }) ?? []) events.push({ ...base, type: extra, data: record });
+    for (const extra of this.def.hooks?.events?.({ op, record, prev }) ?? [])
+      events.push({ ...base, type: extra, data: record });
     await this.events.record(trx, events);
   }
 
@@ -123,7 +137,10 @@ export class ArtifactStore implements ResourceStore {
       }
     }
     if (query.updatedSince) q.where('updated_at', '>=', new Date(query.updatedSince));
-    return paginateSorted(q, query, (rows) => this.answer(rows as StoredArtifact[]), { id: 'id', updatedAt: 'updated_at' });
+    return paginateSorted(q, query, (rows) => this.answer(rows as StoredArtifact[]), {
+      id: 'id',
+      updatedAt: 'updated_at',
+    });
   }
 
   private get events(): ChangeEvents {
@@ -139,7 +156,14 @@ export class ArtifactStore implements ResourceStore {
       await checkArtifactQuota(trx, principal, this.deps.limits);
       const next = withDefaults(this.def, input);
       await this.checkRefs(trx, principal, next, Object.keys(input));
-      await this.def.hooks?.prepare?.({ db: trx, principal, op: 'create', next, settings: this.settings, events: this.events });
+      await this.def.hooks?.prepare?.({
+        db: trx,
+        principal,
+        op: 'create',
+        next,
+        settings: this.settings,
+        events: this.events,
+      });
       const [inserted] = await trx('artifacts')
         .insert({
           id: newId(this.def.idPrefix as IdPrefix),
@@ -162,7 +186,15 @@ export class ArtifactStore implements ResourceStore {
       checkIfMatch(ifMatch, prev.version, `${capitalise(this.def.label)} ${id}`);
       const next = applyPatch(this.def, prev.data, patch);
       await this.checkRefs(trx, principal, next, Object.keys(patch));
-      await this.def.hooks?.prepare?.({ db: trx, principal, op: 'update', next, prev, settings: this.settings, events: this.events });
+      await this.def.hooks?.prepare?.({
+        db: trx,
+        principal,
+        op: 'update',
+        next,
+        prev,
+        settings: this.settings,
+        events: this.events,
+      });
       const [updated] = await trx('artifacts')
         .where('id', id)
         .update({ data: JSON.stringify(next), version: prev.version + 1, updated_at: trx.fn.now() })
@@ -194,7 +226,9 @@ export class ArtifactStore implements ResourceStore {
       const e = err as { code?: string; constraint?: string };
       if (e.code === '23505' && this.def.unique?.length) {
         const field = this.def.unique.find((f) => e.constraint?.includes(f)) ?? this.def.unique[0];
-        throw errors.conflict(`Another ${this.def.label} of this project has the same ${field}`, { field: `body.${field}` });
+        throw errors.conflict(`Another ${this.def.label} of this project has the same ${field}`, {
+          field: `body.${field}`,
+        });
       }
       throw err;
     }
@@ -206,7 +240,8 @@ export class ArtifactStore implements ResourceStore {
     for (const [field, kinds] of Object.entries(this.def.refs ?? {})) {
       if (!written.includes(field)) continue;
       const value = data[field];
-      if (Array.isArray(value)) value.forEach((id, i) => wanted.push({ field: `body.${field}[${i}]`, id: String(id), kinds }));
+      if (Array.isArray(value))
+        value.forEach((id, i) => wanted.push({ field: `body.${field}[${i}]`, id: String(id), kinds }));
       else if (typeof value === 'string') wanted.push({ field: `body.${field}`, id: value, kinds });
     }
     if (!wanted.length) return;
@@ -221,11 +256,17 @@ export class ArtifactStore implements ResourceStore {
       const kind = kindOf.get(id);
       if (!kind) return [{ field, message: `${labelOfKinds(registry, kinds)} ${id} not found in this project` }];
       if (!kinds.includes(kind)) {
-        return [{ field, message: `${id} is a ${labelOfKinds(registry, [kind])}, not a ${labelOfKinds(registry, kinds)}` }];
+        return [
+          { field, message: `${id} is a ${labelOfKinds(registry, [kind])}, not a ${labelOfKinds(registry, kinds)}` },
+        ];
       }
       return [];
     });
-    if (problems.length) throw errors.validation(`Unknown ${labelOfKinds(registry, this.def.refs ? Object.values(this.def.refs).flat() : [])} references`, problems);
+    if (problems.length)
+      throw errors.validation(
+        `Unknown ${labelOfKinds(registry, this.def.refs ? Object.values(this.def.refs).flat() : [])} references`,
+        problems,
+      );
   }
 
   /**
@@ -238,7 +279,9 @@ export class ArtifactStore implements ResourceStore {
       for (const [field, kinds] of Object.entries(def.refs ?? {})) {
         if (!kinds.includes(gone.kind) || def.immutable?.includes(field)) continue;
         const many = (def.fields[field] as { type?: string }).type === 'array';
-        const newData = many ? trx.raw('jsonb_set(data, ARRAY[?::text], (data -> ?::text) - ?::text)', [field, field, gone.id]) : trx.raw('data - ?::text', [field]);
+        const newData = many
+          ? trx.raw('jsonb_set(data, ARRAY[?::text], (data -> ?::text) - ?::text)', [field, field, gone.id])
+          : trx.raw('data - ?::text', [field]);
         await trx('artifacts')
           .where({ project_id: principal.projectId, kind: def.kind })
           .whereRaw('data @> ?::jsonb', [JSON.stringify({ [field]: many ? [gone.id] : gone.id })])

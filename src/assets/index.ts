@@ -1,18 +1,19 @@
 // Asset storage: buckets, the fs and s3 drivers, signed and public downloads, OTP evidence.
 // Builds the parts from config and hands the service its routes and the run engine its evidence check.
+
+import type { StepOutcome } from '../../machines/types.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connect.js';
 import type { Logger } from '../log.js';
 import type { RouteDef } from '../rest/route.js';
-import type { StepOutcome } from '../../machines/types.js';
-import { StorageDrivers } from './storage/drivers.js';
-import { StorageQuota, type TenantTiers } from './quota.js';
 import { BucketService } from './buckets/bucket-service.js';
 import { bucketRoutes } from './buckets/routes.js';
+import { type EvidenceRuns, EvidenceService } from './evidence/evidence-service.js';
+import { evidenceRoutes } from './evidence/routes.js';
 import { AssetService } from './items/asset-service.js';
 import { assetRoutes } from './items/routes.js';
-import { EvidenceService, type EvidenceRuns } from './evidence/evidence-service.js';
-import { evidenceRoutes } from './evidence/routes.js';
+import { StorageQuota, type TenantTiers } from './quota.js';
+import { StorageDrivers } from './storage/drivers.js';
 
 export interface Assets {
   routes: RouteDef[];

@@ -2,8 +2,8 @@
 // do not count: they are the service's archive, not the project's files.
 import type { Db } from '../db/connect.js';
 import { tierLimits } from '../tiers.js';
-import { assetErrors } from './errors.js';
 import { DELETION_BUCKET } from './buckets/system.js';
+import { assetErrors } from './errors.js';
 
 export interface QuotaState {
   tier: string;
@@ -49,7 +49,11 @@ export class StorageQuota {
    * Runs `write` in a transaction that holds the project's quota lock, after checking that `bytes`
    * more still fit; concurrent uploads of one project are so decided one after the other.
    */
-  async withinQuota<T>(owner: { tenantId: string; projectId: string }, bytes: number, write: (trx: Db) => Promise<T>): Promise<T> {
+  async withinQuota<T>(
+    owner: { tenantId: string; projectId: string },
+    bytes: number,
+    write: (trx: Db) => Promise<T>,
+  ): Promise<T> {
     return this.db.transaction(async (trx) => {
       await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`assets:quota:${owner.projectId}`]);
       const state = await this.state(owner, trx);

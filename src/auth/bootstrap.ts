@@ -16,15 +16,27 @@ export interface BootstrapResult {
 }
 
 /** `tenancy` makes the default tenant and project the key belongs to (the platform room owns them). */
-export async function bootstrapAdminKey(db: Db, tenancy: Tenancy, options: { bootstrapKey?: string; dataDir: string }): Promise<BootstrapResult> {
+export async function bootstrapAdminKey(
+  db: Db,
+  tenancy: Tenancy,
+  options: { bootstrapKey?: string; dataDir: string },
+): Promise<BootstrapResult> {
   const { bootstrapKey, dataDir } = options;
-  if (bootstrapKey !== undefined && (!bootstrapKey.startsWith(KEY_PREFIX) || bootstrapKey.length < KEY_PREFIX.length + 32)) {
+  if (
+    bootstrapKey !== undefined &&
+    (!bootstrapKey.startsWith(KEY_PREFIX) || bootstrapKey.length < KEY_PREFIX.length + 32)
+  ) {
     throw new Error(`SVC_BOOTSTRAP_KEY must be "${KEY_PREFIX}" followed by at least 32 characters`);
   }
   return db.transaction(async (trx) => {
     // Several processes may start at once on one database; one of them does the work.
     await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['otp:bootstrap']);
-    await tenancy.ensureProject(trx, { tenantId: DEFAULT_TENANT_ID, tenantName: 'Default tenant', projectId: DEFAULT_PROJECT_ID, projectName: 'Default project' });
+    await tenancy.ensureProject(trx, {
+      tenantId: DEFAULT_TENANT_ID,
+      tenantName: 'Default tenant',
+      projectId: DEFAULT_PROJECT_ID,
+      projectName: 'Default project',
+    });
     const owner = { tenantId: DEFAULT_TENANT_ID, projectId: DEFAULT_PROJECT_ID };
     if (bootstrapKey) {
       const existing = await trx('api_keys').where('key_hash', hashSecret(bootstrapKey)).first('id');
@@ -36,7 +48,7 @@ export async function bootstrapAdminKey(db: Db, tenancy: Tenancy, options: { boo
     const { secret } = await createKey(trx, owner, { name: 'bootstrap', scope: 'admin' });
     await fs.mkdir(dataDir, { recursive: true });
     const file = path.join(dataDir, 'bootstrap-key');
-    await fs.writeFile(file, secret + '\n', { mode: 0o600 });
+    await fs.writeFile(file, `${secret}\n`, { mode: 0o600 });
     return { minted: secret, file };
   });
 }

@@ -77,7 +77,12 @@ export function keyIdsOfProject(db: Db, projectId: string): Promise<string[]> {
  * Keys of an archived project still authenticate (reads work; writes are refused by the REST layer)
  * unless `activeOnly` asks for an active project (OTP sessions).
  */
-export async function authenticate(db: Db, tenancy: Tenancy, secret: string, options: AuthOptions = {}): Promise<Principal | null> {
+export async function authenticate(
+  db: Db,
+  tenancy: Tenancy,
+  secret: string,
+  options: AuthOptions = {},
+): Promise<Principal | null> {
   if (!secret.startsWith(KEY_PREFIX)) return null;
   return admit(await lookupWhere(db, tenancy, 'k.key_hash', hashSecret(secret)), options);
 }
@@ -100,7 +105,12 @@ export function principalOfKeyId(db: Db, tenancy: Tenancy, keyId: string): Promi
 }
 
 /** The key's row with its project's status and its tenant's tier, joined in one statement. */
-async function lookupWhere(db: Db, tenancy: Tenancy, column: 'k.key_hash' | 'k.id', value: string): Promise<Principal | null> {
+async function lookupWhere(
+  db: Db,
+  tenancy: Tenancy,
+  column: 'k.key_hash' | 'k.id',
+  value: string,
+): Promise<Principal | null> {
   const row = await db('api_keys as k')
     .join(tenancy.projects(db).as('p'), 'p.id', 'k.project_id')
     .join(tenancy.tenants(db).as('t'), 't.id', 'k.tenant_id')

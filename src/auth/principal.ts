@@ -33,7 +33,8 @@ export function hasScope(principal: Principal, needed: Scope): boolean {
 export function highestScope(names: Iterable<string>): Scope | null {
   let best: Scope | null = null;
   for (const name of names) {
-    if ((SCOPES as readonly string[]).includes(name) && (!best || rank[name as Scope] > rank[best])) best = name as Scope;
+    if ((SCOPES as readonly string[]).includes(name) && (!best || rank[name as Scope] > rank[best]))
+      best = name as Scope;
   }
   return best;
 }

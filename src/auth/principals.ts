@@ -1,7 +1,7 @@
 // The one place a credential becomes a principal, for every door (REST, the OTP socket, MCP): an API
 // key (`svc_pk_...`, through the key cache) or an OAuth access token (a JWT, through the verifier).
 // Anything else, and any refusal, is null: callers answer it as they answer a bad key.
-import { admit, KEY_PREFIX, type AuthOptions, type KeyCache } from './keys.js';
+import { type AuthOptions, admit, KEY_PREFIX, type KeyCache } from './keys.js';
 import type { Principal } from './principal.js';
 import { looksLikeJwt, type TokenVerifier } from './tokens.js';
 

@@ -10,5 +10,8 @@ export interface Tenancy {
   /** Tenants as a relation of `(id, tier)`. */
   tenants(db: Db): Knex.QueryBuilder;
   /** Makes a tenant and a project of it where they are missing, in the caller's transaction. */
-  ensureProject(trx: Db, project: { tenantId: string; tenantName: string; projectId: string; projectName: string }): Promise<void>;
+  ensureProject(
+    trx: Db,
+    project: { tenantId: string; tenantName: string; projectId: string; projectName: string },
+  ): Promise<void>;
 }

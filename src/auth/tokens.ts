@@ -3,7 +3,7 @@
 // jose (issuer, audience, type, expiry, signature by a key kept in PostgreSQL) and answers the same
 // principal that key would, with the token's scope capped by the key's. The keys and the revocation
 // state are read through ports the oauth room implements (it owns those tables), wired in service.ts.
-import { importJWK, jwtVerify, type JWK, type JWTHeaderParameters } from 'jose';
+import { importJWK, type JWK, type JWTHeaderParameters, jwtVerify } from 'jose';
 import { highestScope, lowerScope, type Principal, type Scope } from './principal.js';
 
 /** The claims this service adds to the registered ones (iss, aud, exp, jti, client_id, scope). */
@@ -84,7 +84,8 @@ export class TokenVerifier {
       exp: payload.exp as number,
       scope,
     };
-    if (!claims.jti || !claims.clientId || !claims.keyId || !claims.tenantId || !claims.projectId || !scope) return null;
+    if (!claims.jti || !claims.clientId || !claims.keyId || !claims.tenantId || !claims.projectId || !scope)
+      return null;
     const full = claims as AccessTokenClaims;
     return (await this.deps.revocations.isRevoked(full)) ? null : full;
   }

@@ -28,23 +28,42 @@ export class ServiceClient {
       },
       body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'read write' }),
     });
-    const body = (await res.json().catch(() => ({}))) as { access_token?: string; error?: string; error_description?: string };
-    if (!res.ok || !body.access_token) throw new ServiceError(`the OAuth client was refused: ${body.error_description ?? body.error ?? res.status}`, res.status);
+    const body = (await res.json().catch(() => ({}))) as {
+      access_token?: string;
+      error?: string;
+      error_description?: string;
+    };
+    if (!res.ok || !body.access_token)
+      throw new ServiceError(
+        `the OAuth client was refused: ${body.error_description ?? body.error ?? res.status}`,
+        res.status,
+      );
     return new ServiceClient(server, body.access_token);
   }
 
   async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const res = await fetch(`${this.base}/api/v1${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${this.bearer}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
     const parsed = text ? JSON.parse(text) : undefined;
     if (!res.ok) {
-      const error = (parsed as { error?: { code?: string; message?: string; details?: { fields?: Array<{ field: string; message: string }> } } })?.error;
+      const error = (
+        parsed as {
+          error?: { code?: string; message?: string; details?: { fields?: Array<{ field: string; message: string }> } };
+        }
+      )?.error;
       const fields = error?.details?.fields?.map((f) => `${f.field}: ${f.message}`).join('; ');
-      throw new ServiceError(`${error?.message ?? `HTTP ${res.status}`}${fields ? ` (${fields})` : ''}`, res.status, error?.code);
+      throw new ServiceError(
+        `${error?.message ?? `HTTP ${res.status}`}${fields ? ` (${fields})` : ''}`,
+        res.status,
+        error?.code,
+      );
     }
     return parsed as T;
   }
@@ -54,7 +73,10 @@ export class ServiceClient {
     const items: T[] = [];
     let cursor: string | null | undefined;
     do {
-      const page = await this.request<{ items: T[]; nextCursor: string | null }>('GET', `${path}${path.includes('?') ? '&' : '?'}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const page = await this.request<{ items: T[]; nextCursor: string | null }>(
+        'GET',
+        `${path}${path.includes('?') ? '&' : '?'}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       items.push(...page.items);
       cursor = page.nextCursor;
     } while (cursor);

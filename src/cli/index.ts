@@ -1,6 +1,7 @@
 // `otp` (bin/otp.mjs): the service's command line for CI pipelines. One command today, `otp run`.
-import { runCommand } from './run-command.js';
+
 import { environment } from './options.js';
+import { runCommand } from './run-command.js';
 
 export const USAGE = `Usage: otp run ...      start a run and wait for its verdict (otp run --help)\n`;
 

@@ -87,7 +87,11 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv, isTty: bool
   if (parsed.help) return 'help';
   const targets = [parsed.case?.length, parsed.plan, parsed.label?.length].filter(Boolean).length;
   if (targets !== 1) throw new UsageError('give exactly one of --case, --plan or --label');
-  const target = parsed.plan ? { planId: parsed.plan } : parsed.case?.length ? { testCaseIds: parsed.case } : { labels: parsed.label! };
+  const target = parsed.plan
+    ? { planId: parsed.plan }
+    : parsed.case?.length
+      ? { testCaseIds: parsed.case }
+      : { labels: parsed.label! };
 
   const key = parsed.key ?? env.OTP_KEY;
   const clientId = parsed['client-id'] ?? env.OTP_CLIENT_ID;
@@ -95,7 +99,10 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv, isTty: bool
   let auth: RunOptions['auth'];
   if (key) auth = { key };
   else if (clientId && clientSecret) auth = { clientId, clientSecret };
-  else throw new UsageError('give an API key (--key or OTP_KEY) or OAuth client credentials (--client-id and --client-secret)');
+  else
+    throw new UsageError(
+      'give an API key (--key or OTP_KEY) or OAuth client credentials (--client-id and --client-secret)',
+    );
 
   const vars: Record<string, string> = {};
   for (const pair of parsed.var ?? []) {
@@ -110,9 +117,11 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv, isTty: bool
     vars[name] = value;
   }
   const retries = parsed.retries === undefined ? undefined : Number(parsed.retries);
-  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0 && retries <= 3)) throw new UsageError(`--retries takes 0 to 3, got "${parsed.retries}"`);
+  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0 && retries <= 3))
+    throw new UsageError(`--retries takes 0 to 3, got "${parsed.retries}"`);
   const timeout = Number(parsed.timeout ?? env.OTP_TIMEOUT ?? 1800);
-  if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--timeout takes seconds, got "${parsed.timeout ?? env.OTP_TIMEOUT}"`);
+  if (!Number.isFinite(timeout) || timeout <= 0)
+    throw new UsageError(`--timeout takes seconds, got "${parsed.timeout ?? env.OTP_TIMEOUT}"`);
   return {
     server: (parsed.server ?? env.OTP_SERVER_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, ''),
     auth,

@@ -1,9 +1,16 @@
 // What `otp run` prints while it waits: one line per test case as it ends (plain lines, as CI logs
 // want them), and in a terminal a bar of the steps done, redrawn in place under those lines.
-import { caseResults, type CaseResult, type ReportedRun } from '../reports/case-results.js';
+import { type CaseResult, caseResults, type ReportedRun } from '../reports/case-results.js';
 
 const FINAL = new Set(['passed', 'failed', 'cancelled', 'error']);
-const MARK: Record<CaseResult['outcome'], string> = { passed: 'PASS', failed: 'FAIL', errored: 'ERROR', skipped: 'SKIP', pending: '....', flaky: 'FLAKY' };
+const MARK: Record<CaseResult['outcome'], string> = {
+  passed: 'PASS',
+  failed: 'FAIL',
+  errored: 'ERROR',
+  skipped: 'SKIP',
+  pending: '....',
+  flaky: 'FLAKY',
+};
 
 export class Progress {
   private printed = 0;
@@ -23,7 +30,11 @@ export class Progress {
   update(run: ReportedRun): void {
     const cases = caseResults(run);
     // Cases end in order; a case is reported once all before it are.
-    while (this.printed < cases.length && cases[this.printed]!.outcome !== 'pending' && this.ended(run, this.printed, cases[this.printed]!)) {
+    while (
+      this.printed < cases.length &&
+      cases[this.printed]!.outcome !== 'pending' &&
+      this.ended(run, this.printed, cases[this.printed]!)
+    ) {
       this.line(caseLine(cases[this.printed]!));
       this.printed++;
     }
@@ -51,7 +62,9 @@ export class Progress {
     const done = run.steps.filter((s) => s.status !== 'pending').length;
     const width = 30;
     const filled = run.steps.length ? Math.round((done / run.steps.length) * width) : 0;
-    this.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${run.steps.length} steps, ${run.status}`);
+    this.write(
+      `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${run.steps.length} steps, ${run.status}`,
+    );
     this.barShown = true;
   }
 

@@ -1,12 +1,13 @@
 // What the console reads and does, as a port: src/service.ts wires it to the very functions and stores
 // the REST routes use (RunViews, the engine, the artifact stores, the asset services), so a page and
 // the API can never tell two stories. The console holds no SQL and names no table.
-import type { Principal } from '../auth/principal.js';
-import type { Page } from '../rest/pagination.js';
-import type { sessionView } from '../otp/store/run-views.js';
-import type { RunCommands } from '../otp/runs/commands.js';
-import type { SessionLiveness, SessionListener } from '../otp/engine/run-watch.js';
+
 import type { FailureCluster, RunTriage } from '../ai/index.js';
+import type { Principal } from '../auth/principal.js';
+import type { SessionListener, SessionLiveness } from '../otp/engine/run-watch.js';
+import type { RunCommands } from '../otp/runs/commands.js';
+import type { sessionView } from '../otp/store/run-views.js';
+import type { Page } from '../rest/pagination.js';
 
 export type SessionView = ReturnType<typeof sessionView>;
 
@@ -21,7 +22,13 @@ export interface ReadinessView {
   previousVerdict: string | null;
   computedAt: string;
   previousComputedAt: string | null;
-  thresholds: { minPassRate: number; blockingPassRate: number; blockingBugSeverities: string[]; atRiskBugSeverities: string[]; maxFlakyCases: number };
+  thresholds: {
+    minPassRate: number;
+    blockingPassRate: number;
+    blockingBugSeverities: string[];
+    atRiskBugSeverities: string[];
+    maxFlakyCases: number;
+  };
   scope: { requirementIds: string[]; testPlanIds: string[]; testRunIds: string[]; testCases: number };
   rules: Array<{
     id: string;
@@ -29,7 +36,15 @@ export interface ReadinessView {
     status: string;
     effect: string;
     summary: string;
-    records: Array<{ id: string; kind: string; title: string | null; reason: string; status?: string; severity?: string; testCaseId?: string }>;
+    records: Array<{
+      id: string;
+      kind: string;
+      title: string | null;
+      reason: string;
+      status?: string;
+      severity?: string;
+      testCaseId?: string;
+    }>;
   }>;
 }
 
@@ -106,12 +121,18 @@ export interface ConsoleData {
   /** A link to the bytes that needs no key (15 minutes). */
   signedUrl(principal: Principal, assetId: string, origin: string): Promise<string>;
   /** Failure clusters, as GET /ai/failures answers them. */
-  failures(principal: Principal, query: { since?: string; status: 'all' | 'new' | 'recurring'; testCaseId?: string; limit: number; cursor?: string }): Promise<Page<FailureCluster>>;
+  failures(
+    principal: Principal,
+    query: { since?: string; status: 'all' | 'new' | 'recurring'; testCaseId?: string; limit: number; cursor?: string },
+  ): Promise<Page<FailureCluster>>;
   /** The triage of a finished run, as POST /ai/runs/{id}/triage answers it. */
   triage(principal: Principal, runId: string): Promise<RunTriage>;
   caseHistory(principal: Principal, testCaseId: string): Promise<CaseHistoryView>;
   /** The artifacts linked to a test case (requirements it covers, bugs, ...). */
-  caseLinks(principal: Principal, testCaseId: string): Promise<Array<{ id: string; kind: string; title: string | null; relation: string; reads: string }>>;
+  caseLinks(
+    principal: Principal,
+    testCaseId: string,
+  ): Promise<Array<{ id: string; kind: string; title: string | null; relation: string; reads: string }>>;
   healingProposals(principal: Principal, status: 'proposed' | 'accepted' | 'rejected'): Promise<HealingView[]>;
   decideHealing(principal: Principal, id: string, decision: 'accept' | 'reject', reason?: string): Promise<HealingView>;
   quarantine(principal: Principal, testCaseId: string, on: boolean): Promise<unknown>;

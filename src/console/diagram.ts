@@ -8,12 +8,12 @@
 // zooms from there), edge labels are monospace so that their width is known here and ELK can keep
 // them apart, and long lists ("stays on …", guards) wrap.
 import ELKModule from 'elkjs/lib/elk.bundled.js';
-import type { ElkNode, ElkExtendedEdge, ElkPoint } from 'elkjs/lib/elk-api.js';
+import type { ElkExtendedEdge, ElkNode, ElkPoint } from 'elkjs/lib/elk-api.js';
 import type { AnyStateMachine } from 'xstate';
 import { runMachine } from '../../machines/run.machine.js';
 import { sessionMachine } from '../../machines/session.machine.js';
 import { escape } from './html.js';
-import { machineGraph, type EdgeInfo, type StateInfo } from './machine-graph.js';
+import { type EdgeInfo, machineGraph, type StateInfo } from './machine-graph.js';
 
 const ELK = ELKModule.default ?? (ELKModule as unknown as typeof ELKModule.default);
 
@@ -63,16 +63,22 @@ function labelLines(edge: EdgeInfo): LabelLine[] {
   return edge.events.flatMap((e): LabelLine[] => {
     const guards = e.guards.length ? `[${e.guards.join(' · ')}]` : '';
     // An event and its guards on one line when they fit; else the guards wrap below it.
-    if ((e.event + ' ' + guards).length <= INLINE) return [{ text: e.event, size: LABEL, event: e.event, guards }];
+    if (`${e.event} ${guards}`.length <= INLINE) return [{ text: e.event, size: LABEL, event: e.event, guards }];
     return [
       { text: e.event, size: LABEL, event: e.event },
-      ...wrap(e.guards, WRAP, ' · ').map((text, i, all) => ({ text: `${i ? ' ' : '['}${text}${i === all.length - 1 ? ']' : ''}`, size: SMALL, guard: true })),
+      ...wrap(e.guards, WRAP, ' · ').map((text, i, all) => ({
+        text: `${i ? ' ' : '['}${text}${i === all.length - 1 ? ']' : ''}`,
+        size: SMALL,
+        guard: true,
+      })),
     ];
   });
 }
 
-const stateLines = (s: StateInfo) => (s.internal.length ? wrap(['stays on', ...s.internal], WRAP, ', ').map((l) => l.replace('stays on,', 'stays on')) : []);
-const textWidth = (lines: LabelLine[]) => Math.max(...lines.map((l) => l.text.length * l.size * MONO + (l.guards ? (l.guards.length + 1) * SMALL * MONO : 0)));
+const stateLines = (s: StateInfo) =>
+  s.internal.length ? wrap(['stays on', ...s.internal], WRAP, ', ').map((l) => l.replace('stays on,', 'stays on')) : [];
+const textWidth = (lines: LabelLine[]) =>
+  Math.max(...lines.map((l) => l.text.length * l.size * MONO + (l.guards ? (l.guards.length + 1) * SMALL * MONO : 0)));
 const blockHeight = (lines: LabelLine[]) => lines.reduce((h, l) => h + l.size * LINE, 0);
 
 /**
@@ -114,11 +120,15 @@ async function layout(name: MachineName): Promise<string> {
   const root: ElkNode = { id: 'root', layoutOptions: LAYOUT, children: [], edges: [] };
   for (const s of states) {
     const node: ElkNode = { id: s.path, children: [] };
-    if (s.kind === 'compound') node.layoutOptions = { 'elk.padding': `[top=${TITLE * 2 + 8},left=16,bottom=16,right=16]` };
+    if (s.kind === 'compound')
+      node.layoutOptions = { 'elk.padding': `[top=${TITLE * 2 + 8},left=16,bottom=16,right=16]` };
     else {
       const sub = stateLines(s);
       const width = Math.max(s.key.length * TITLE_CHAR, ...sub.map((l) => l.length * SMALL * MONO));
-      Object.assign(node, { width: Math.max(96, Math.ceil(width) + 36), height: Math.ceil(TITLE * 2.4 + sub.length * SMALL * LINE) });
+      Object.assign(node, {
+        width: Math.max(96, Math.ceil(width) + 36),
+        height: Math.ceil(TITLE * 2.4 + sub.length * SMALL * LINE),
+      });
     }
     nodes.set(s.path, node);
     const parentPath = s.path.includes('.') ? s.path.slice(0, s.path.lastIndexOf('.')) : undefined;
@@ -126,7 +136,12 @@ async function layout(name: MachineName): Promise<string> {
   }
   const lines = edges.map(labelLines);
   edges.forEach((e, i) => {
-    const label = { text: e.id, width: Math.ceil(textWidth(lines[i]!)) + 8, height: Math.ceil(blockHeight(lines[i]!)) + 4, layoutOptions: INLINE_LABEL };
+    const label = {
+      text: e.id,
+      width: Math.ceil(textWidth(lines[i]!)) + 8,
+      height: Math.ceil(blockHeight(lines[i]!)) + 4,
+      layoutOptions: INLINE_LABEL,
+    };
     root.edges!.push({ id: `e${i}`, sources: [e.from], targets: [e.to], labels: [label] } as ElkExtendedEdge);
   });
   const laid = await new ELK().layout(root);
@@ -140,24 +155,37 @@ async function layout(name: MachineName): Promise<string> {
   };
   (laid.children ?? []).forEach(drawNode);
   (laid.edges ?? []).forEach((edge, i) => out.push(edgeSvg(name, edges[i]!, lines[i]!, edge as ElkExtendedEdge)));
-  const w = Math.ceil(laid.width ?? 0), h = Math.ceil(laid.height ?? 0);
-  const arrow = (id: string) => `<marker id="${id}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" markerUnits="userSpaceOnUse" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z"></path></marker>`;
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img" aria-label="State diagram of the ${name} machine" data-machine="${name}" data-width="${w}" data-height="${h}">`
-    + `<defs>${arrow(`arrow-${name}`)}${arrow(`arrow-${name}-taken`)}${arrow(`arrow-${name}-just`)}</defs>`
-    + out.join('') + '</svg>';
+  const w = Math.ceil(laid.width ?? 0),
+    h = Math.ceil(laid.height ?? 0);
+  const arrow = (id: string) =>
+    `<marker id="${id}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" markerUnits="userSpaceOnUse" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z"></path></marker>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img" aria-label="State diagram of the ${name} machine" data-machine="${name}" data-width="${w}" data-height="${h}">` +
+    `<defs>${arrow(`arrow-${name}`)}${arrow(`arrow-${name}-taken`)}${arrow(`arrow-${name}-just`)}</defs>` +
+    out.join('') +
+    '</svg>'
+  );
 }
 
 function stateSvg(s: StateInfo, n: ElkNode): string {
-  const x = n.x ?? 0, y = n.y ?? 0, w = n.width ?? 0, h = n.height ?? 0;
+  const x = n.x ?? 0,
+    y = n.y ?? 0,
+    w = n.width ?? 0,
+    h = n.height ?? 0;
   const sub = s.kind === 'compound' ? [] : stateLines(s);
   const titleY = s.kind === 'compound' ? y + TITLE * 1.5 : y + (h - sub.length * SMALL * LINE) / 2 + TITLE * 0.36;
   const parts = [
     `<g class="state ${s.kind}{{S:${escape(s.path)}}}" data-state="${escape(s.path)}">`,
     `<title>${escape(s.path === '*' ? 'any state of the machine' : s.path)}</title>`,
     `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="${s.kind === 'any' ? 3 : 9}"></rect>`,
-    s.initial ? `<circle class="initial" cx="${x + 10}" cy="${y + 10}" r="4.5"><title>initial state</title></circle>` : '',
+    s.initial
+      ? `<circle class="initial" cx="${x + 10}" cy="${y + 10}" r="4.5"><title>initial state</title></circle>`
+      : '',
     `<text x="${x + 18}" y="${titleY.toFixed(1)}">${escape(s.key)}</text>`,
-    ...sub.map((line, i) => `<text class="sub" x="${x + 18}" y="${(titleY + TITLE * 0.5 + (i + 1) * SMALL * LINE).toFixed(1)}">${escape(line)}</text>`),
+    ...sub.map(
+      (line, i) =>
+        `<text class="sub" x="${x + 18}" y="${(titleY + TITLE * 0.5 + (i + 1) * SMALL * LINE).toFixed(1)}">${escape(line)}</text>`,
+    ),
     '</g>',
   ];
   return parts.join('');
@@ -167,12 +195,15 @@ function stateSvg(s: StateInfo, n: ElkNode): string {
 function roundedPath(points: ElkPoint[], r = 6): string {
   let d = `M${points[0]!.x.toFixed(1)} ${points[0]!.y.toFixed(1)}`;
   for (let i = 1; i < points.length; i++) {
-    const p = points[i]!, prev = points[i - 1]!, next = points[i + 1];
+    const p = points[i]!,
+      prev = points[i - 1]!,
+      next = points[i + 1];
     if (!next) {
       d += ` L${p.x.toFixed(1)} ${p.y.toFixed(1)}`;
       break;
     }
-    const inLen = Math.hypot(p.x - prev.x, p.y - prev.y), outLen = Math.hypot(next.x - p.x, next.y - p.y);
+    const inLen = Math.hypot(p.x - prev.x, p.y - prev.y),
+      outLen = Math.hypot(next.x - p.x, next.y - p.y);
     const k = Math.min(r, inLen / 2, outLen / 2);
     const a = { x: p.x - ((p.x - prev.x) / (inLen || 1)) * k, y: p.y - ((p.y - prev.y) / (inLen || 1)) * k };
     const b = { x: p.x + ((next.x - p.x) / (outLen || 1)) * k, y: p.y + ((next.y - p.y) / (outLen || 1)) * k };
@@ -182,7 +213,9 @@ function roundedPath(points: ElkPoint[], r = 6): string {
 }
 
 function edgeSvg(name: MachineName, e: EdgeInfo, lines: LabelLine[], laid: ElkExtendedEdge): string {
-  const parts = [`<g class="edge{{E:${escape(e.id)}}}" data-edge="${escape(e.id)}" data-from="${escape(e.from)}" data-to="${escape(e.to)}">`];
+  const parts = [
+    `<g class="edge{{E:${escape(e.id)}}}" data-edge="${escape(e.id)}" data-from="${escape(e.from)}" data-to="${escape(e.to)}">`,
+  ];
   for (const section of laid.sections ?? []) {
     const points = [section.startPoint, ...(section.bendPoints ?? []), section.endPoint];
     parts.push(`<path d="${roundedPath(points)}" marker-end="url(#arrow-${name})"></path>`);
@@ -191,13 +224,20 @@ function edgeSvg(name: MachineName, e: EdgeInfo, lines: LabelLine[], laid: ElkEx
   if (label) {
     const x = (label.x ?? 0) + 4;
     let y = (label.y ?? 0) + 2;
-    parts.push(`<rect class="label-bg" x="${(label.x ?? 0).toFixed(1)}" y="${(label.y ?? 0).toFixed(1)}" width="${label.width}" height="${label.height}" rx="3"></rect>`);
+    parts.push(
+      `<rect class="label-bg" x="${(label.x ?? 0).toFixed(1)}" y="${(label.y ?? 0).toFixed(1)}" width="${label.width}" height="${label.height}" rx="3"></rect>`,
+    );
     parts.push('<text>');
     for (const line of lines) {
       y += line.size * LINE;
-      const attrs = line.event ? ` class="ev{{V:${escape(`${e.id}|${line.event}`)}}}" data-event="${escape(line.event)}"` : ' class="guard"';
-      parts.push(`<tspan x="${x.toFixed(1)}" y="${(y - line.size * 0.3).toFixed(1)}"${attrs}>${escape(line.text)}</tspan>`);
-      if (line.guards) parts.push(`<tspan class="guard" dx="${(SMALL * MONO).toFixed(1)}">${escape(line.guards)}</tspan>`);
+      const attrs = line.event
+        ? ` class="ev{{V:${escape(`${e.id}|${line.event}`)}}}" data-event="${escape(line.event)}"`
+        : ' class="guard"';
+      parts.push(
+        `<tspan x="${x.toFixed(1)}" y="${(y - line.size * 0.3).toFixed(1)}"${attrs}>${escape(line.text)}</tspan>`,
+      );
+      if (line.guards)
+        parts.push(`<tspan class="guard" dx="${(SMALL * MONO).toFixed(1)}">${escape(line.guards)}</tspan>`);
     }
     parts.push('</text>');
   }
@@ -227,7 +267,10 @@ export function diagram(name: MachineName, marks: Marks = {}): string {
     const mark = map?.get(key.replace(/&amp;/g, '&'));
     return mark ? ` ${mark}` : '';
   };
-  return svg.replace(/\{\{S:([^}]*)\}\}/g, add(marks.states)).replace(/\{\{E:([^}]*)\}\}/g, add(marks.edges)).replace(/\{\{V:([^}]*)\}\}/g, add(marks.events));
+  return svg
+    .replace(/\{\{S:([^}]*)\}\}/g, add(marks.states))
+    .replace(/\{\{E:([^}]*)\}\}/g, add(marks.edges))
+    .replace(/\{\{V:([^}]*)\}\}/g, add(marks.events));
 }
 
 /** A machine's transition as the traces record it (a run's, a session's). */
@@ -243,7 +286,9 @@ export interface Transition {
  * one `just`. static/inspect.js computes the same in the browser as a reader moves along the trace.
  */
 export function traceMarks(trace: Transition[], upTo = trace.length - 1): Marks {
-  const states = new Map<string, string>(), edges = new Map<string, string>(), events = new Map<string, string>();
+  const states = new Map<string, string>(),
+    edges = new Map<string, string>(),
+    events = new Map<string, string>();
   for (let i = 0; i <= upTo && i < trace.length; i++) {
     const t = trace[i]!;
     const parts = t.to.split('.');

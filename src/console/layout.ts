@@ -1,6 +1,6 @@
 // The page shell: the same for every page. Its data comes after load, by htmx requests that carry the
 // key from sessionStorage (static/console.js), so the shell itself holds nothing of any project.
-import { html, type Html } from './html.js';
+import { type Html, html } from './html.js';
 
 export const BASE = '/console';
 
@@ -31,7 +31,15 @@ function head(title: string): Html {
  * A page: nav, the live stream (`live`: the SSE query, or none) and the main content, fetched from
  * `fragment` on load and again on each of `refreshOn` (events the stream raises on #live).
  */
-export function page(opts: { title: string; nav: string; fragment: string; once?: string; live?: string; refreshOn?: string[]; wide?: boolean }): string {
+export function page(opts: {
+  title: string;
+  nav: string;
+  fragment: string;
+  once?: string;
+  live?: string;
+  refreshOn?: string[];
+  wide?: boolean;
+}): string {
   const triggers = ['load', ...(opts.refreshOn ?? []).map((e) => `${e} from:#live`)].join(', ');
   return `<!doctype html>${html`<html lang="en">
 <head>${head(opts.title)}</head>

@@ -54,7 +54,8 @@ export class LiveHub {
       this.emit(notice.projectId, 'sessions-changed', notice.sessionId);
     } else if (notice.kind === 'run-view') {
       // Evidence of a run changed; the notice names no project, but a stream follows a run only of its own.
-      for (const streams of this.byProject.values()) for (const s of streams) if (s.runId === notice.runId) this.mark(s, 'run-changed', notice.runId);
+      for (const streams of this.byProject.values())
+        for (const s of streams) if (s.runId === notice.runId) this.mark(s, 'run-changed', notice.runId);
     }
   }
 

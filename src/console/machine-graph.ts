@@ -4,8 +4,9 @@
 // into their state ("stays on"), and the transitions between the same two states grouped into one
 // edge whose label lists each event once with its guards: a busy state (the run machine's
 // `finishing`) gets one arrow from each state that leads to it, not one per guard.
-import { toDirectedGraph, type DirectedGraphNode } from 'xstate/graph';
+
 import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition } from 'xstate';
+import { type DirectedGraphNode, toDirectedGraph } from 'xstate/graph';
 import { eventLabel } from '../otp/engine/xstate-adapter.js';
 
 export interface StateInfo {

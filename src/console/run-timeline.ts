@@ -53,7 +53,10 @@ const range = (a: number, b: number) => (a === b - 1 ? `step ${a + 1}` : `steps 
  * loss as its reason (machines/run.steps.ts, decideOutput) and is sent no run.finished; a loss
  * during a write changes no state, so the trace alone cannot tell.
  */
-export function runTimeline(trace: Pick<RunTrace, 'transitions' | 'dropped' | 'status'>, run: { totalSteps: number; reason?: string | null }): RunTimeline {
+export function runTimeline(
+  trace: Pick<RunTrace, 'transitions' | 'dropped' | 'status'>,
+  run: { totalSteps: number; reason?: string | null },
+): RunTimeline {
   const { totalSteps } = run;
   const rows: TimelineRow[] = [];
   const steps = new Map<number, StepFrames>();
@@ -62,7 +65,9 @@ export function runTimeline(trace: Pick<RunTrace, 'transitions' | 'dropped' | 's
     if (!s) steps.set(i, (s = { resent: 0 }));
     return s;
   };
-  const lost = trace.transitions.some((e) => e.event === 'EXECUTOR_LOST') || (trace.status === 'error' && /executor/i.test(run.reason ?? ''));
+  const lost =
+    trace.transitions.some((e) => e.event === 'EXECUTOR_LOST') ||
+    (trace.status === 'error' && /executor/i.test(run.reason ?? ''));
   let inFlight: number | undefined;
   let lastResult: StepFrames | undefined;
   let writtenUpTo: number | undefined;
@@ -79,22 +84,46 @@ export function runTimeline(trace: Pick<RunTrace, 'transitions' | 'dropped' | 's
     const before: TimelineRow[] = [];
     const after: TimelineRow[] = [];
 
-    if (e.event === 'xstate.init') after.push({ t, kind: 'out', at, frame: 'run.start', text: `run.start: ${totalSteps} step${totalSteps === 1 ? '' : 's'}` });
+    if (e.event === 'xstate.init')
+      after.push({
+        t,
+        kind: 'out',
+        at,
+        frame: 'run.start',
+        text: `run.start: ${totalSteps} step${totalSteps === 1 ? '' : 's'}`,
+      });
     if (e.event === 'STEP_RESULT') {
-      before.push({ t, kind: 'in', at, frame: 'step.result', text: inFlight === undefined ? 'step.result' : `step.result of step ${inFlight + 1}`, ...(inFlight === undefined ? {} : { steps: [inFlight, inFlight + 1] as [number, number] }) });
+      before.push({
+        t,
+        kind: 'in',
+        at,
+        frame: 'step.result',
+        text: inFlight === undefined ? 'step.result' : `step.result of step ${inFlight + 1}`,
+        ...(inFlight === undefined ? {} : { steps: [inFlight, inFlight + 1] as [number, number] }),
+      });
     }
     if (e.event === 'STEPS_RECORDED' || e.event === 'RUN_FINISH_WRITTEN') {
       const upTo = e.event === 'RUN_FINISH_WRITTEN' ? totalSteps : prev;
       const start = writtenUpTo ?? (upTo === undefined ? undefined : firstUnwritten(steps, upTo));
       const what = start !== undefined && upTo !== undefined && upTo > start ? range(start, upTo) : 'no step';
-      before.push({ t, kind: 'write', at, text: e.event === 'RUN_FINISH_WRITTEN' ? `durable: the verdict and ${what}` : `durable: ${what}`, ...(start !== undefined && upTo !== undefined && upTo > start ? { steps: [start, upTo] as [number, number] } : {}) });
+      before.push({
+        t,
+        kind: 'write',
+        at,
+        text: e.event === 'RUN_FINISH_WRITTEN' ? `durable: the verdict and ${what}` : `durable: ${what}`,
+        ...(start !== undefined && upTo !== undefined && upTo > start
+          ? { steps: [start, upTo] as [number, number] }
+          : {}),
+      });
       if (start !== undefined && upTo !== undefined) {
         for (let s = start; s < upTo; s++) frames(s).written = { t, at };
         writtenUpTo = upTo;
       }
     }
-    if (e.event === 'STEPS_NOT_RECORDED') before.push({ t, kind: 'write', at, text: 'write failed: the verdict takes these steps' });
-    if (e.event === 'RUN_FINISH_FAILED') before.push({ t, kind: 'write', at, text: 'the verdict could not be written' });
+    if (e.event === 'STEPS_NOT_RECORDED')
+      before.push({ t, kind: 'write', at, text: 'write failed: the verdict takes these steps' });
+    if (e.event === 'RUN_FINISH_FAILED')
+      before.push({ t, kind: 'write', at, text: 'the verdict could not be written' });
 
     // The cursor went back: a test case failed and runs again (retries). Its steps' frames start over;
     // the rows show the last attempt (the run page lists what the earlier ones did).
@@ -103,7 +132,13 @@ export function runTimeline(trace: Pick<RunTrace, 'transitions' | 'dropped' | 's
       writtenUpTo = c;
       inFlight = undefined;
       lastResult = undefined;
-      after.push({ t, kind: 'service', at, text: `the test case failed: it runs again from step ${c + 1}`, steps: [c, c + 1] });
+      after.push({
+        t,
+        kind: 'service',
+        at,
+        text: `the test case failed: it runs again from step ${c + 1}`,
+        steps: [c, c + 1],
+      });
     }
 
     if (known && from !== undefined && c > from) {
@@ -116,13 +151,26 @@ export function runTimeline(trace: Pick<RunTrace, 'transitions' | 'dropped' | 's
       for (let s = serviceFrom; s < c; s++) frames(s).decided = { t, at, by: 'service' };
       if (c > serviceFrom) {
         const why = e.event === 'after stepTimeout' && inFlight === serviceFrom ? 'timed out; ' : '';
-        after.push({ t, kind: 'service', at, text: `decided by the service: ${why}${range(serviceFrom, c)}`, steps: [serviceFrom, c] });
+        after.push({
+          t,
+          kind: 'service',
+          at,
+          text: `decided by the service: ${why}${range(serviceFrom, c)}`,
+          steps: [serviceFrom, c],
+        });
       }
     }
 
     if (e.to === 'running') {
       const again = e.from === 'paused';
-      after.push({ t, kind: 'out', at, frame: 'step.exec', text: `step.exec${known ? ` of step ${c + 1}` : ''}${again ? ', again (the session was resumed)' : ''}`, ...(known ? { steps: [c, c + 1] as [number, number] } : {}) });
+      after.push({
+        t,
+        kind: 'out',
+        at,
+        frame: 'step.exec',
+        text: `step.exec${known ? ` of step ${c + 1}` : ''}${again ? ', again (the session was resumed)' : ''}`,
+        ...(known ? { steps: [c, c + 1] as [number, number] } : {}),
+      });
       if (known) {
         const s = frames(c);
         if (s.exec) s.resent++;
@@ -131,13 +179,18 @@ export function runTimeline(trace: Pick<RunTrace, 'transitions' | 'dropped' | 's
         inFlight = c;
       }
     }
-    if (e.to === 'finishing' && (e.event === 'CANCEL' || (e.event === 'STEPS_RECORDED' && trace.status === 'cancelled' && !lost))) {
+    if (
+      e.to === 'finishing' &&
+      (e.event === 'CANCEL' || (e.event === 'STEPS_RECORDED' && trace.status === 'cancelled' && !lost))
+    ) {
       after.push({ t, kind: 'out', at, frame: 'run.cancel', text: 'run.cancel' });
     }
-    if (e.event === 'DB_UNAVAILABLE') before.push({ t, kind: 'write', at, text: 'the database is unavailable: the write waits for it' });
+    if (e.event === 'DB_UNAVAILABLE')
+      before.push({ t, kind: 'write', at, text: 'the database is unavailable: the write waits for it' });
     // Past the outage window the executor hears at once (abandoned); the verdict is written later.
     if (e.to === 'abandoned') told = true;
-    if ((e.to === 'abandoned' || (e.to === 'done' && !told)) && !lost) after.push({ t, kind: 'out', at, frame: 'run.finished', text: 'run.finished' });
+    if ((e.to === 'abandoned' || (e.to === 'done' && !told)) && !lost)
+      after.push({ t, kind: 'out', at, frame: 'run.finished', text: 'run.finished' });
 
     rows.push(...before, { t, kind: 'transition', at, entry: e, text: e.event }, ...after);
     prev = known ? c : prev;

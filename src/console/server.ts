@@ -3,28 +3,28 @@
 // `/console/f/*` fragments and the live stream `/console/f/live`, which need a key like the API does
 // (the Authorization header, resolved into ctx.state.principal by the REST app's auth middleware).
 import fs from 'node:fs';
-import path from 'node:path';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import type Koa from 'koa';
 import { hasScope, type Principal } from '../auth/principal.js';
 import { errors, normaliseError } from '../errors.js';
-import { html, type Html } from './html.js';
-import { BASE, page, signInPage } from './layout.js';
 import type { ConsoleData } from './data.js';
-import { LiveHub } from './live.js';
-import { sessionsFragment } from './pages/sessions.js';
-import { sessionFragment } from './pages/session.js';
-import { compareFragment } from './pages/compare.js';
-import { runsControls, runsFilter, runsFragment } from './pages/runs.js';
-import { runFragment, startRun, cancelRun } from './pages/run.js';
-import { caseFragment, casesFragment } from './pages/cases.js';
-import { caseHistoryFragment, setQuarantine } from './pages/case-history.js';
-import { decideFragment, healingFragment } from './pages/healing.js';
-import { assetsFragment } from './pages/assets.js';
-import { readinessFragment, releasesFragment } from './pages/releases.js';
-import { machinesFragment } from './pages/machines.js';
-import { failuresFilter, failuresFragment } from './pages/failures.js';
 import { prepareDiagrams } from './diagram.js';
+import { type Html, html } from './html.js';
+import { BASE, page, signInPage } from './layout.js';
+import { LiveHub } from './live.js';
+import { assetsFragment } from './pages/assets.js';
+import { caseHistoryFragment, setQuarantine } from './pages/case-history.js';
+import { caseFragment, casesFragment } from './pages/cases.js';
+import { compareFragment } from './pages/compare.js';
+import { failuresFilter, failuresFragment } from './pages/failures.js';
+import { decideFragment, healingFragment } from './pages/healing.js';
+import { machinesFragment } from './pages/machines.js';
+import { readinessFragment, releasesFragment } from './pages/releases.js';
+import { cancelRun, runFragment, startRun } from './pages/run.js';
+import { runsControls, runsFilter, runsFragment } from './pages/runs.js';
+import { sessionFragment } from './pages/session.js';
+import { sessionsFragment } from './pages/sessions.js';
 
 export interface ConsoleOptions {
   data: ConsoleData;
@@ -45,7 +45,10 @@ const ownDir = path.join(path.dirname(new URL(import.meta.url).pathname), 'stati
 // starts at once when the document is already interactive) before the extension registered, and a
 // page's stream then never opened.
 const STATIC: Record<string, { files: string[]; type: string }> = {
-  'htmx-sse.js': { files: [path.join(htmxDir, 'htmx.min.js'), path.join(htmxDir, 'ext', 'hx-sse.min.js')], type: 'text/javascript' },
+  'htmx-sse.js': {
+    files: [path.join(htmxDir, 'htmx.min.js'), path.join(htmxDir, 'ext', 'hx-sse.min.js')],
+    type: 'text/javascript',
+  },
   'console.js': { files: [path.join(ownDir, 'console.js')], type: 'text/javascript' },
   'inspect.js': { files: [path.join(ownDir, 'inspect.js')], type: 'text/javascript' },
   'console.css': { files: [path.join(ownDir, 'console.css')], type: 'text/css' },
@@ -58,9 +61,14 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
   await prepareDiagrams();
   const live = new LiveHub();
   const unsubscribe = data.onRunChange((runId, projectId) => live.runChanged(runId, projectId));
-  const unsubscribeSessions = data.onSessionChange((sessionId, projectId, kind) => live.sessionChanged(sessionId, projectId, kind));
+  const unsubscribeSessions = data.onSessionChange((sessionId, projectId, kind) =>
+    live.sessionChanged(sessionId, projectId, kind),
+  );
   const files = new Map(
-    Object.entries(STATIC).map(([name, s]) => [name, { body: Buffer.concat(s.files.flatMap((f) => [fs.readFileSync(f), Buffer.from('\n;\n')])), type: s.type }]),
+    Object.entries(STATIC).map(([name, s]) => [
+      name,
+      { body: Buffer.concat(s.files.flatMap((f) => [fs.readFileSync(f), Buffer.from('\n;\n')])), type: s.type },
+    ]),
   );
   const csp = [
     "default-src 'none'",
@@ -73,26 +81,108 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
     "frame-ancestors 'none'",
   ].join('; ');
 
-  const q = (ctx: Koa.Context, name: string) => (typeof ctx.query[name] === 'string' ? (ctx.query[name] as string) : '');
+  const q = (ctx: Koa.Context, name: string) =>
+    typeof ctx.query[name] === 'string' ? (ctx.query[name] as string) : '';
   const qs = (ctx: Koa.Context) => (ctx.querystring ? `?${ctx.querystring}` : '');
 
   // Page shells: no data of any project; the fragments bring it with the tab's key.
   const pages: Array<[RegExp, (ctx: Koa.Context, m: RegExpExecArray) => string]> = [
     [/^\/sign-in$/, () => signInPage()],
-    [/^\/runs$/, (ctx) => page({ title: 'Runs', nav: 'runs', once: `${BASE}/f/runs-controls${qs(ctx)}`, fragment: `${BASE}/f/runs${qs(ctx)}`, live: '', refreshOn: ['runs-changed'] })],
-    [/^\/runs\/(otr_[a-z0-9]{1,60})$/, (_ctx, m) => page({ title: `Run ${m[1]}`, nav: 'runs', fragment: `${BASE}/f/runs/${m[1]}`, live: `?run=${m[1]}`, refreshOn: ['run-changed'], wide: true })],
-    [/^\/sessions$/, (ctx) => page({ title: 'Executor sessions', nav: 'sessions', fragment: `${BASE}/f/sessions${qs(ctx)}`, live: '', refreshOn: ['sessions-changed'] })],
-    [/^\/sessions\/(ots_[a-z0-9]{1,60})$/, (_ctx, m) => page({ title: `Session ${m[1]}`, nav: 'sessions', fragment: `${BASE}/f/sessions/${m[1]}`, live: `?session=${m[1]}`, refreshOn: ['sessions-changed', 'session-changed'], wide: true })],
-    [/^\/compare$/, (ctx) => page({ title: 'Two runs compared', nav: 'runs', fragment: `${BASE}/f/compare${qs(ctx)}`, live: '', refreshOn: ['runs-changed'], wide: true })],
-    [/^\/failures$/, (ctx) => page({ title: 'Failures by cause', nav: 'failures', fragment: `${BASE}/f/failures${qs(ctx)}`, live: '', refreshOn: ['runs-changed'], wide: true })],
+    [
+      /^\/runs$/,
+      (ctx) =>
+        page({
+          title: 'Runs',
+          nav: 'runs',
+          once: `${BASE}/f/runs-controls${qs(ctx)}`,
+          fragment: `${BASE}/f/runs${qs(ctx)}`,
+          live: '',
+          refreshOn: ['runs-changed'],
+        }),
+    ],
+    [
+      /^\/runs\/(otr_[a-z0-9]{1,60})$/,
+      (_ctx, m) =>
+        page({
+          title: `Run ${m[1]}`,
+          nav: 'runs',
+          fragment: `${BASE}/f/runs/${m[1]}`,
+          live: `?run=${m[1]}`,
+          refreshOn: ['run-changed'],
+          wide: true,
+        }),
+    ],
+    [
+      /^\/sessions$/,
+      (ctx) =>
+        page({
+          title: 'Executor sessions',
+          nav: 'sessions',
+          fragment: `${BASE}/f/sessions${qs(ctx)}`,
+          live: '',
+          refreshOn: ['sessions-changed'],
+        }),
+    ],
+    [
+      /^\/sessions\/(ots_[a-z0-9]{1,60})$/,
+      (_ctx, m) =>
+        page({
+          title: `Session ${m[1]}`,
+          nav: 'sessions',
+          fragment: `${BASE}/f/sessions/${m[1]}`,
+          live: `?session=${m[1]}`,
+          refreshOn: ['sessions-changed', 'session-changed'],
+          wide: true,
+        }),
+    ],
+    [
+      /^\/compare$/,
+      (ctx) =>
+        page({
+          title: 'Two runs compared',
+          nav: 'runs',
+          fragment: `${BASE}/f/compare${qs(ctx)}`,
+          live: '',
+          refreshOn: ['runs-changed'],
+          wide: true,
+        }),
+    ],
+    [
+      /^\/failures$/,
+      (ctx) =>
+        page({
+          title: 'Failures by cause',
+          nav: 'failures',
+          fragment: `${BASE}/f/failures${qs(ctx)}`,
+          live: '',
+          refreshOn: ['runs-changed'],
+          wide: true,
+        }),
+    ],
     [/^\/cases$/, () => page({ title: 'Test cases and plans', nav: 'cases', fragment: `${BASE}/f/cases` })],
-    [/^\/cases\/(tc_[a-z0-9]{1,60})$/, (_ctx, m) => page({ title: 'Test case', nav: 'cases', fragment: `${BASE}/f/cases/${m[1]}` })],
-    [/^\/cases\/(tc_[a-z0-9]{1,60})\/history$/, (_ctx, m) => page({ title: 'Test case history', nav: 'cases', fragment: `${BASE}/f/cases/${m[1]}/history` })],
-    [/^\/healing$/, (ctx) => page({ title: 'Locator healing', nav: 'healing', fragment: `${BASE}/f/healing${qs(ctx)}` })],
+    [
+      /^\/cases\/(tc_[a-z0-9]{1,60})$/,
+      (_ctx, m) => page({ title: 'Test case', nav: 'cases', fragment: `${BASE}/f/cases/${m[1]}` }),
+    ],
+    [
+      /^\/cases\/(tc_[a-z0-9]{1,60})\/history$/,
+      (_ctx, m) => page({ title: 'Test case history', nav: 'cases', fragment: `${BASE}/f/cases/${m[1]}/history` }),
+    ],
+    [
+      /^\/healing$/,
+      (ctx) => page({ title: 'Locator healing', nav: 'healing', fragment: `${BASE}/f/healing${qs(ctx)}` }),
+    ],
     [/^\/assets$/, (ctx) => page({ title: 'Assets', nav: 'assets', fragment: `${BASE}/f/assets${qs(ctx)}` })],
     [/^\/releases$/, () => page({ title: 'Releases', nav: 'releases', fragment: `${BASE}/f/releases` })],
-    [/^\/releases\/(rel_[a-z0-9]{1,60})$/, (_ctx, m) => page({ title: 'Release readiness', nav: 'releases', fragment: `${BASE}/f/releases/${m[1]}`, wide: true })],
-    [/^\/machines$/, () => page({ title: 'The machines', nav: 'machines', fragment: `${BASE}/f/machines`, wide: true })],
+    [
+      /^\/releases\/(rel_[a-z0-9]{1,60})$/,
+      (_ctx, m) =>
+        page({ title: 'Release readiness', nav: 'releases', fragment: `${BASE}/f/releases/${m[1]}`, wide: true }),
+    ],
+    [
+      /^\/machines$/,
+      () => page({ title: 'The machines', nav: 'machines', fragment: `${BASE}/f/machines`, wide: true }),
+    ],
   ];
 
   const gets: Array<[RegExp, Fragment]> = [
@@ -115,9 +205,26 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
   ];
   const posts: Array<[RegExp, Fragment]> = [
     [/^\/runs$/, async (ctx, p) => startRun(ctx, data, p, await readForm(ctx))],
-    [/^\/runs\/(otr_[a-z0-9]{1,60})\/cancel$/, (ctx, p, m) => cancelRun(data, p, m[1]!, `${ctx.protocol}://${ctx.host}`)],
-    [/^\/cases\/(tc_[a-z0-9]{1,60})\/history\/(quarantine|release)$/, (_ctx, p, m) => setQuarantine(data, p, m[1]!, m[2] === 'quarantine')],
-    [/^\/healing\/(heal_[a-z0-9]{1,60})\/(accept|reject)$/, async (ctx, p, m) => decideFragment(data, p, m[1]!, m[2] as 'accept' | 'reject', await readForm(ctx), `${ctx.protocol}://${ctx.host}`)],
+    [
+      /^\/runs\/(otr_[a-z0-9]{1,60})\/cancel$/,
+      (ctx, p, m) => cancelRun(data, p, m[1]!, `${ctx.protocol}://${ctx.host}`),
+    ],
+    [
+      /^\/cases\/(tc_[a-z0-9]{1,60})\/history\/(quarantine|release)$/,
+      (_ctx, p, m) => setQuarantine(data, p, m[1]!, m[2] === 'quarantine'),
+    ],
+    [
+      /^\/healing\/(heal_[a-z0-9]{1,60})\/(accept|reject)$/,
+      async (ctx, p, m) =>
+        decideFragment(
+          data,
+          p,
+          m[1]!,
+          m[2] as 'accept' | 'reject',
+          await readForm(ctx),
+          `${ctx.protocol}://${ctx.host}`,
+        ),
+    ],
   ];
 
   const fragment = async (ctx: Koa.Context, sub: string): Promise<boolean> => {
@@ -172,7 +279,12 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
       const runId = q(ctx, 'run');
       const sessionId = q(ctx, 'session');
       ctx.respond = false;
-      live.open(ctx.res, principal.projectId, /^otr_[a-z0-9]{1,60}$/.test(runId) ? runId : undefined, /^ots_[a-z0-9]{1,60}$/.test(sessionId) ? sessionId : undefined);
+      live.open(
+        ctx.res,
+        principal.projectId,
+        /^otr_[a-z0-9]{1,60}$/.test(runId) ? runId : undefined,
+        /^ots_[a-z0-9]{1,60}$/.test(sessionId) ? sessionId : undefined,
+      );
       return;
     }
     if (sub.startsWith('/f/')) {

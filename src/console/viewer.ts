@@ -3,11 +3,13 @@
 // wheel (while there is more drawing that way) or the arrow keys move it. `hx-morph-skip` keeps the
 // drawing as the reader left it (zoom, marks) when htmx morphs the page on a live refresh: the
 // script marks it again from the time line after every swap.
-import { html, raw, type Html } from './html.js';
+
 import { diagram, type MachineName, type Marks } from './diagram.js';
+import { type Html, html, raw } from './html.js';
 
 /** How to move the drawing, for the line under it. */
-export const VIEWER_HINT = 'Zoom: Ctrl + wheel, + − or the buttons; move: drag, wheel or the arrow keys (on the drawing); 0 fits it again.';
+export const VIEWER_HINT =
+  'Zoom: Ctrl + wheel, + − or the buttons; move: drag, wheel or the arrow keys (on the drawing); 0 fits it again.';
 
 export function viewer(name: MachineName, opts: { id?: string; label: string; marks?: Marks }): Html {
   return html`<div class="viewer" data-viewer>

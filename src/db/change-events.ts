@@ -52,4 +52,8 @@ export interface ChangeEvents {
   subscriptionsChanging(projectId: string): void;
 }
 
-export const noChangeEvents: ChangeEvents = { record: async () => {}, mayRecord: async () => false, subscriptionsChanging: () => {} };
+export const noChangeEvents: ChangeEvents = {
+  record: async () => {},
+  mayRecord: async () => false,
+  subscriptionsChanging: () => {},
+};

@@ -1,7 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrationSource } from '../../db/migrations/index.js';
-import { safeText, throttledLog, type Logger } from '../log.js';
+import { type Logger, safeText, throttledLog } from '../log.js';
 
 // COUNT(*) and BIGINT come back from pg as strings; the counts this service keeps fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -40,7 +40,8 @@ export interface PoolOptions {
 export function knexLog(log: Logger): Knex.Config['log'] {
   const warn = throttledLog(log, 60_000, 'info');
   const error = throttledLog(log, 60_000, 'error');
-  const text = (message: unknown) => safeText(typeof message === 'string' ? message : message instanceof Error ? message.message : String(message));
+  const text = (message: unknown) =>
+    safeText(typeof message === 'string' ? message : message instanceof Error ? message.message : String(message));
   return {
     // A failed connect fails the query that asked, and DatabaseHealth (db/health.ts) speaks of an
     // outage once: knex's own line for each attempt is only for debugging.
@@ -48,8 +49,14 @@ export function knexLog(log: Logger): Knex.Config['log'] {
       /^(Acquire connection error|Connection Error)/.test(text(message))
         ? log.debug('database driver warning', { source: 'knex', detail: text(message) })
         : warn(text(message), 'database driver warning', { source: 'knex', detail: text(message) }),
-    error: (message: unknown) => error(text(message), 'database driver error', { source: 'knex', detail: text(message) }),
-    deprecate: (method: unknown, alternative: unknown) => warn(`deprecate ${String(method)}`, 'database driver deprecation', { source: 'knex', method: String(method), alternative: String(alternative) }),
+    error: (message: unknown) =>
+      error(text(message), 'database driver error', { source: 'knex', detail: text(message) }),
+    deprecate: (method: unknown, alternative: unknown) =>
+      warn(`deprecate ${String(method)}`, 'database driver deprecation', {
+        source: 'knex',
+        method: String(method),
+        alternative: String(alternative),
+      }),
     debug: (message: unknown) => log.debug('database driver debug', { source: 'knex', detail: text(message) }),
   };
 }

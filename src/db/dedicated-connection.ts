@@ -45,7 +45,9 @@ export class DedicatedConnection {
 
   query<R extends pg.QueryResultRow = any>(config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
     if (!this.busy) return this.run<R>(config);
-    return new Promise((resolve, reject) => this.waiting.push({ config, resolve: resolve as Waiting['resolve'], reject }));
+    return new Promise((resolve, reject) =>
+      this.waiting.push({ config, resolve: resolve as Waiting['resolve'], reject }),
+    );
   }
 
   private async run<R extends pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<R>> {

@@ -6,16 +6,17 @@
 // with the binaries and the cluster where that user can reach them, wherever the checkout is. When the
 // server cannot start, the error says why and what to do, at once: nothing waits for a server that is
 // not coming.
+
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { freePort } from '../free-port.js';
 import { installedTree, pgPrograms } from './embedded/binaries.js';
 import { clusterDir, initCluster } from './embedded/cluster.js';
 import { EmbeddedPgError } from './embedded/programs.js';
-import { serverUser } from './embedded/system-user.js';
 import { startServer, stopServer } from './embedded/server.js';
+import { serverUser } from './embedded/system-user.js';
 
 export interface EmbeddedServer {
   url: string;
@@ -59,7 +60,10 @@ export async function startEmbeddedPostgres(dataDir: string, options: EmbeddedOp
     const known = err instanceof EmbeddedPgError;
     const reason = known ? err.reason : String((err as Error)?.message ?? err);
     const todo = known && err.hint ? `${err.hint}; or set` : 'Set';
-    throw new Error(`the embedded PostgreSQL could not start: ${reason}. ${todo} DATABASE_URL to use a PostgreSQL server instead`, { cause: err });
+    throw new Error(
+      `the embedded PostgreSQL could not start: ${reason}. ${todo} DATABASE_URL to use a PostgreSQL server instead`,
+      { cause: err },
+    );
   }
 }
 
@@ -68,13 +72,20 @@ async function start(dataDir: string, options: EmbeddedOptions): Promise<Embedde
   await fs.mkdir(dataDir, { recursive: true });
   const runAs = await serverUser();
   const programs = await pgPrograms(options.nativeDir ?? (await installedTree()), runAs, stateDir);
-  if (programs.copied) options.log?.(`embedded PostgreSQL runs from ${programs.dir} (the postgres user cannot reach the project's node_modules)`);
+  if (programs.copied)
+    options.log?.(
+      `embedded PostgreSQL runs from ${programs.dir} (the postgres user cannot reach the project's node_modules)`,
+    );
   const databaseDir = await clusterDir(dataDir, runAs, stateDir);
-  if (databaseDir !== path.join(dataDir, 'pg')) options.log?.(`embedded PostgreSQL data is in ${databaseDir} (DATA_DIR is not reachable by the postgres user)`);
+  if (databaseDir !== path.join(dataDir, 'pg'))
+    options.log?.(`embedded PostgreSQL data is in ${databaseDir} (DATA_DIR is not reachable by the postgres user)`);
 
   const credentialsFile = path.join(dataDir, 'embedded-pg.json');
   let credentials = await readCredentials(credentialsFile);
-  const initialised = await fs.stat(path.join(databaseDir, 'PG_VERSION')).then(() => true, () => false);
+  const initialised = await fs.stat(path.join(databaseDir, 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
   if (!initialised || !credentials) {
     credentials = { password: randomBytes(24).toString('base64url') };
     await initCluster(programs, databaseDir, runAs, credentials.password);
@@ -93,7 +104,13 @@ async function start(dataDir: string, options: EmbeddedOptions): Promise<Embedde
   });
   const database = options.database ?? 'otp';
   try {
-    const admin = new pg.Client({ host: '127.0.0.1', port, user: 'otp', password: credentials.password, database: 'postgres' });
+    const admin = new pg.Client({
+      host: '127.0.0.1',
+      port,
+      user: 'otp',
+      password: credentials.password,
+      database: 'postgres',
+    });
     await admin.connect();
     try {
       const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);

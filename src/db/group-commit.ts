@@ -44,7 +44,9 @@ export class GroupCommit<I, R = void> {
           batch.forEach((w, i) => w.resolve(answers?.[i] as R));
         } catch (err) {
           if (batch.length === 1 || isDatabaseUnavailable(err)) for (const w of batch) w.reject(err);
-          else for (const w of batch) await this.commit([w.item]).then((answers) => w.resolve(answers?.[0] as R), w.reject);
+          else
+            for (const w of batch)
+              await this.commit([w.item]).then((answers) => w.resolve(answers?.[0] as R), w.reject);
         }
       }
     } finally {

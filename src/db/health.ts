@@ -144,7 +144,12 @@ export class DatabaseHealth {
     const outageMs = Date.now() - down.since;
     this.unavailableMs += outageMs;
     this.recoveredAt = Date.now();
-    this.log.info('database available again', { cause: down.cause, outageMs, runsHeld: down.maxHeld, retriedWrites: down.retried });
+    this.log.info('database available again', {
+      cause: down.cause,
+      outageMs,
+      runsHeld: down.maxHeld,
+      retriedWrites: down.retried,
+    });
     const waiting = this.waiting;
     this.waiting = [];
     for (const resolve of waiting) resolve();

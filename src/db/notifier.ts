@@ -1,8 +1,8 @@
 // Wake-ups between service processes over PostgreSQL LISTEN/NOTIFY: one listening connection per
 // process, one channel, JSON messages tagged with the sender so a process skips its own.
 import pg from 'pg';
-import type { Db } from './connect.js';
 import type { Logger } from '../log.js';
+import type { Db } from './connect.js';
 
 export type Notice =
   | { kind: 'dispatch'; projectId: string; sessionId?: string }
@@ -12,7 +12,16 @@ export type Notice =
   // Sent by a trigger (db/migrations/005) when a run's evidence files change.
   | { kind: 'run-view'; runId: string }
   // A recording started or stopped over REST on a session another process holds: it sends the frame.
-  | { kind: 'record'; frame: 'start' | 'stop'; sessionId: string; recordingId: string; title?: string; url?: string; testCaseId?: string; reason?: string }
+  | {
+      kind: 'record';
+      frame: 'start' | 'stop';
+      sessionId: string;
+      recordingId: string;
+      title?: string;
+      url?: string;
+      testCaseId?: string;
+      reason?: string;
+    }
   // Webhook deliveries were written (sent at commit by the outbox, to every process, the sender too).
   | { kind: 'webhooks' }
   // Sent by triggers (db/migrations/011) when a webhook subscription is written or deleted.

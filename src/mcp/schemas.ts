@@ -3,9 +3,10 @@
 // gathered under `$defs`, because an MCP client sees only the tool's schema, not the service's registry.
 // The bundled schema is also what checks a tool's arguments, with the one Ajv configuration of every
 // door (bounded, as REST bodies are); the defaults of list queries are filled in as REST fills them.
-import { findSchema, isSchemaName, toOpenApiSchema, type JsonSchema } from '../validation/schema-registry.js';
+
 import { compileBounded } from '../validation/bounded.js';
 import type { ValidationResult } from '../validation/field-errors.js';
+import { findSchema, isSchemaName, type JsonSchema, toOpenApiSchema } from '../validation/schema-registry.js';
 import { withDefaults } from '../validation/text-fields.js';
 
 const DEFS = '#/$defs/';
@@ -50,7 +51,11 @@ export function bundle(schema: JsonSchema | { $ref: string }): JsonSchema {
 }
 
 /** An object schema: the given properties beside those of a bundled schema (its `$defs` kept at the top). */
-export function withProperties(base: JsonSchema, extra: Record<string, JsonSchema>, required: string[] = []): JsonSchema {
+export function withProperties(
+  base: JsonSchema,
+  extra: Record<string, JsonSchema>,
+  required: string[] = [],
+): JsonSchema {
   const properties = { ...(base.properties as Record<string, JsonSchema>), ...extra };
   const allRequired = [...((base.required as string[] | undefined) ?? []), ...required];
   return { ...base, type: 'object', properties, ...(allRequired.length ? { required: allRequired } : {}) };

@@ -3,15 +3,16 @@
 // authentication resolved (an API key or an OAuth access token); none gets 401 with the
 // WWW-Authenticate header MCP clients follow to the protected-resource metadata (RFC 9728) and on to
 // OAuth. A tool's failure is a tool result with isError and the REST error body, never a transport error.
-import type Koa from 'koa';
+
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type Koa from 'koa';
+import { hasScope, type Principal, SCOPES } from '../auth/principal.js';
 import { AppError, ErrorCode, errors, failureLog, normaliseError } from '../errors.js';
-import { hasScope, SCOPES, type Principal } from '../auth/principal.js';
 import type { Logger } from '../log.js';
 import { compileInput, type InputValidator } from './schemas.js';
-import { tools, type McpBackend, type ToolDef } from './tools.js';
+import { type McpBackend, type ToolDef, tools } from './tools.js';
 
 export const MCP_PATH = '/mcp';
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
@@ -40,18 +41,30 @@ function logFailureOf(log: Logger) {
   return logFailure;
 }
 
-async function callTool(deps: McpDeps, principal: Principal, tool: ToolDef | undefined, name: string, args: unknown): Promise<CallToolResult> {
+async function callTool(
+  deps: McpDeps,
+  principal: Principal,
+  tool: ToolDef | undefined,
+  name: string,
+  args: unknown,
+): Promise<CallToolResult> {
   try {
     if (!tool) throw errors.notFound('Tool', name);
     // The same refusals, in the same order, as a REST route of the same scope.
-    if (!hasScope(principal, tool.scope)) throw errors.forbidden(`${name} needs scope "${tool.scope}"; this credential has "${principal.scope}"`);
+    if (!hasScope(principal, tool.scope))
+      throw errors.forbidden(`${name} needs scope "${tool.scope}"; this credential has "${principal.scope}"`);
     if (principal.projectStatus === 'archived' && tool.scope !== 'read') {
-      throw errors.conflict(`Project ${principal.projectId} is archived and read-only; restore it to change things`, { projectStatus: 'archived' });
+      throw errors.conflict(`Project ${principal.projectId} is archived and read-only; restore it to change things`, {
+        projectStatus: 'archived',
+      });
     }
     const checked = compiled.get(tool.name)!(structuredClone(args ?? {}) as Record<string, unknown>);
     if (!checked.ok) throw errors.validation(`Invalid arguments of ${name}`, checked.errors);
     const result = await tool.call(deps.backend, principal, checked.value);
-    return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
+    return {
+      content: [{ type: 'text', text: JSON.stringify(result) }],
+      structuredContent: result as Record<string, unknown>,
+    };
   } catch (err) {
     const appError = normaliseError(err);
     logFailureOf(deps.log)('MCP tool failed', err, appError, { tool: name });
@@ -72,7 +85,13 @@ function buildServer(deps: McpDeps, principal: Principal): Server {
   }));
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const { name, arguments: args } = request.params;
-    return callTool(deps, principal, tools.find((t) => t.name === name), name, args);
+    return callTool(
+      deps,
+      principal,
+      tools.find((t) => t.name === name),
+      name,
+      args,
+    );
   });
   return server;
 }
@@ -102,7 +121,8 @@ export function mcpMiddleware(deps: McpDeps): Koa.Middleware {
     const principal = ctx.state.principal as Principal | undefined;
     if (!principal) {
       const challenge = `Bearer resource_metadata="${deps.baseUrl()}${RESOURCE_METADATA_PATH}${MCP_PATH}"`;
-      const message = ctx.state.authError ?? 'An API key or an OAuth access token is required (Authorization: Bearer ...)';
+      const message =
+        ctx.state.authError ?? 'An API key or an OAuth access token is required (Authorization: Bearer ...)';
       throw new AppError(ErrorCode.unauthorized, message, {}, { headers: { 'WWW-Authenticate': challenge } });
     }
     const server = buildServer(deps, principal);

@@ -2,22 +2,22 @@
 // needs. Each tool is a door onto the command its REST route runs (the same run commands, views and
 // stores, through the McpBackend port wired in src/service.ts), takes the schema that route validates with,
 // and needs the scope the route needs: tier 1 tools read, tier 2 tools write.
-import type { Scope } from '../auth/principal.js';
-import type { Principal } from '../auth/principal.js';
+
+import { isFinalRunStatus } from '../../machines/types.js';
+import type { FailuresQuery } from '../ai/clusters.js';
+import { flakyQuery } from '../ai/index.js';
+import type { AiOperations } from '../ai/routes.js';
+import { type BugDraftBody, BugDraftBodySchema, failuresQuery } from '../ai/schemas.js';
+import { artifactSchemas } from '../artifacts/index.js';
+import type { Principal, Scope } from '../auth/principal.js';
+import { sessionsQuery } from '../otp/http/routes.js';
+import type { RunCommands } from '../otp/runs/commands.js';
+import { type RunRequest, RunRequestSchema } from '../otp/runs/request.js';
+import type { RunView, StepView } from '../otp/store/run-views.js';
+import type { ListQuery, ResourceStore } from '../rest/resource/store.js';
 import type { JsonSchema } from '../validation/schema-registry.js';
 import { schemaById } from '../validation/schema-registry.js';
-import type { ResourceStore, ListQuery } from '../rest/resource/store.js';
-import type { RunView, StepView } from '../otp/store/run-views.js';
-import type { RunCommands } from '../otp/runs/commands.js';
-import { RunRequestSchema, type RunRequest } from '../otp/runs/request.js';
-import { sessionsQuery } from '../otp/http/routes.js';
-import { artifactSchemas } from '../artifacts/index.js';
 import { bundle, objectOf, withProperties } from './schemas.js';
-import { flakyQuery } from '../ai/index.js';
-import { isFinalRunStatus } from '../../machines/types.js';
-import type { AiOperations } from '../ai/routes.js';
-import { BugDraftBodySchema, failuresQuery, type BugDraftBody } from '../ai/schemas.js';
-import type { FailuresQuery } from '../ai/clusters.js';
 
 /** What the tools need of the service: the functions the REST routes call. */
 export interface McpBackend {
@@ -61,7 +61,12 @@ const runId = { ...id('OtpRunSummary'), description: 'The run (otr_...)' };
 const releaseId = { ...id('Release'), pattern: '^rel_', description: 'The release (rel_...)' };
 
 /** An ai/* tool charges its project's AI allowance before it works, as the route does. */
-async function charged<T>(backend: McpBackend, principal: Principal, operation: string, work: () => Promise<T>): Promise<T> {
+async function charged<T>(
+  backend: McpBackend,
+  principal: Principal,
+  operation: string,
+  work: () => Promise<T>,
+): Promise<T> {
   await backend.ai.meter.charge(principal.projectId, operation, 1);
   return work();
 }
@@ -71,12 +76,26 @@ export function failingSteps(run: RunView, absolute: (path: string) => string) {
   return run.steps
     .filter((s: StepView) => s.status === 'fail' || s.status === 'error')
     .map((s) => {
-      const evidence = (s.evidence ?? null) as { screenshotUrl?: string; files?: Array<{ downloadUrl?: string }> } | null;
+      const evidence = (s.evidence ?? null) as {
+        screenshotUrl?: string;
+        files?: Array<{ downloadUrl?: string }>;
+      } | null;
       const links = [
         ...(evidence?.screenshotUrl ? [absolute(evidence.screenshotUrl)] : []),
         ...(evidence?.files ?? []).flatMap((f) => (f.downloadUrl ? [absolute(f.downloadUrl)] : [])),
       ];
-      return { stepIndex: s.stepIndex, testCaseId: s.testCaseId, label: s.label, status: s.status, action: s.action, error: s.error, actual: s.actual, textReplaced: s.textReplaced, evidence: s.evidence, evidenceLinks: links };
+      return {
+        stepIndex: s.stepIndex,
+        testCaseId: s.testCaseId,
+        label: s.label,
+        status: s.status,
+        action: s.action,
+        error: s.error,
+        actual: s.actual,
+        textReplaced: s.textReplaced,
+        evidence: s.evidence,
+        evidenceLinks: links,
+      };
     });
 }
 
@@ -95,29 +114,39 @@ export const tools: ToolDef[] = [
     scope: 'write',
     operationId: 'startOtpRun',
     inputSchema: withProperties(bundle(RunRequestSchema), {
-      waitMs: { type: 'integer', minimum: 0, maximum: MAX_WAIT_MS, default: 0, description: 'How long to wait for the verdict, in ms (0: do not wait)' },
+      waitMs: {
+        type: 'integer',
+        minimum: 0,
+        maximum: MAX_WAIT_MS,
+        default: 0,
+        description: 'How long to wait for the verdict, in ms (0: do not wait)',
+      },
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     async call(backend, principal, { waitMs, ...request }) {
       const started = await backend.runs.start(principal, request as RunRequest);
-      const run = (waitMs as number) > 0 ? await backend.runs.awaitVerdict(principal, started.id, waitMs as number) : started;
+      const run =
+        (waitMs as number) > 0 ? await backend.runs.awaitVerdict(principal, started.id, waitMs as number) : started;
       return report(run, backend.absolute);
     },
   },
   {
     name: 'svc_otp_status',
     title: 'Status of a run',
-    description: 'Status and counts of an OTP run, with its failing steps (error, actual value, evidence links). As GET /api/v1/otp/runs/{id} without the passing steps.',
+    description:
+      'Status and counts of an OTP run, with its failing steps (error, actual value, evidence links). As GET /api/v1/otp/runs/{id} without the passing steps.',
     scope: 'read',
     operationId: 'getOtpRun',
     inputSchema: objectOf({ runId }, ['runId']),
     annotations: read,
-    call: async (backend, principal, args) => report(await backend.runs.read(principal, args.runId as string), backend.absolute),
+    call: async (backend, principal, args) =>
+      report(await backend.runs.read(principal, args.runId as string), backend.absolute),
   },
   {
     name: 'svc_get_run',
     title: 'Read a run',
-    description: 'An OTP run with every step (status, duration, error, evidence, usedLocator, actual), as GET /api/v1/otp/runs/{id}, plus its failing steps with absolute evidence links.',
+    description:
+      'An OTP run with every step (status, duration, error, evidence, usedLocator, actual), as GET /api/v1/otp/runs/{id}, plus its failing steps with absolute evidence links.',
     scope: 'read',
     operationId: 'getOtpRun',
     inputSchema: objectOf({ runId }, ['runId']),
@@ -130,7 +159,8 @@ export const tools: ToolDef[] = [
   {
     name: 'svc_otp_sessions',
     title: 'Executor sessions',
-    description: 'Executor sessions of the project (connected ones unless status says otherwise), as GET /api/v1/otp/sessions.',
+    description:
+      'Executor sessions of the project (connected ones unless status says otherwise), as GET /api/v1/otp/sessions.',
     scope: 'read',
     operationId: 'listOtpSessions',
     inputSchema: bundle(sessionsQuery),
@@ -140,17 +170,20 @@ export const tools: ToolDef[] = [
   {
     name: 'svc_otp_cancel',
     title: 'Cancel a run',
-    description: 'Cancels a queued or running OTP run and answers it (normally cancelled), as POST /api/v1/otp/runs/{id}/cancel. A finished run is a CONFLICT error.',
+    description:
+      'Cancels a queued or running OTP run and answers it (normally cancelled), as POST /api/v1/otp/runs/{id}/cancel. A finished run is a CONFLICT error.',
     scope: 'write',
     operationId: 'cancelOtpRun',
     inputSchema: objectOf({ runId }, ['runId']),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    call: async (backend, principal, args) => report(await backend.runs.cancel(principal, args.runId as string), backend.absolute),
+    call: async (backend, principal, args) =>
+      report(await backend.runs.cancel(principal, args.runId as string), backend.absolute),
   },
   {
     name: 'svc_create_test_case',
     title: 'Create a test case',
-    description: 'Creates a test case whose steps carry OTP actions in steps[].otp, as POST /api/v1/tests/cases. Counts toward the artifact quota (QUOTA_EXCEEDED when used up).',
+    description:
+      'Creates a test case whose steps carry OTP actions in steps[].otp, as POST /api/v1/tests/cases. Counts toward the artifact quota (QUOTA_EXCEEDED when used up).',
     scope: 'write',
     operationId: 'createTestCase',
     inputSchema: bundle(testCase.create),
@@ -160,16 +193,26 @@ export const tools: ToolDef[] = [
   {
     name: 'svc_update_test_case',
     title: 'Change a test case',
-    description: 'Changes a test case (JSON merge patch in `patch`: the fields given replace the stored ones, null removes an optional one), as PATCH /api/v1/tests/cases/{id}. With `version`, only that revision is changed (PRECONDITION_FAILED otherwise).',
+    description:
+      'Changes a test case (JSON merge patch in `patch`: the fields given replace the stored ones, null removes an optional one), as PATCH /api/v1/tests/cases/{id}. With `version`, only that revision is changed (PRECONDITION_FAILED otherwise).',
     scope: 'write',
     operationId: 'updateTestCase',
     inputSchema: objectOf(
-      { id: id('TestCase'), patch: bundle(testCase.update), version: { type: 'integer', minimum: 1, description: 'Change only this revision of the test case' } },
+      {
+        id: id('TestCase'),
+        patch: bundle(testCase.update),
+        version: { type: 'integer', minimum: 1, description: 'Change only this revision of the test case' },
+      },
       ['id', 'patch'],
     ),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     call: (backend, principal, args) =>
-      backend.testCases.update(principal, args.id as string, args.patch as Record<string, unknown>, args.version === undefined ? undefined : [args.version as number]),
+      backend.testCases.update(
+        principal,
+        args.id as string,
+        args.patch as Record<string, unknown>,
+        args.version === undefined ? undefined : [args.version as number],
+      ),
   },
   {
     name: 'svc_get_test_case',
@@ -194,7 +237,8 @@ export const tools: ToolDef[] = [
   {
     name: 'svc_list_requirements',
     title: 'Requirements and their coverage',
-    description: 'Requirements of the project, filtered and paged as GET /api/v1/requirements, each with its coverage (the test cases that cover it and how they last fared, as GET /api/v1/requirements/{id}/coverage).',
+    description:
+      'Requirements of the project, filtered and paged as GET /api/v1/requirements, each with its coverage (the test cases that cover it and how they last fared, as GET /api/v1/requirements/{id}/coverage).',
     scope: 'read',
     operationId: 'listRequirements',
     inputSchema: bundle(requirement.query),
@@ -202,7 +246,8 @@ export const tools: ToolDef[] = [
     async call(backend, principal, args) {
       const page = await backend.requirements.list(principal, args as ListQuery);
       const items = [];
-      for (const item of page.items) items.push({ ...item, coverage: await backend.coverage(principal, 'requirement', item.id as string) });
+      for (const item of page.items)
+        items.push({ ...item, coverage: await backend.coverage(principal, 'requirement', item.id as string) });
       return { ...page, items };
     },
   },
@@ -220,32 +265,38 @@ export const tools: ToolDef[] = [
   {
     name: 'svc_list_failures',
     title: 'Failure clusters',
-    description: 'Failed steps of the project grouped by cause (signature: error code, action, locator, normalised message), newest first, as GET /api/v1/ai/failures: counts of the window (30 days unless since/until), runs and cases affected, the newest example with its screenshot link, the bugs filed. status new lists the causes first seen in the window.',
+    description:
+      'Failed steps of the project grouped by cause (signature: error code, action, locator, normalised message), newest first, as GET /api/v1/ai/failures: counts of the window (30 days unless since/until), runs and cases affected, the newest example with its screenshot link, the bugs filed. status new lists the causes first seen in the window.',
     scope: 'read',
     operationId: 'listFailureClusters',
     inputSchema: bundle(failuresQuery),
     annotations: read,
-    call: (backend, principal, args) => charged(backend, principal, 'failures.list', () => backend.ai.clusters(principal, args as FailuresQuery)),
+    call: (backend, principal, args) =>
+      charged(backend, principal, 'failures.list', () => backend.ai.clusters(principal, args as FailuresQuery)),
   },
   {
     name: 'svc_triage_run',
     title: 'Triage a run',
-    description: 'Why each failed test case of a finished run failed, as POST /api/v1/ai/runs/{id}/triage: a category (product_regression, locator_drift, environment, flaky, known_issue), a confidence, the facts that led there, similar earlier failures and the action to take. Deterministic; corrections and project rules win over the facts.',
+    description:
+      'Why each failed test case of a finished run failed, as POST /api/v1/ai/runs/{id}/triage: a category (product_regression, locator_drift, environment, flaky, known_issue), a confidence, the facts that led there, similar earlier failures and the action to take. Deterministic; corrections and project rules win over the facts.',
     scope: 'read',
     operationId: 'triageRun',
     inputSchema: objectOf({ runId }, ['runId']),
     annotations: read,
-    call: (backend, principal, args) => charged(backend, principal, 'runs.triage', () => backend.ai.triage(principal, args.runId as string)),
+    call: (backend, principal, args) =>
+      charged(backend, principal, 'runs.triage', () => backend.ai.triage(principal, args.runId as string)),
   },
   {
     name: 'svc_draft_bug',
     title: 'Draft a bug from a failed step',
-    description: 'A bug written from a failed step of a run, as POST /api/v1/ai/bugs/draft: title, steps to reproduce, expected and actual, environment (variable names, never values), evidence links. With save (needs scope write; counts toward the artifact quota) the bug is created and linked found_by to the test result, else the test case.',
+    description:
+      'A bug written from a failed step of a run, as POST /api/v1/ai/bugs/draft: title, steps to reproduce, expected and actual, environment (variable names, never values), evidence links. With save (needs scope write; counts toward the artifact quota) the bug is created and linked found_by to the test result, else the test case.',
     scope: 'read',
     operationId: 'draftBug',
     inputSchema: bundle(BugDraftBodySchema),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    call: (backend, principal, args) => charged(backend, principal, 'bugs.draft', () => backend.ai.draftBug(principal, args as BugDraftBody)),
+    call: (backend, principal, args) =>
+      charged(backend, principal, 'bugs.draft', () => backend.ai.draftBug(principal, args as BugDraftBody)),
   },
   {
     name: 'svc_list_flaky',

@@ -99,7 +99,9 @@ async function formBody(ctx: Koa.Context): Promise<URLSearchParams> {
 
 /** The scopes asked for, among the service's; all of them when none was named. */
 function requestedScopes(scope: unknown): Scope[] {
-  const named = String(scope ?? '').split(' ').filter((s) => (SCOPES as readonly string[]).includes(s)) as Scope[];
+  const named = String(scope ?? '')
+    .split(' ')
+    .filter((s) => (SCOPES as readonly string[]).includes(s)) as Scope[];
   return named.length ? SCOPES.filter((s) => named.includes(s)) : [...SCOPES];
 }
 
@@ -116,7 +118,8 @@ export function consentMiddleware(deps: ConsentDeps): Koa.Middleware {
     } catch {
       ctx.status = 400;
       ctx.type = 'html';
-      ctx.body = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization expired</title></head><body><main><h1>This authorization request has expired</h1><p>Start again from the application that sent you here.</p></main></body></html>';
+      ctx.body =
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization expired</title></head><body><main><h1>This authorization request has expired</h1><p>Start again from the application that sent you here.</p></main></body></html>';
       return;
     }
     if (details.uid !== match[1]) return next();
@@ -141,7 +144,8 @@ export function consentMiddleware(deps: ConsentDeps): Koa.Middleware {
       ctx.redirect(location);
       ctx.status = 303;
     };
-    if (match[2] === '/abort') return finish({ error: 'access_denied', error_description: 'The request was denied on the consent page' });
+    if (match[2] === '/abort')
+      return finish({ error: 'access_denied', error_description: 'The request was denied on the consent page' });
 
     const refuse = (status: number, error: string) => {
       ctx.status = status;
@@ -150,12 +154,18 @@ export function consentMiddleware(deps: ConsentDeps): Koa.Middleware {
     };
     const principal = await deps.authenticateKey(form.get('api_key')?.trim() ?? '');
     if (!principal) return refuse(401, 'That API key is unknown or revoked.');
-    if (principal.projectStatus !== 'active') return refuse(403, `Project ${principal.projectId} is ${principal.projectStatus}.`);
+    if (principal.projectStatus !== 'active')
+      return refuse(403, `Project ${principal.projectId} is ${principal.projectStatus}.`);
     const boundProject = client[ClientBinding.project] as string | undefined;
-    if (boundProject && boundProject !== principal.projectId) return refuse(403, 'This client belongs to another project; use a key of that project.');
+    if (boundProject && boundProject !== principal.projectId)
+      return refuse(403, 'This client belongs to another project; use a key of that project.');
     const chosen = highestScope([form.get('scope') ?? '']) ?? page.requested.at(-1)!;
     const granted = scopesUpTo(lowerScope(chosen, principal.scope)).filter((s) => page.requested.includes(s));
-    if (!granted.length) return refuse(403, `This key has scope ${principal.scope}; the client asked only for ${page.requested.join(', ')}.`);
+    if (!granted.length)
+      return refuse(
+        403,
+        `This key has scope ${principal.scope}; the client asked only for ${page.requested.join(', ')}.`,
+      );
 
     const grant = new provider.Grant({ accountId: principal.keyId, clientId: client.clientId });
     const resource = typeof details.params.resource === 'string' ? details.params.resource : deps.audience();

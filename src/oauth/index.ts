@@ -6,15 +6,15 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type Koa from 'koa';
 import mount from 'koa-mount';
 import type Provider from 'oidc-provider';
+import { KEY_PREFIX } from '../auth/keys.js';
+import type { Principal } from '../auth/principal.js';
+import { type AccessTokenClaims, looksLikeJwt } from '../auth/tokens.js';
 import type { Db } from '../db/connect.js';
 import type { Logger } from '../log.js';
-import type { Principal } from '../auth/principal.js';
-import { looksLikeJwt, type AccessTokenClaims } from '../auth/tokens.js';
-import { KEY_PREFIX } from '../auth/keys.js';
-import { buildProvider } from './provider.js';
 import { consentMiddleware } from './consent.js';
-import type { SigningKeys } from './signing-keys.js';
+import { buildProvider } from './provider.js';
 import type { Revocations } from './revocations.js';
+import type { SigningKeys } from './signing-keys.js';
 
 export const OAUTH_PREFIX = '/oauth';
 export const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
@@ -34,7 +34,10 @@ export interface OAuthDeps {
 
 /** The secrets that sign the provider's cookies, the same in every process (made once, kept in PostgreSQL). */
 export async function cookieKeys(db: Db): Promise<string[]> {
-  await db('oauth_secrets').insert({ name: 'cookie-key', value: randomBytes(32).toString('base64url') }).onConflict('name').ignore();
+  await db('oauth_secrets')
+    .insert({ name: 'cookie-key', value: randomBytes(32).toString('base64url') })
+    .onConflict('name')
+    .ignore();
   return [(await db('oauth_secrets').where('name', 'cookie-key').first('value')).value];
 }
 
@@ -92,11 +95,18 @@ export class OAuthServer {
   }
 
   middleware(): Koa.Middleware {
-    const consent = consentMiddleware({ provider: () => this.provider!, authenticateKey: this.deps.authenticateKey, audience: () => this.audience });
+    const consent = consentMiddleware({
+      provider: () => this.provider!,
+      authenticateKey: this.deps.authenticateKey,
+      audience: () => this.audience,
+    });
     return async (ctx, next) => {
       if (!this.provider) return next();
       // RFC 8414: the metadata of issuer https://host/oauth lives at /.well-known/oauth-authorization-server/oauth.
-      if ((ctx.path === `${AS_METADATA_PATH}${OAUTH_PREFIX}` || ctx.path === AS_METADATA_PATH) && ctx.method === 'GET') {
+      if (
+        (ctx.path === `${AS_METADATA_PATH}${OAUTH_PREFIX}` || ctx.path === AS_METADATA_PATH) &&
+        ctx.method === 'GET'
+      ) {
         ctx.path = `${OAUTH_PREFIX}/.well-known/openid-configuration`;
         return (await this.current())(ctx, next);
       }
@@ -121,7 +131,11 @@ export class OAuthServer {
     const match = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'));
     if (!match || !match[1]!.startsWith(KEY_PREFIX)) return false;
     const principal = await this.deps.authenticateKey(match[1]!);
-    const error = !principal ? 'the API key is unknown or revoked' : principal.scope !== 'admin' ? 'registering a client for a project needs an admin key' : undefined;
+    const error = !principal
+      ? 'the API key is unknown or revoked'
+      : principal.scope !== 'admin'
+        ? 'registering a client for a project needs an admin key'
+        : undefined;
     if (error) {
       ctx.status = principal ? 403 : 401;
       ctx.body = { error: 'invalid_token', error_description: error };
@@ -156,7 +170,10 @@ export class OAuthServer {
     }
     const client = clientId ? await this.provider!.Client.find(clientId) : undefined;
     const authenticated =
-      client && (client.tokenEndpointAuthMethod === 'none' ? !secret : Boolean(secret && client.clientSecret && safeEqual(secret, client.clientSecret)));
+      client &&
+      (client.tokenEndpointAuthMethod === 'none'
+        ? !secret
+        : Boolean(secret && client.clientSecret && safeEqual(secret, client.clientSecret)));
     ctx.set('Cache-Control', 'no-store');
     if (!authenticated) {
       ctx.status = 401;

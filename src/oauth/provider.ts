@@ -2,11 +2,17 @@
 // with PKCE (S256 only), refresh tokens (rotated), client credentials, dynamic registration and
 // revocation. Access tokens are JWTs (resource indicators, RFC 9068) for one audience, the service,
 // and carry the tenant, project and key they act for (src/auth/tokens.ts reads them back).
-import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC, type JWK } from 'oidc-provider';
-import type { Db } from '../db/connect.js';
+import Provider, {
+  type Configuration,
+  errors,
+  interactionPolicy,
+  type JWK,
+  type KoaContextWithOIDC,
+} from 'oidc-provider';
 import type { Principal, Scope } from '../auth/principal.js';
 import { SCOPES } from '../auth/principal.js';
 import { TokenClaim } from '../auth/tokens.js';
+import type { Db } from '../db/connect.js';
 import { knexAdapter } from './adapter.js';
 import { SIGNING_ALG } from './signing-keys.js';
 
@@ -104,7 +110,8 @@ export function buildProvider(options: ProviderOptions): Provider {
     // OAuth 2.1 without OpenID: a refresh token for every client allowed the grant, no offline_access needed.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
-    findAccount: async (_ctx, id) => ((await principalOfKeyId(id)) ? { accountId: id, claims: async () => ({ sub: id }) } : undefined),
+    findAccount: async (_ctx, id) =>
+      (await principalOfKeyId(id)) ? { accountId: id, claims: async () => ({ sub: id }) } : undefined,
     extraClientMetadata: {
       properties: BINDING,
       // Called whenever a client is built: at registration the binding comes from the admin key the
@@ -114,11 +121,18 @@ export function buildProvider(options: ProviderOptions): Provider {
         if (c?.oidc?.route !== 'registration') return;
         const registrar = c.state.registrar;
         const binding = registrar
-          ? { svc_tenant_id: registrar.tenantId, svc_project_id: registrar.projectId, svc_key_id: registrar.keyId, svc_scope: registrar.scope }
+          ? {
+              svc_tenant_id: registrar.tenantId,
+              svc_project_id: registrar.projectId,
+              svc_key_id: registrar.keyId,
+              svc_scope: registrar.scope,
+            }
           : undefined;
         (metadata as Record<string, unknown>)[key] = binding?.[key as keyof typeof binding];
         if (!registrar && key === ClientBinding.key && (metadata.grant_types ?? []).includes('client_credentials')) {
-          throw new errors.InvalidClientMetadata('client_credentials needs a client registered with an admin API key of the project (Authorization: Bearer svc_pk_...)');
+          throw new errors.InvalidClientMetadata(
+            'client_credentials needs a client registered with an admin API key of the project (Authorization: Bearer svc_pk_...)',
+          );
         }
       },
     },

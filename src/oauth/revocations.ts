@@ -2,8 +2,9 @@
 // it), so revocation is recorded here: the token itself (`oauth_revoked_tokens`, kept until it would
 // have expired), or its grant (revoking a refresh token destroys the grant, and with it every access
 // token of the grant), or its client (a deleted client's tokens all stop). One query per token use.
-import type { Db } from '../db/connect.js';
+
 import type { AccessTokenClaims, TokenRevocations } from '../auth/tokens.js';
+import type { Db } from '../db/connect.js';
 
 export class Revocations implements TokenRevocations {
   constructor(private readonly db: Db) {}

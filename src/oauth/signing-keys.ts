@@ -31,7 +31,11 @@ async function newKeyPair(): Promise<{ kid: string; privateJwk: JWK; publicJwk: 
   const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
   const kid = `sk_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   const meta = { kid, alg: SIGNING_ALG, use: 'sig' };
-  return { kid, privateJwk: { ...(await exportJWK(privateKey)), ...meta }, publicJwk: { ...(await exportJWK(publicKey)), ...meta } };
+  return {
+    kid,
+    privateJwk: { ...(await exportJWK(privateKey)), ...meta },
+    publicJwk: { ...(await exportJWK(publicKey)), ...meta },
+  };
 }
 
 function view(row: KeyRow): SigningKey {
@@ -72,7 +76,9 @@ export class SigningKeys {
   async rotate(): Promise<string> {
     return this.db.transaction(async (trx) => {
       await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['oauth:signing-keys']);
-      await trx('oauth_signing_keys').where('status', 'active').update({ status: 'retiring', rotated_at: trx.fn.now() });
+      await trx('oauth_signing_keys')
+        .where('status', 'active')
+        .update({ status: 'retiring', rotated_at: trx.fn.now() });
       return this.insertActive(trx);
     });
   }
@@ -120,13 +126,22 @@ export class SigningKeys {
 
   /** The public key that may verify a token signed with `kid`, or null once it is retired. */
   async verificationKey(kid: string): Promise<JWK | null> {
-    const row = await this.db('oauth_signing_keys').where({ kid }).whereIn('status', ['active', 'retiring']).first('public_jwk');
+    const row = await this.db('oauth_signing_keys')
+      .where({ kid })
+      .whereIn('status', ['active', 'retiring'])
+      .first('public_jwk');
     return row?.public_jwk ?? null;
   }
 
   private async insertActive(trx: Db): Promise<string> {
     const { kid, privateJwk, publicJwk } = await newKeyPair();
-    await trx('oauth_signing_keys').insert({ kid, alg: SIGNING_ALG, private_jwk: privateJwk, public_jwk: publicJwk, status: 'active' });
+    await trx('oauth_signing_keys').insert({
+      kid,
+      alg: SIGNING_ALG,
+      private_jwk: privateJwk,
+      public_jwk: publicJwk,
+      status: 'active',
+    });
     return kid;
   }
 }

@@ -4,10 +4,10 @@
 // The rooms do not import this one: the engine reports through its EngineEvents port, REST through
 // the observer of rest/app.ts, the step paths through their diagnostics channels.
 import diagnostics from 'node:diagnostics_channel';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { DatabaseHealthStats } from '../db/health.js';
 import type { EngineEvents, StepDispatchMessage, StepWriteMessage } from '../otp/engine/diagnostics.js';
 import type { RequestSample } from '../rest/middleware/observe.js';
-import type { DatabaseHealthStats } from '../db/health.js';
 
 export interface MetricsSources {
   /** Runs this process drives now. */
@@ -66,35 +66,125 @@ export class ServiceMetrics {
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
-    this.sessions = new Gauge({ name: 'otp_sessions_open', help: 'Executor sessions open on this process (welcomed, not yet closed)', registers });
-    this.sessionsOpened = new Counter({ name: 'otp_sessions_opened_total', help: 'Executor sessions welcomed', registers });
-    this.sessionsClosed = new Counter({ name: 'otp_sessions_closed_total', help: 'Executor sessions closed, by WebSocket close code', labelNames: ['code'], registers });
-    new Gauge({ name: 'otp_runs_active', help: 'Runs this process drives now', registers, collect() { this.set(sources.activeRuns()); } });
+    this.sessions = new Gauge({
+      name: 'otp_sessions_open',
+      help: 'Executor sessions open on this process (welcomed, not yet closed)',
+      registers,
+    });
+    this.sessionsOpened = new Counter({
+      name: 'otp_sessions_opened_total',
+      help: 'Executor sessions welcomed',
+      registers,
+    });
+    this.sessionsClosed = new Counter({
+      name: 'otp_sessions_closed_total',
+      help: 'Executor sessions closed, by WebSocket close code',
+      labelNames: ['code'],
+      registers,
+    });
+    new Gauge({
+      name: 'otp_runs_active',
+      help: 'Runs this process drives now',
+      registers,
+      collect() {
+        this.set(sources.activeRuns());
+      },
+    });
     // Outages of PostgreSQL as this process met them (docs/operations.md, "When PostgreSQL goes away").
-    new Gauge({ name: 'db_available', help: '1 while this process reaches PostgreSQL, 0 during an outage', registers, collect() { const d = sources.database?.(); if (d) this.set(d.available ? 1 : 0); } });
-    counterOf('db_outages_total', 'Outages of PostgreSQL this process met', registers, () => sources.database?.().outages);
-    counterOf('db_unavailable_seconds_total', 'Time this process spent without PostgreSQL', registers, () => { const d = sources.database?.(); return d && d.unavailableMs / 1000; });
-    new Gauge({ name: 'otp_runs_held', help: 'Runs whose write waits for PostgreSQL to come back', registers, collect() { const d = sources.database?.(); if (d) this.set(d.heldRuns); } });
-    counterOf('db_writes_retried_total', 'Writes tried again after an outage of PostgreSQL (step results, verdicts, recording frames)', registers, () => sources.database?.().retriedWrites);
-    this.runsClaimed = new Counter({ name: 'otp_runs_claimed_total', help: 'Runs claimed by sessions of this process', registers });
-    this.runsFinished = new Counter({ name: 'otp_runs_finished_total', help: 'Runs finished by this process, by status', labelNames: ['status'], registers });
+    new Gauge({
+      name: 'db_available',
+      help: '1 while this process reaches PostgreSQL, 0 during an outage',
+      registers,
+      collect() {
+        const d = sources.database?.();
+        if (d) this.set(d.available ? 1 : 0);
+      },
+    });
+    counterOf(
+      'db_outages_total',
+      'Outages of PostgreSQL this process met',
+      registers,
+      () => sources.database?.().outages,
+    );
+    counterOf('db_unavailable_seconds_total', 'Time this process spent without PostgreSQL', registers, () => {
+      const d = sources.database?.();
+      return d && d.unavailableMs / 1000;
+    });
+    new Gauge({
+      name: 'otp_runs_held',
+      help: 'Runs whose write waits for PostgreSQL to come back',
+      registers,
+      collect() {
+        const d = sources.database?.();
+        if (d) this.set(d.heldRuns);
+      },
+    });
+    counterOf(
+      'db_writes_retried_total',
+      'Writes tried again after an outage of PostgreSQL (step results, verdicts, recording frames)',
+      registers,
+      () => sources.database?.().retriedWrites,
+    );
+    this.runsClaimed = new Counter({
+      name: 'otp_runs_claimed_total',
+      help: 'Runs claimed by sessions of this process',
+      registers,
+    });
+    this.runsFinished = new Counter({
+      name: 'otp_runs_finished_total',
+      help: 'Runs finished by this process, by status',
+      labelNames: ['status'],
+      registers,
+    });
     this.runDuration = new Histogram({
-      name: 'otp_run_duration_seconds', help: 'Time from claim to verdict', labelNames: ['status'], registers,
+      name: 'otp_run_duration_seconds',
+      help: 'Time from claim to verdict',
+      labelNames: ['status'],
+      registers,
       buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600],
     });
     this.stepDispatch = new Histogram({
-      name: 'otp_step_dispatch_seconds', help: 'From a step.result arriving to the next step.exec leaving (the write included)', registers, buckets: LATENCY_BUCKETS,
+      name: 'otp_step_dispatch_seconds',
+      help: 'From a step.result arriving to the next step.exec leaving (the write included)',
+      registers,
+      buckets: LATENCY_BUCKETS,
     });
     this.batchRows = new Histogram({
-      name: 'otp_step_write_batch_rows', help: 'Step outcomes per group-commit statement', registers, buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
+      name: 'otp_step_write_batch_rows',
+      help: 'Step outcomes per group-commit statement',
+      registers,
+      buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
     });
-    this.commitSeconds = new Histogram({ name: 'otp_step_write_seconds', help: 'Time of one group-commit statement, sent to committed', registers, buckets: LATENCY_BUCKETS });
+    this.commitSeconds = new Histogram({
+      name: 'otp_step_write_seconds',
+      help: 'Time of one group-commit statement, sent to committed',
+      registers,
+      buckets: LATENCY_BUCKETS,
+    });
     this.requests = new Histogram({
-      name: 'http_request_duration_seconds', help: 'REST requests by method, route (its template) and status', labelNames: ['method', 'route', 'status'], registers, buckets: LATENCY_BUCKETS,
+      name: 'http_request_duration_seconds',
+      help: 'REST requests by method, route (its template) and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+      buckets: LATENCY_BUCKETS,
     });
-    this.rateLimited = new Counter({ name: 'http_rate_limited_total', help: 'REST requests refused by the per-key rate limit (429)', registers });
-    this.refused = new Counter({ name: 'auth_refused_total', help: 'Requests and connections refused for their credentials (unknown, revoked or too weak a key)', labelNames: ['transport'], registers });
-    this.transportInfo = new Gauge({ name: 'otp_transport_info', help: 'The OTP transport of this process (uws: uWebSockets.js, ws: the ws package on node:http), set to 1', labelNames: ['transport'], registers });
+    this.rateLimited = new Counter({
+      name: 'http_rate_limited_total',
+      help: 'REST requests refused by the per-key rate limit (429)',
+      registers,
+    });
+    this.refused = new Counter({
+      name: 'auth_refused_total',
+      help: 'Requests and connections refused for their credentials (unknown, revoked or too weak a key)',
+      labelNames: ['transport'],
+      registers,
+    });
+    this.transportInfo = new Gauge({
+      name: 'otp_transport_info',
+      help: 'The OTP transport of this process (uws: uWebSockets.js, ws: the ws package on node:http), set to 1',
+      labelNames: ['transport'],
+      registers,
+    });
     // The step channels belong to the Node process: with two services in one process (tests), each counts both.
     this.listen<StepDispatchMessage>('otp:step.dispatch', (m) => this.stepDispatch.observe(m.ms / 1000));
     this.listen<StepWriteMessage>('otp:step.write', (m) => {
@@ -128,7 +218,10 @@ export class ServiceMetrics {
 
   /** One REST request answered (rest/middleware/observe.ts). */
   request(sample: RequestSample): void {
-    this.requests.observe({ method: sample.method, route: sample.route, status: String(sample.status) }, sample.ms / 1000);
+    this.requests.observe(
+      { method: sample.method, route: sample.route, status: String(sample.status) },
+      sample.ms / 1000,
+    );
     if (sample.status === 429) this.rateLimited.inc();
     if (sample.status === 401) this.refused.inc({ transport: 'rest' });
   }

@@ -4,9 +4,9 @@
 // key (docs/operations.md).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from '../log.js';
 import type { Health } from '../rest/health.js';
 import type { ServiceMetrics } from './metrics.js';
-import type { Logger } from '../log.js';
 
 export interface MetricsListener {
   url: string;
@@ -36,7 +36,15 @@ export async function listenForMetrics(
     } else if (path === '/healthz') {
       send(200, 'application/json', '{"status":"ok"}');
     } else if (path === '/readyz') {
-      void health.ready().then((r) => send(r.ready ? 200 : 503, 'application/json', JSON.stringify({ status: r.ready ? 'ready' : 'not ready', checks: r.checks })));
+      void health
+        .ready()
+        .then((r) =>
+          send(
+            r.ready ? 200 : 503,
+            'application/json',
+            JSON.stringify({ status: r.ready ? 'ready' : 'not ready', checks: r.checks }),
+          ),
+        );
     } else {
       send(404, 'text/plain', 'GET /metrics, /healthz or /readyz\n');
     }

@@ -1,14 +1,15 @@
 // platform/*: context and entitlement, projects, groups and lifecycle. Each has its folder here with
 // its schema, routes and store side by side. The imports below are in the order their schemas are
 // registered, which is the order of their components in /openapi.json.
-import type { RouteDef } from '../rest/route.js';
-import type { Db } from '../db/connect.js';
+
 import type { Config } from '../config.js';
-import { projectRoutes } from './projects/routes.js';
+import type { Db } from '../db/connect.js';
+import type { RouteDef } from '../rest/route.js';
+import { contextRoutes } from './context/routes.js';
 import { groupRoutes } from './groups/routes.js';
 import { lifecycleRoutes } from './lifecycle/routes.js';
 import { Lifecycle } from './lifecycle/store.js';
-import { contextRoutes } from './context/routes.js';
+import { projectRoutes } from './projects/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import type { ProjectSettings } from './settings/store.js';
 
@@ -27,7 +28,14 @@ export interface PlatformDeps {
   settings: ProjectSettings;
 }
 
-export function platformRoutes({ db, config, projectChanged, artifactCount, storageBytes, settings }: PlatformDeps): RouteDef[] {
+export function platformRoutes({
+  db,
+  config,
+  projectChanged,
+  artifactCount,
+  storageBytes,
+  settings,
+}: PlatformDeps): RouteDef[] {
   const lifecycle = new Lifecycle(db, projectChanged);
   return [
     ...contextRoutes({ db, limits: config.limits, artifactCount, storageBytes }),

@@ -47,7 +47,11 @@ export interface ReportedRun {
 function allAttempts(run: ReportedRun): ReportedRun['steps'] {
   if (!run.earlierAttempts?.length) return run.steps;
   const byIndex = new Map(run.steps.map((s) => [s.stepIndex, s]));
-  const earlier = run.earlierAttempts.map((a) => ({ ...a, label: byIndex.get(a.stepIndex)?.label ?? null, action: byIndex.get(a.stepIndex)?.action ?? null }));
+  const earlier = run.earlierAttempts.map((a) => ({
+    ...a,
+    label: byIndex.get(a.stepIndex)?.label ?? null,
+    action: byIndex.get(a.stepIndex)?.action ?? null,
+  }));
   return [...earlier, ...run.steps];
 }
 
@@ -114,7 +118,11 @@ function failureOf(steps: Step[]): CaseFailure | undefined {
   const firstBad = steps.find((s) => s.status === 'fail' || s.status === 'error');
   if (!firstBad) return undefined;
   const error = (firstBad.error ?? null) as { code?: string; message?: string } | null;
-  return { code: error?.code ?? 'E_INTERNAL', message: error?.message ?? `step ${firstBad.stepIndex} ${firstBad.status}`, stepIndex: firstBad.stepIndex };
+  return {
+    code: error?.code ?? 'E_INTERNAL',
+    message: error?.message ?? `step ${firstBad.stepIndex} ${firstBad.status}`,
+    stepIndex: firstBad.stepIndex,
+  };
 }
 
 /**
@@ -130,12 +138,10 @@ export function caseResults(run: ReportedRun): CaseResult[] {
     const attemptNumbers = [...new Set(all.map((s) => s.attempt ?? 1))].sort((a, b) => a - b);
     const last = attemptNumbers[attemptNumbers.length - 1] ?? 1;
     const steps = all.filter((s) => (s.attempt ?? 1) === last);
-    const failedAttempts = attemptNumbers
-      .slice(0, -1)
-      .flatMap((n) => {
-        const failed = failureOf(all.filter((s) => (s.attempt ?? 1) === n));
-        return failed ? [{ ...failed, attempt: n }] : [];
-      });
+    const failedAttempts = attemptNumbers.slice(0, -1).flatMap((n) => {
+      const failed = failureOf(all.filter((s) => (s.attempt ?? 1) === n));
+      return failed ? [{ ...failed, attempt: n }] : [];
+    });
     const lastOutcome = outcomeOf(steps);
     const failure = failureOf(steps);
     return {

@@ -2,9 +2,16 @@
 // the tests check against it): one test per test case, with the browser that ran it, its retries
 // (retryAttempts, flaky) and its evidence as attachments (links to the service, which need a key or a
 // signed link to open).
-import { runReport, type Report, type ReportedRun } from './case-results.js';
+import { type Report, type ReportedRun, runReport } from './case-results.js';
 
-const STATUS = { passed: 'passed', flaky: 'passed', failed: 'failed', errored: 'failed', skipped: 'skipped', pending: 'pending' } as const;
+const STATUS = {
+  passed: 'passed',
+  flaky: 'passed',
+  failed: 'failed',
+  errored: 'failed',
+  skipped: 'skipped',
+  pending: 'pending',
+} as const;
 
 export interface CtrfOptions {
   /** The service's address, to make the links absolute. */
@@ -37,11 +44,23 @@ export function reportToCtrf(report: Report, options: CtrfOptions) {
     // A quarantined case keeps its status; the tag says its failure did not fail the run's verdict.
     ...(c.quarantined ? { tags: ['quarantined'], extra: { quarantined: true } } : {}),
     ...(c.failedAttempts.length
-      ? { retryAttempts: c.failedAttempts.map((f, i) => ({ attempt: f.attempt ?? i + 1, status: 'failed', message: `${f.code}: ${f.message}` })) }
+      ? {
+          retryAttempts: c.failedAttempts.map((f, i) => ({
+            attempt: f.attempt ?? i + 1,
+            status: 'failed',
+            message: `${f.code}: ${f.message}`,
+          })),
+        }
       : {}),
     ...(options.browser ? { browser: options.browser } : {}),
     ...(c.screenshots.length
-      ? { attachments: c.screenshots.map((url, i) => ({ name: `screenshot ${i + 1}`, contentType: 'image/png', path: `${options.baseUrl}${url}` })) }
+      ? {
+          attachments: c.screenshots.map((url, i) => ({
+            name: `screenshot ${i + 1}`,
+            contentType: 'image/png',
+            path: `${options.baseUrl}${url}`,
+          })),
+        }
       : {}),
     stdout: c.lines,
   }));
@@ -73,7 +92,9 @@ export function reportToCtrf(report: Report, options: CtrfOptions) {
           runId: report.id,
           status: report.status,
           url: `${options.baseUrl}${report.path}`,
-          ...(report.cases.some((c) => c.quarantined) ? { quarantined: report.cases.filter((c) => c.quarantined).map((c) => c.id) } : {}),
+          ...(report.cases.some((c) => c.quarantined)
+            ? { quarantined: report.cases.filter((c) => c.quarantined).map((c) => c.id) }
+            : {}),
         },
       },
     },

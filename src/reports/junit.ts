@@ -5,17 +5,22 @@
 // run, <flakyFailure> for each attempt that failed before a pass (the Maven Surefire extension that
 // GitLab and Jenkins read), and the screenshots as [[ATTACHMENT|url]] lines in <system-out>, which
 // GitLab and the report actions of GitHub turn into links.
-import { runReport, type Report, type ReportedRun } from './case-results.js';
+import { type Report, type ReportedRun, runReport } from './case-results.js';
 
 // XML 1.0 has no place for most control characters, even escaped: they are left out.
-const INVALID_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const INVALID_XML =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 function text(value: string): string {
   return value.replace(INVALID_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 function attr(value: string | number): string {
-  return text(String(value)).replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
+  return text(String(value))
+    .replace(/"/g, '&quot;')
+    .replace(/\n/g, '&#10;')
+    .replace(/\r/g, '&#13;')
+    .replace(/\t/g, '&#9;');
 }
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
@@ -30,7 +35,10 @@ export function reportToJunit(report: Report, baseUrl: string): string {
   const count = (outcome: string) => cases.filter((c) => c.outcome === outcome).length;
   const timestamp = (report.startedAt ?? new Date().toISOString()).replace(/\.\d+Z$/, '');
   const totals = `tests="${cases.length}" failures="${count('failed')}" errors="${count('errored') + count('pending')}" skipped="${count('skipped')}" time="${seconds(report.durationMs)}"`;
-  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="${attr(report.name)}" ${totals}>`];
+  const out: string[] = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${attr(report.name)}" ${totals}>`,
+  ];
   out.push(`  <testsuite name="${attr(report.name)}" ${totals} timestamp="${attr(timestamp)}">`);
   out.push('    <properties>');
   out.push(`      <property name="runId" value="${attr(report.id)}"/>`);
@@ -39,7 +47,9 @@ export function reportToJunit(report: Report, baseUrl: string): string {
   if (report.reason) out.push(`      <property name="reason" value="${attr(report.reason)}"/>`);
   out.push('    </properties>');
   for (const c of cases) {
-    out.push(`    <testcase classname="${attr(report.classname)}" name="${attr(c.title)}" file="${attr(c.id)}" time="${seconds(c.durationMs)}">`);
+    out.push(
+      `    <testcase classname="${attr(report.classname)}" name="${attr(c.title)}" file="${attr(c.id)}" time="${seconds(c.durationMs)}">`,
+    );
     // A quarantined case reports its failure as it is; the property and the message say it did not fail the run.
     if (c.quarantined) out.push('      <properties><property name="quarantined" value="true"/></properties>');
     const detail = text(c.lines.join('\n'));
@@ -48,11 +58,14 @@ export function reportToJunit(report: Report, baseUrl: string): string {
       const message = c.quarantined ? `quarantined (does not fail the run): ${c.failure!.message}` : c.failure!.message;
       out.push(`      <${tag} message="${attr(message)}" type="${attr(c.failure!.code)}">${detail}</${tag}>`);
     } else if (c.outcome === 'pending') {
-      out.push(`      <error message="the run ended before this case finished" type="${attr(report.status)}">${detail}</error>`);
+      out.push(
+        `      <error message="the run ended before this case finished" type="${attr(report.status)}">${detail}</error>`,
+      );
     } else if (c.outcome === 'skipped') {
       out.push(`      <skipped message="${attr(c.skipReason ?? report.reason ?? 'not run')}"/>`);
     }
-    for (const f of c.failedAttempts) out.push(`      <flakyFailure message="${attr(f.message)}" type="${attr(f.code)}"/>`);
+    for (const f of c.failedAttempts)
+      out.push(`      <flakyFailure message="${attr(f.message)}" type="${attr(f.code)}"/>`);
     const attachments = c.screenshots.map((url) => `[[ATTACHMENT|${baseUrl}${url}]]`);
     out.push(`      <system-out>${text([...c.lines, ...attachments].join('\n'))}</system-out>`);
     out.push('    </testcase>');

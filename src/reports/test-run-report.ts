@@ -37,17 +37,36 @@ const OUTCOME: Record<string, CaseOutcome> = {
   cancelled: 'skipped',
 };
 
-export function testRunReport(run: ReportedTestRun, titles: ReadonlyMap<string, string>, latest: ReadonlyMap<string, ReportedResult>): Report {
+export function testRunReport(
+  run: ReportedTestRun,
+  titles: ReadonlyMap<string, string>,
+  latest: ReadonlyMap<string, ReportedResult>,
+): Report {
   const ids = [...new Set([...run.testCaseIds, ...latest.keys()])];
   const cases: CaseResult[] = ids.map((id) => {
     const result = latest.get(id);
     const title = titles.get(id) ?? id;
-    if (!result) return { id, title, outcome: 'skipped', durationMs: 0, failedAttempts: [], attempts: 0, lines: ['no result yet'], screenshots: [], skipReason: 'no result yet' };
+    if (!result)
+      return {
+        id,
+        title,
+        outcome: 'skipped',
+        durationMs: 0,
+        failedAttempts: [],
+        attempts: 0,
+        lines: ['no result yet'],
+        screenshots: [],
+        skipReason: 'no result yet',
+      };
     const base = OUTCOME[result.status] ?? 'errored';
     // A pass marked flaky (an imported report said so) is flaky.
     const outcome: CaseOutcome = base === 'passed' && result.labels?.includes('flaky') ? 'flaky' : base;
     const message = result.comment ?? `${result.status}`;
-    const failedAttempts = (result.failedAttempts ?? []).map((f, i) => ({ code: 'failed', message: f.message, attempt: i + 1 }));
+    const failedAttempts = (result.failedAttempts ?? []).map((f, i) => ({
+      code: 'failed',
+      message: f.message,
+      attempt: i + 1,
+    }));
     return {
       id,
       title,
@@ -56,7 +75,9 @@ export function testRunReport(run: ReportedTestRun, titles: ReadonlyMap<string, 
       ...(outcome === 'failed' || outcome === 'errored' ? { failure: { code: result.status, message } } : {}),
       failedAttempts,
       attempts: 1 + failedAttempts.length,
-      lines: [`${result.status}${result.executedAt ? ` at ${result.executedAt}` : ''}${result.comment ? `: ${result.comment}` : ''}`],
+      lines: [
+        `${result.status}${result.executedAt ? ` at ${result.executedAt}` : ''}${result.comment ? `: ${result.comment}` : ''}`,
+      ],
       screenshots: (result.evidenceAssetIds ?? []).map((asset) => `/api/v1/assets/items/${asset}/download`),
       ...(base === 'skipped' ? { skipReason: result.comment ?? result.status } : {}),
     };

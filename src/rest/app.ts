@@ -1,16 +1,16 @@
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
-import type { Api } from './route.js';
-import { errorMiddleware } from './middleware/errors.js';
-import { authMiddleware, type Authenticate } from './middleware/auth.js';
-import { storableBodyMiddleware, storableRequestMiddleware } from './middleware/storable-text.js';
-import { rateLimitMiddleware, type RateLimitDeps } from './middleware/rate-limit.js';
-import { buildOpenApiDocument, OPENAPI_PATH, type ExtraPaths, type OpenApiInfo } from './openapi.js';
-import type { IdempotencyStore } from './idempotency.js';
-import type { Logger } from '../log.js';
 import { failureLog, normaliseError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { type Health, healthMiddleware } from './health.js';
+import type { IdempotencyStore } from './idempotency.js';
+import { type Authenticate, authMiddleware } from './middleware/auth.js';
+import { errorMiddleware } from './middleware/errors.js';
 import { observeMiddleware, type RequestSample } from './middleware/observe.js';
-import { healthMiddleware, type Health } from './health.js';
+import { type RateLimitDeps, rateLimitMiddleware } from './middleware/rate-limit.js';
+import { storableBodyMiddleware, storableRequestMiddleware } from './middleware/storable-text.js';
+import { buildOpenApiDocument, type ExtraPaths, OPENAPI_PATH, type OpenApiInfo } from './openapi.js';
+import type { Api } from './route.js';
 
 export interface RestAppDeps {
   api: Api;
@@ -48,7 +48,9 @@ export function createRestApp(deps: RestAppDeps): Koa {
   // An error after the answer began (a file stream that broke mid-download): Koa would print it with
   // its stack on stderr; it goes through the logger.
   const logFailure = failureLog(deps.log);
-  app.on('error', (err: unknown, ctx?: Koa.Context) => logFailure('answer failed after it began', err, normaliseError(err), { path: ctx?.path }));
+  app.on('error', (err: unknown, ctx?: Koa.Context) =>
+    logFailure('answer failed after it began', err, normaliseError(err), { path: ctx?.path }),
+  );
   if (deps.cookieKeys) app.keys = deps.cookieKeys;
   app.use(observeMiddleware({ log: deps.log, slowMs: deps.slowRequestMs ?? 1_000, observe: deps.observe }));
   app.use(errorMiddleware(deps.log));

@@ -29,9 +29,12 @@ export function parseIfMatch(header: string | undefined): IfMatch {
 export function checkIfMatch(ifMatch: IfMatch, current: number, what: string): void {
   if (ifMatch === undefined || ifMatch === '*') return;
   if (!ifMatch.includes(current)) {
-    throw errors.preconditionFailed(`${what} has changed since you read it (now revision ${current}); read it again and retry`, {
-      currentVersion: current,
-      etag: etagOf(current),
-    });
+    throw errors.preconditionFailed(
+      `${what} has changed since you read it (now revision ${current}); read it again and retry`,
+      {
+        currentVersion: current,
+        etag: etagOf(current),
+      },
+    );
   }
 }

@@ -42,7 +42,10 @@ export function readiness(deps: { probe(): Promise<unknown>; draining(): boolean
         await Promise.race([
           deps.probe(),
           new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`no answer within ${deps.timeoutMs ?? 2_000} ms`)), deps.timeoutMs ?? 2_000);
+            timer = setTimeout(
+              () => reject(new Error(`no answer within ${deps.timeoutMs ?? 2_000} ms`)),
+              deps.timeoutMs ?? 2_000,
+            );
           }),
         ]);
         checks.database = 'ok';

@@ -4,7 +4,7 @@
 // so running its retry again is safe and gives the retry a chance once the cause is gone.
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/connect.js';
-import { errors, AppError, ErrorCode } from '../errors.js';
+import { AppError, ErrorCode, errors } from '../errors.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** Headers of the first answer that a replay repeats. */
@@ -28,13 +28,18 @@ export interface IdempotencyScope {
 export type Claim = { kind: 'first' } | { kind: 'replay'; answer: StoredAnswer };
 
 export function requestHash(body: unknown): string {
-  return createHash('sha256').update(JSON.stringify(body ?? null)).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(body ?? null))
+    .digest('hex');
 }
 
 export function checkIdempotencyKey(value: string): void {
   if (!/^[\x21-\x7e]{1,255}$/.test(value)) {
     throw errors.validation('Invalid Idempotency-Key', [
-      { field: 'header.Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters (a UUID is a good choice)' },
+      {
+        field: 'header.Idempotency-Key',
+        message: 'must be 1 to 255 visible ASCII characters (a UUID is a good choice)',
+      },
     ]);
   }
 }
@@ -76,15 +81,29 @@ export class IdempotencyStore {
       );
     }
     if (row.status === null) {
-      throw new AppError(ErrorCode.conflict, 'The first request with this Idempotency-Key is still in progress; retry shortly', {}, {
-        headers: { 'Retry-After': '1' },
-      });
+      throw new AppError(
+        ErrorCode.conflict,
+        'The first request with this Idempotency-Key is still in progress; retry shortly',
+        {},
+        {
+          headers: { 'Retry-After': '1' },
+        },
+      );
     }
     const { redacted, ...kept } = (row.headers ?? {}) as Record<string, string> & { redacted?: boolean };
-    return { kind: 'replay', answer: { status: row.status, body: row.body, headers: kept, redacted: redacted === true } };
+    return {
+      kind: 'replay',
+      answer: { status: row.status, body: row.body, headers: kept, redacted: redacted === true },
+    };
   }
 
-  async complete(scope: IdempotencyScope, status: number, body: unknown, headers: Record<string, unknown>, redacted = false): Promise<void> {
+  async complete(
+    scope: IdempotencyScope,
+    status: number,
+    body: unknown,
+    headers: Record<string, unknown>,
+    redacted = false,
+  ): Promise<void> {
     const kept: Record<string, unknown> = redacted ? { redacted: true } : {};
     for (const name of KEPT_HEADERS) if (typeof headers[name] === 'string') kept[name] = headers[name] as string;
     await this.where(scope).update({

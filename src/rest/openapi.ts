@@ -1,19 +1,26 @@
 // /openapi.json: an OpenAPI 3.1 document generated from the route definitions (api.routes) and the
 // named schemas they use. Nothing here is written by hand per route: a route added to the Api appears
 // with its parameters, body, answer, security and error answers.
-import type { RouteDef, JsonSchema } from './route.js';
+
 import { openApiComponentSchemas, toOpenApiSchema } from '../validation/schema-registry.js';
-import { ErrorBodySchema, QuotaExceededBodySchema } from './schemas.js';
 import { IDEMPOTENCY_HEADER } from './idempotency.js';
 import { WINDOW_SEC } from './middleware/rate-limit.js';
+import type { JsonSchema, RouteDef } from './route.js';
+import { ErrorBodySchema, QuotaExceededBodySchema } from './schemas.js';
 
 export const API_PREFIX = '/api/v1';
 export const OPENAPI_PATH = '/openapi.json';
 const SECURITY = 'apiKey';
 
 const errorResponses: Record<number, { name: string; description: string; schema?: string; headers?: string[] }> = {
-  400: { name: 'BadRequest', description: 'VALIDATION_ERROR: the request is malformed; details.fields names every failing field' },
-  401: { name: 'Unauthorized', description: 'UNAUTHORIZED: no API key, or one that is unknown, revoked or of a deleted project' },
+  400: {
+    name: 'BadRequest',
+    description: 'VALIDATION_ERROR: the request is malformed; details.fields names every failing field',
+  },
+  401: {
+    name: 'Unauthorized',
+    description: 'UNAUTHORIZED: no API key, or one that is unknown, revoked or of a deleted project',
+  },
   402: {
     name: 'QuotaExceeded',
     description:
@@ -21,23 +28,37 @@ const errorResponses: Record<number, { name: string; description: string; schema
     schema: QuotaExceededBodySchema.$ref,
   },
   403: { name: 'Forbidden', description: "FORBIDDEN: the key's scope does not allow this" },
-  404: { name: 'NotFound', description: "NOT_FOUND: no such record in the key's project (another project's id is not found either)" },
+  404: {
+    name: 'NotFound',
+    description: "NOT_FOUND: no such record in the key's project (another project's id is not found either)",
+  },
   409: {
     name: 'Conflict',
-    description: 'CONFLICT: the request clashes with the current state (an archived project, a closed test run, a duplicate, an Idempotency-Key still in flight)',
+    description:
+      'CONFLICT: the request clashes with the current state (an archived project, a closed test run, a duplicate, an Idempotency-Key still in flight)',
     headers: ['Retry-After'],
   },
-  412: { name: 'PreconditionFailed', description: 'PRECONDITION_FAILED: If-Match names a revision that is no longer current' },
+  412: {
+    name: 'PreconditionFailed',
+    description: 'PRECONDITION_FAILED: If-Match names a revision that is no longer current',
+  },
   413: { name: 'PayloadTooLarge', description: 'PAYLOAD_TOO_LARGE: the body is over the limit' },
   415: { name: 'UnsupportedMediaType', description: 'UNSUPPORTED_MEDIA_TYPE: the body is not of an accepted type' },
-  422: { name: 'IdempotencyKeyReused', description: 'IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with another body' },
+  422: {
+    name: 'IdempotencyKeyReused',
+    description: 'IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with another body',
+  },
   429: {
     name: 'RateLimited',
     description: `RATE_LIMITED: too many requests with this key in ${WINDOW_SEC} s`,
     headers: ['Retry-After', 'RateLimit', 'RateLimit-Policy'],
   },
   500: { name: 'Internal', description: 'INTERNAL: the service failed; nothing is promised about partial effects' },
-  502: { name: 'AiProviderFailed', description: 'ai_provider_failed: the configured language model failed, or answered twice with output that does not validate' },
+  502: {
+    name: 'AiProviderFailed',
+    description:
+      'ai_provider_failed: the configured language model failed, or answered twice with output that does not validate',
+  },
   503: {
     name: 'Unavailable',
     description:
@@ -47,12 +68,21 @@ const errorResponses: Record<number, { name: string; description: string; schema
 };
 
 const headers = {
-  ETag: { description: 'Revision of the record; give it in If-Match to update only that revision', schema: { type: 'string' } },
+  ETag: {
+    description: 'Revision of the record; give it in If-Match to update only that revision',
+    schema: { type: 'string' },
+  },
   Location: { description: 'Address of the created record', schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
-  RateLimit: { description: 'Remaining requests (r) and seconds until the window resets (t)', schema: { type: 'string' } },
+  RateLimit: {
+    description: 'Remaining requests (r) and seconds until the window resets (t)',
+    schema: { type: 'string' },
+  },
   'RateLimit-Policy': { description: 'Quota (q) per window of w seconds, per API key', schema: { type: 'string' } },
-  'Idempotent-Replayed': { description: 'true when this is the stored answer of an earlier request with the same Idempotency-Key', schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: 'true when this is the stored answer of an earlier request with the same Idempotency-Key',
+    schema: { type: 'string' },
+  },
 };
 
 /** The error statuses a route may answer: those of its kind plus those it names. */
@@ -89,7 +119,10 @@ function camel(words: string[]): string {
 
 export function operationIdOf(def: RouteDef): string {
   if (def.operationId) return def.operationId;
-  const segments = def.path.split('/').filter(Boolean).map((s) => (s.startsWith(':') ? `by-${s.slice(1)}` : s));
+  const segments = def.path
+    .split('/')
+    .filter(Boolean)
+    .map((s) => (s.startsWith(':') ? `by-${s.slice(1)}` : s));
   return camel([def.method, ...segments]);
 }
 
@@ -98,8 +131,10 @@ function successResponse(def: RouteDef): [string, Record<string, unknown>] {
   const response: Record<string, unknown> = { description: def.summary };
   const responseHeaders: Record<string, unknown> = {};
   if (def.etag) responseHeaders.ETag = { $ref: '#/components/headers/ETag' };
-  if (status === 201 || (status >= 300 && status < 400)) responseHeaders.Location = { $ref: '#/components/headers/Location' };
-  if (def.method === 'post' && def.auth !== 'none') responseHeaders['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
+  if (status === 201 || (status >= 300 && status < 400))
+    responseHeaders.Location = { $ref: '#/components/headers/Location' };
+  if (def.method === 'post' && def.auth !== 'none')
+    responseHeaders['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
   if (Object.keys(responseHeaders).length) response.headers = responseHeaders;
   if (def.response) response.content = { 'application/json': { schema: toOpenApiSchema(def.response) } };
   else if (def.responseType) response.content = { [def.responseType]: {} };
@@ -110,7 +145,8 @@ function successResponse(def: RouteDef): [string, Record<string, unknown>] {
     // Two representations of one media type (a run, or its CTRF report): either schema.
     content[alternate.contentType] = same ? { schema: { oneOf: [same.schema, schema] } } : { schema };
   }
-  if (def.alternates?.length) response.description = `${def.summary}. ${def.alternates.map((a) => a.description).join('. ')}`;
+  if (def.alternates?.length)
+    response.description = `${def.summary}. ${def.alternates.map((a) => a.description).join('. ')}`;
   return [String(status), response];
 }
 
@@ -135,7 +171,8 @@ function operation(def: RouteDef): Record<string, unknown> {
   if (def.method === 'post' && def.auth !== 'none') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
 
   const responses: Record<string, unknown> = Object.fromEntries([successResponse(def)]);
-  for (const status of errorStatuses(def)) responses[String(status)] = { $ref: `#/components/responses/${errorResponses[status].name}` };
+  for (const status of errorStatuses(def))
+    responses[String(status)] = { $ref: `#/components/responses/${errorResponses[status].name}` };
 
   const op: Record<string, unknown> = {
     operationId: operationIdOf(def),
@@ -170,7 +207,11 @@ export interface OpenApiInfo {
 /** Path items of endpoints that are not RouteDefs (OAuth, MCP), added to the document as written. */
 export type ExtraPaths = Record<string, Record<string, unknown>>;
 
-export function buildOpenApiDocument(routes: readonly RouteDef[], info: OpenApiInfo, extraPaths: ExtraPaths = {}): Record<string, unknown> {
+export function buildOpenApiDocument(
+  routes: readonly RouteDef[],
+  info: OpenApiInfo,
+  extraPaths: ExtraPaths = {},
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
   const operationIds = new Set<string>();

@@ -15,13 +15,18 @@ export const sortQueryProperties = {
   sort: {
     enum: SORTS,
     default: 'createdAt',
-    description: 'Order of the items: by creation or last change, oldest first (a leading - for newest first). Ties break on id, so the order is stable',
+    description:
+      'Order of the items: by creation or last change, oldest first (a leading - for newest first). Ties break on id, so the order is stable',
   },
   updatedSince: { type: 'string', format: 'date-time', description: 'Only items changed at or after this instant' },
 } as const;
 
 /** The query of a plain paged list (limit, cursor) and nothing else. */
-export const pageQuerySchema = { type: 'object', additionalProperties: false, properties: pageQueryProperties } as const;
+export const pageQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: pageQueryProperties,
+} as const;
 export type PageQuery = QueryOf<typeof pageQuerySchema>;
 
 /** What every resource list takes before its filters (src/rest/resource/schemas.ts adds those). */
@@ -104,7 +109,9 @@ export async function paginateSorted<Row extends { id: string; updated_at: Date 
   const last = pageRows[pageRows.length - 1];
   const nextCursor =
     more && last
-      ? Buffer.from(JSON.stringify([sort, byUpdate ? last.updated_at.toISOString() : null, last.id])).toString('base64url')
+      ? Buffer.from(JSON.stringify([sort, byUpdate ? last.updated_at.toISOString() : null, last.id])).toString(
+          'base64url',
+        )
       : null;
   return { items: await map(pageRows), nextCursor };
 }

@@ -2,17 +2,24 @@
 // register the Koa routes, validate requests and describe the API (/openapi.json, src/rest/openapi.ts).
 // Every endpoint of /api/v1 is a RouteDef: resourceRoutes (src/rest/resource/) writes the five CRUD
 // ones from a resource definition, route() wraps the ones written by hand.
-import type Koa from 'koa';
+
 import Router from '@koa/router';
+import type Koa from 'koa';
 import compose from 'koa-compose';
-import type { BodyOf, QueryOf } from '../validation/schema-types.js';
-import { compileBounded, type BoundedValidator } from '../validation/bounded.js';
-import { compileTextFields } from '../validation/text-fields.js';
-import { errors } from '../errors.js';
 import { hasScope, type Principal, type Scope } from '../auth/principal.js';
-import { etagOf, parseIfMatch, type IfMatch } from './conditional.js';
-import { checkIdempotencyKey, IDEMPOTENCY_HEADER, requestHash, type IdempotencyStore, type IdempotencyScope } from './idempotency.js';
+import { errors } from '../errors.js';
+import { type BoundedValidator, compileBounded } from '../validation/bounded.js';
 import type { JsonSchema } from '../validation/schema-registry.js';
+import type { BodyOf, QueryOf } from '../validation/schema-types.js';
+import { compileTextFields } from '../validation/text-fields.js';
+import { etagOf, type IfMatch, parseIfMatch } from './conditional.js';
+import {
+  checkIdempotencyKey,
+  IDEMPOTENCY_HEADER,
+  type IdempotencyScope,
+  type IdempotencyStore,
+  requestHash,
+} from './idempotency.js';
 
 export type { JsonSchema };
 
@@ -126,7 +133,11 @@ export interface RouterOptions {
 }
 
 /** The body's check, bounded in cost (validation/bounded.ts); too deep to check is a 400 too. */
-function checksBody(validate: BoundedValidator, data: unknown, bytes: number | undefined): ReturnType<BoundedValidator> {
+function checksBody(
+  validate: BoundedValidator,
+  data: unknown,
+  bytes: number | undefined,
+): ReturnType<BoundedValidator> {
   try {
     return validate(data, 'body', bytes);
   } catch {
@@ -142,7 +153,10 @@ export class Api {
   readsOwnBody(method: string, path: string, prefix = '/api/v1'): boolean {
     this.rawBodyPaths ??= this.routes
       .filter((d) => d.rawBody)
-      .map((d) => ({ method: d.method.toUpperCase(), pattern: new RegExp(`^${prefix}${d.path.replace(/:\w+/g, '[^/]+')}$`) }));
+      .map((d) => ({
+        method: d.method.toUpperCase(),
+        pattern: new RegExp(`^${prefix}${d.path.replace(/:\w+/g, '[^/]+')}$`),
+      }));
     return this.rawBodyPaths.some((r) => r.method === method && r.pattern.test(path));
   }
 
@@ -192,9 +206,12 @@ export class Api {
             throw errors.forbidden(`This needs a key with scope "${def.auth}"; this key has "${principal.scope}"`);
           }
           if (principal.projectStatus === 'archived' && def.method !== 'get' && !def.allowArchived) {
-            throw errors.conflict(`Project ${principal.projectId} is archived and read-only; restore it to change things`, {
-              projectStatus: 'archived',
-            });
+            throw errors.conflict(
+              `Project ${principal.projectId} is archived and read-only; restore it to change things`,
+              {
+                projectStatus: 'archived',
+              },
+            );
           }
         }
         return next();
@@ -215,7 +232,14 @@ export class Api {
         }
         const ifMatch = def.conditional ? parseIfMatch(koa.get('if-match') || undefined) : undefined;
         const run = async () => {
-          const result = await def.handler({ principal: principal!, params: koa.params, query, body: body ?? {}, ifMatch, koa });
+          const result = await def.handler({
+            principal: principal!,
+            params: koa.params,
+            query,
+            body: body ?? {},
+            ifMatch,
+            koa,
+          });
           // A handler answers by returning the body; one that wrote the response itself returns nothing.
           if (result instanceof Representation) {
             koa.status = def.status ?? 200;
@@ -266,7 +290,10 @@ async function withIdempotency(
   secretAnswer: boolean,
 ) {
   const files = (koa.request as { files?: unknown }).files;
-  const claim = await store.claim(scope, requestHash({ body: (koa.request as { body?: unknown }).body ?? null, files: describeFiles(files) }));
+  const claim = await store.claim(
+    scope,
+    requestHash({ body: (koa.request as { body?: unknown }).body ?? null, files: describeFiles(files) }),
+  );
   if (claim.kind === 'replay') {
     const answer = claim.answer;
     if (answer.redacted) {
@@ -290,8 +317,7 @@ async function withIdempotency(
   if (koa.status >= 200 && koa.status < 300) {
     const id = (koa.body as { id?: unknown } | undefined)?.id;
     await store.complete(scope, koa.status, secretAnswer ? { id } : koa.body, koa.response.headers, secretAnswer);
-  }
-  else await store.release(scope);
+  } else await store.release(scope);
 }
 
 /** Uploaded files take part in the request hash by name, size and type. */

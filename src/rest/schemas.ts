@@ -1,8 +1,9 @@
 // The REST schemas every route shares (error bodies, pages, timestamps, revisions), on the one schema
 // registry of src/validation/: a registered schema validates bodies, may `$ref` any other by bare name
 // (REST and OTP alike, e.g. { $ref: 'TestCaseStep' }) and becomes a component of /openapi.json.
-import { registerSchema, type JsonSchema } from '../validation/schema-registry.js';
+
 import { ErrorCode } from '../errors.js';
+import { type JsonSchema, registerSchema } from '../validation/schema-registry.js';
 
 // Route modules register their own schemas through here; the registry itself is src/validation/.
 export { registerSchema, schemaById } from '../validation/schema-registry.js';

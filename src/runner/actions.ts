@@ -2,15 +2,24 @@
 // Playwright call gets the step's remaining time; a call that runs out of it is E_TIMEOUT, a locator
 // that never matches is E_LOCATOR_NOT_FOUND (locators.ts), an assert that does not hold is
 // E_ASSERT_FAILED (asserts.ts).
-import type { Locator as PwLocator, Page } from 'playwright-core';
+import type { Page, Locator as PwLocator } from 'playwright-core';
 import type { ActionStepOf, ProtocolStepAction } from '../otp/protocol/schemas/actions.js';
 import type { Locator, LocatorOrCandidates, TriedLocator } from '../otp/protocol/schemas/locator.js';
-import { buildLocator, candidatesOf, counted, currentLocator, notFound, resolveLocator, singleLocator, type Resolved } from './locators.js';
 import { performAssert } from './asserts.js';
-import { StepError, isTimeout, shortMessage } from './step-error.js';
 import type { Deadline } from './deadline.js';
+import {
+  buildLocator,
+  candidatesOf,
+  counted,
+  currentLocator,
+  notFound,
+  type Resolved,
+  resolveLocator,
+  singleLocator,
+} from './locators.js';
 import type { OriginGuard } from './origins.js';
 import type { DownloadedFile } from './service-rest.js';
+import { isTimeout, StepError, shortMessage } from './step-error.js';
 
 export interface ActionEnv {
   page: Page;
@@ -31,7 +40,11 @@ export interface ActionOutcome {
 }
 
 /** Resolves the step's locator and acts on it; a time-out after the element was found is E_TIMEOUT. */
-async function onElement(env: ActionEnv, spec: LocatorOrCandidates, act: (target: PwLocator, timeout: number, r: Resolved) => Promise<unknown>): Promise<ActionOutcome> {
+async function onElement(
+  env: ActionEnv,
+  spec: LocatorOrCandidates,
+  act: (target: PwLocator, timeout: number, r: Resolved) => Promise<unknown>,
+): Promise<ActionOutcome> {
   const single = singleLocator(env.page, spec);
   const resolved = single ?? (await resolveLocator(env.page, spec, env.deadline));
   try {
@@ -45,7 +58,12 @@ async function onElement(env: ActionEnv, spec: LocatorOrCandidates, act: (target
       tried = look.tried;
     }
     const extra = { usedLocator: resolved.used, triedLocators: tried };
-    if (isTimeout(err)) throw new StepError('E_TIMEOUT', `the element was found but the action did not complete in time: ${shortMessage(err)}`, extra);
+    if (isTimeout(err))
+      throw new StepError(
+        'E_TIMEOUT',
+        `the element was found but the action did not complete in time: ${shortMessage(err)}`,
+        extra,
+      );
     throw new StepError('E_INTERNAL', shortMessage(err), extra);
   }
   return { usedLocator: resolved.used, ...healedTries(resolved) };
@@ -61,7 +79,10 @@ const SETTLE_MS = 2_000;
 
 async function navigate(env: ActionEnv, step: ActionStepOf['navigate']): Promise<ActionOutcome> {
   if (!env.guard.allows(step.url)) {
-    throw new StepError('E_NAVIGATION_BLOCKED', `navigation to ${step.url} blocked: its origin is not in run.start.allowedOrigins`);
+    throw new StepError(
+      'E_NAVIGATION_BLOCKED',
+      `navigation to ${step.url} blocked: its origin is not in run.start.allowedOrigins`,
+    );
   }
   for (let attempt = 0; ; attempt++) {
     try {
@@ -73,9 +94,13 @@ async function navigate(env: ActionEnv, step: ActionStepOf['navigate']): Promise
       await env.guard.settled(Math.min(SETTLE_MS, env.deadline.remaining()));
       const blocked = env.guard.take();
       const interruptedBy = /interrupted by another navigation to "([^"]+)"/.exec(message)?.[1];
-      if (interruptedBy && !interruptedBy.startsWith('chrome-error:') && !env.guard.allows(interruptedBy)) blocked.push(interruptedBy);
+      if (interruptedBy && !interruptedBy.startsWith('chrome-error:') && !env.guard.allows(interruptedBy))
+        blocked.push(interruptedBy);
       if (blocked.length || /ERR_BLOCKED_BY_CLIENT/.test(message)) {
-        throw new StepError('E_NAVIGATION_BLOCKED', `navigation to ${blocked[0] ?? step.url} blocked: its origin is not in run.start.allowedOrigins`);
+        throw new StepError(
+          'E_NAVIGATION_BLOCKED',
+          `navigation to ${blocked[0] ?? step.url} blocked: its origin is not in run.start.allowedOrigins`,
+        );
       }
       if (isTimeout(err)) throw new StepError('E_TIMEOUT', message);
       // After a blocked navigation Chromium may still be on its way to chrome-error://: once more.
@@ -90,7 +115,8 @@ async function navigate(env: ActionEnv, step: ActionStepOf['navigate']): Promise
 async function wait(env: ActionEnv, step: ActionStepOf['wait']): Promise<ActionOutcome> {
   const { page, deadline } = env;
   if (step.ms !== undefined) {
-    if (step.ms > deadline.remaining()) throw new StepError('E_TIMEOUT', `wait of ${step.ms} ms is longer than the step's time-out`);
+    if (step.ms > deadline.remaining())
+      throw new StepError('E_TIMEOUT', `wait of ${step.ms} ms is longer than the step's time-out`);
     await new Promise((resolve) => setTimeout(resolve, step.ms));
     return {};
   }
@@ -107,9 +133,19 @@ async function wait(env: ActionEnv, step: ActionStepOf['wait']): Promise<ActionO
     const candidates = candidatesOf(spec);
     const current = await currentLocator(page, spec);
     try {
-      await Promise.all(candidates.map((c) => buildLocator(page, c).nth(c.nth ?? 0).waitFor({ state, timeout: deadline.pw() })));
+      await Promise.all(
+        candidates.map((c) =>
+          buildLocator(page, c)
+            .nth(c.nth ?? 0)
+            .waitFor({ state, timeout: deadline.pw() }),
+        ),
+      );
     } catch (err) {
-      throw new StepError(isTimeout(err) ? 'E_TIMEOUT' : 'E_INTERNAL', `element still ${state === 'hidden' ? 'visible' : 'attached'}: ${shortMessage(err)}`, { triedLocators: current.tried });
+      throw new StepError(
+        isTimeout(err) ? 'E_TIMEOUT' : 'E_INTERNAL',
+        `element still ${state === 'hidden' ? 'visible' : 'attached'}: ${shortMessage(err)}`,
+        { triedLocators: current.tried },
+      );
     }
     return { usedLocator: current.used };
   }
@@ -117,7 +153,8 @@ async function wait(env: ActionEnv, step: ActionStepOf['wait']): Promise<ActionO
     return await onElement(env, spec, (target, timeout) => target.waitFor({ state, timeout }));
   } catch (err) {
     // For a wait step, an element that never came is the wait running out of time.
-    if (err instanceof StepError && err.code === 'E_LOCATOR_NOT_FOUND') throw new StepError('E_TIMEOUT', `waited for ${state}: ${err.message}`, err.extra);
+    if (err instanceof StepError && err.code === 'E_LOCATOR_NOT_FOUND')
+      throw new StepError('E_TIMEOUT', `waited for ${state}: ${err.message}`, err.extra);
     throw err;
   }
 }
@@ -131,7 +168,10 @@ async function scroll(env: ActionEnv, step: ActionStepOf['scroll']): Promise<Act
   }
   return onElement(env, step.locator, async (target, timeout) => {
     if (step.into) await target.scrollIntoViewIfNeeded({ timeout });
-    if (dx || dy) await target.evaluate((el, [x, y]) => el.scrollBy({ left: x, top: y, behavior: 'instant' }), [dx, dy] as const, { timeout });
+    if (dx || dy)
+      await target.evaluate((el, [x, y]) => el.scrollBy({ left: x, top: y, behavior: 'instant' }), [dx, dy] as const, {
+        timeout,
+      });
   });
 }
 
@@ -142,11 +182,14 @@ async function upload(env: ActionEnv, step: ActionStepOf['upload']): Promise<Act
   } catch (err) {
     throw new StepError('E_INTERNAL', `upload: ${shortMessage(err)}`);
   }
-  return onElement(env, step.locator, (target, timeout) => target.setInputFiles({ name: file.name, mimeType: file.mimeType, buffer: file.buffer }, { timeout }));
+  return onElement(env, step.locator, (target, timeout) =>
+    target.setInputFiles({ name: file.name, mimeType: file.mimeType, buffer: file.buffer }, { timeout }),
+  );
 }
 
 async function evaluate(env: ActionEnv, step: ActionStepOf['eval']): Promise<ActionOutcome> {
-  if (!env.allowEval) throw new StepError('E_CAPABILITY', 'eval steps are refused: the runner was started without --allow-eval');
+  if (!env.allowEval)
+    throw new StepError('E_CAPABILITY', 'eval steps are refused: the runner was started without --allow-eval');
   let result: unknown;
   try {
     result = await env.page.evaluate(step.script);
@@ -184,7 +227,9 @@ export async function perform(step: ProtocolStepAction, env: ActionEnv): Promise
     case 'navigate':
       return navigate(env, step);
     case 'click':
-      return onElement(env, step.locator, (t, timeout) => t.click({ timeout, modifiers: step.modifiers ? [...step.modifiers] : undefined }));
+      return onElement(env, step.locator, (t, timeout) =>
+        t.click({ timeout, modifiers: step.modifiers ? [...step.modifiers] : undefined }),
+      );
     case 'dblclick':
       return onElement(env, step.locator, (t, timeout) => t.dblclick({ timeout }));
     case 'rightClick':

@@ -4,16 +4,22 @@
 import type { Page } from 'playwright-core';
 import type { ActionStepOf } from '../otp/protocol/schemas/actions.js';
 import type { Locator, TriedLocator } from '../otp/protocol/schemas/locator.js';
-import { counted, currentLocator, describe, singleLocator, type Resolved } from './locators.js';
-import { StepError, isTimeout, shortMessage } from './step-error.js';
 import type { Deadline } from './deadline.js';
+import { counted, currentLocator, describe, type Resolved, singleLocator } from './locators.js';
+import { isTimeout, StepError, shortMessage } from './step-error.js';
 
 type AssertStep = ActionStepOf['assert'];
 
 /** Kinds that need an element to observe: without one they end E_LOCATOR_NOT_FOUND, not E_ASSERT_FAILED. */
 const NEEDS_ELEMENT = new Set(['enabled', 'disabled', 'checked', 'text', 'value', 'attribute']);
 /** The word `actual` holds when a state kind holds. */
-const STATE_WORD: Record<string, string> = { visible: 'visible', hidden: 'hidden', enabled: 'enabled', disabled: 'disabled', checked: 'checked' };
+const STATE_WORD: Record<string, string> = {
+  visible: 'visible',
+  hidden: 'hidden',
+  enabled: 'enabled',
+  disabled: 'disabled',
+  checked: 'checked',
+};
 /** Pauses between observations, as Playwright's own expect polls. */
 const POLL_MS = [0, 50, 100, 250, 500];
 
@@ -32,7 +38,8 @@ async function observe(page: Page, step: AssertStep, deadline: Deadline): Promis
   const single = singleLocator(page, step.locator!);
   const resolved = single ?? (await currentLocator(page, step.locator!));
   if (step.kind === 'count') return { actual: String(await resolved.all.count()), resolved };
-  if (step.kind === 'visible' || step.kind === 'hidden') return { actual: (await resolved.target.isVisible()) ? 'visible' : 'hidden', resolved };
+  if (step.kind === 'visible' || step.kind === 'hidden')
+    return { actual: (await resolved.target.isVisible()) ? 'visible' : 'hidden', resolved };
   if (!resolved.matched) return { actual: '', resolved, missing: true };
   try {
     return await read(step, resolved, deadline.pw());
@@ -92,7 +99,10 @@ export function holds(kind: string, op: string, actual: string, expected: string
 }
 
 function expectation(step: AssertStep): string {
-  const subject = step.kind === 'url' || step.kind === 'title' ? `page ${step.kind}` : `${step.kind}${step.attribute ? ` "${step.attribute}"` : ''} of ${describeSpec(step.locator!)}`;
+  const subject =
+    step.kind === 'url' || step.kind === 'title'
+      ? `page ${step.kind}`
+      : `${step.kind}${step.attribute ? ` "${step.attribute}"` : ''} of ${describeSpec(step.locator!)}`;
   if (step.kind in STATE_WORD) return `${subject.replace(/^\w+ of /, '')} to be ${step.kind}`;
   return `${subject} ${step.op ?? 'equals'} "${step.expected ?? ''}"`;
 }
@@ -130,12 +140,21 @@ export async function performAssert(page: Page, step: AssertStep, deadline: Dead
     }
     last = seen;
     const verdict = seen.missing ? false : holds(step.kind, op, seen.actual, step.expected);
-    if (typeof verdict === 'string') throw new StepError('E_ASSERT_FAILED', verdict, { actual: seen.actual, usedLocator: seen.resolved?.used });
-    if (verdict) return { actual: seen.actual, usedLocator: seen.resolved?.used, ...(seen.resolved && seen.resolved.tried.length > 1 ? { triedLocators: seen.resolved.tried } : {}) };
+    if (typeof verdict === 'string')
+      throw new StepError('E_ASSERT_FAILED', verdict, { actual: seen.actual, usedLocator: seen.resolved?.used });
+    if (verdict)
+      return {
+        actual: seen.actual,
+        usedLocator: seen.resolved?.used,
+        ...(seen.resolved && seen.resolved.tried.length > 1 ? { triedLocators: seen.resolved.tried } : {}),
+      };
     const pause = POLL_MS[Math.min(attempt + 1, POLL_MS.length - 1)]!;
     if (deadline.remaining() <= pause) {
       if (seen.missing && NEEDS_ELEMENT.has(step.kind)) {
-        throw new StepError('E_LOCATOR_NOT_FOUND', `no element matched ${describeSpec(step.locator!)}`, { actual: '', triedLocators: seen.resolved?.tried });
+        throw new StepError('E_LOCATOR_NOT_FOUND', `no element matched ${describeSpec(step.locator!)}`, {
+          actual: '',
+          triedLocators: seen.resolved?.tried,
+        });
       }
       throw failed(step, seen);
     }

@@ -4,7 +4,7 @@
 // is used, with Playwright's default arguments: its own `args` are for serverless hosts
 // (--disable-web-security, --single-process, ...) and would change what a page under test does.
 import fs from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 
 /** Where system browsers usually live (Debian/Ubuntu, Fedora, snap, macOS). */
 export const SYSTEM_BROWSERS = [
@@ -36,7 +36,10 @@ export async function npmChromium(): Promise<string> {
 }
 
 /** `places` are where system browsers are looked for (a test passes none to take the npm fallback). */
-export async function findChromium(explicit?: string, places: readonly string[] = SYSTEM_BROWSERS): Promise<{ path: string; source: 'option' | 'system' | 'npm' }> {
+export async function findChromium(
+  explicit?: string,
+  places: readonly string[] = SYSTEM_BROWSERS,
+): Promise<{ path: string; source: 'option' | 'system' | 'npm' }> {
   if (explicit) {
     if (!fs.existsSync(explicit)) throw new Error(`--chromium ${explicit}: no such file`);
     return { path: explicit, source: 'option' };
@@ -59,8 +62,18 @@ export async function findChromium(explicit?: string, places: readonly string[] 
 export const RUNNER_SWITCHES = ['--webrtc-ip-handling-policy=disable_non_proxied_udp', '--disable-auto-reload'];
 
 /** `args`: RUNNER_SWITCHES for the browser that performs runs (the recorder's has none of them). */
-export async function launchChromium(executablePath: string, headed = false, args: readonly string[] = []): Promise<Browser> {
+export async function launchChromium(
+  executablePath: string,
+  headed = false,
+  args: readonly string[] = [],
+): Promise<Browser> {
   // Signals are the runner's to handle (cli.ts closes the runner, then the browser); Playwright's own
   // SIGINT handler would exit the process with 130 first.
-  return chromium.launch({ executablePath, headless: !headed, args: [...args], handleSIGINT: false, handleSIGTERM: false });
+  return chromium.launch({
+    executablePath,
+    headless: !headed,
+    args: [...args],
+    handleSIGINT: false,
+    handleSIGTERM: false,
+  });
 }

@@ -1,9 +1,10 @@
 // `otp-runner [options]` (bin/otp-runner.mjs): runs until interrupted; `otp-runner record ...` is the
 // recorder's (src/runner/record/). Exit codes: 0 stopped by a signal, 1 refused by the service or
 // failed to start, 2 bad usage.
-import { recordCommand } from './record/command.js';
-import { parseRunnerArgs, UsageError, USAGE } from './options.js';
+
 import { startRunner } from './index.js';
+import { parseRunnerArgs, USAGE, UsageError } from './options.js';
+import { recordCommand } from './record/command.js';
 
 export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'record') return recordCommand(argv.slice(1));
@@ -19,7 +20,8 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const log = (line: string) => process.stderr.write(`[otp-runner ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+  const log = (line: string) =>
+    process.stderr.write(`[otp-runner ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
   let runner;
   try {
     runner = await startRunner({ ...options, log });

@@ -3,7 +3,10 @@
 export class Deadline {
   readonly at: number;
 
-  constructor(ms: number, readonly started = Date.now()) {
+  constructor(
+    ms: number,
+    readonly started = Date.now(),
+  ) {
     this.at = started + ms;
   }
 

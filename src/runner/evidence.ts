@@ -52,13 +52,23 @@ export async function evidenceScreenshot(page: Page): Promise<Buffer | undefined
 }
 
 /** Uploads a step's screenshot; answers its asset id, or undefined (and says why) when it cannot. */
-export async function storeScreenshot(rest: ServiceRest, runId: string, stepIndex: number, png: Buffer, log: (line: string) => void): Promise<string | undefined> {
+export async function storeScreenshot(
+  rest: ServiceRest,
+  runId: string,
+  stepIndex: number,
+  png: Buffer,
+  log: (line: string) => void,
+): Promise<string | undefined> {
   if (!rest.known) {
     log(`evidence of step ${stepIndex} not stored: the service's HTTP address is unknown (--api)`);
     return undefined;
   }
   try {
-    return await rest.uploadEvidence(runId, stepIndex, { name: `${runId}-step-${stepIndex}.png`, type: 'image/png', data: png });
+    return await rest.uploadEvidence(runId, stepIndex, {
+      name: `${runId}-step-${stepIndex}.png`,
+      type: 'image/png',
+      data: png,
+    });
   } catch (err) {
     log(`evidence of step ${stepIndex} not stored: ${(err as Error).message}`);
     return undefined;

@@ -78,7 +78,12 @@ function destination(buf: Buffer): { command: number; host?: string; port: numbe
     default:
       return 'bad';
   }
-  return { command, host: host === undefined ? undefined : canonicalHost(host), port: buf.readUInt16BE(at), length: at + 2 };
+  return {
+    command,
+    host: host === undefined ? undefined : canonicalHost(host),
+    port: buf.readUInt16BE(at),
+    length: at + 2,
+  };
 }
 
 export async function openGate(rules: GateRules): Promise<Gate> {
@@ -142,7 +147,12 @@ export async function openGate(rules: GateRules): Promise<Gate> {
     upstream.once('error', (err: NodeJS.ErrnoException) => {
       if (client.destroyed || client.writableEnded) return;
       failed(err.code ?? err.message);
-      const code = err.code === 'ECONNREFUSED' ? REPLY.refused : err.code === 'ENOTFOUND' || err.code === 'EHOSTUNREACH' ? REPLY.hostUnreachable : REPLY.general;
+      const code =
+        err.code === 'ECONNREFUSED'
+          ? REPLY.refused
+          : err.code === 'ENOTFOUND' || err.code === 'EHOSTUNREACH'
+            ? REPLY.hostUnreachable
+            : REPLY.general;
       client.end(reply(code));
     });
     client.once('close', () => upstream.destroy());

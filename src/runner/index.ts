@@ -3,7 +3,7 @@
 // use it.
 import os from 'node:os';
 import type { Browser } from 'playwright-core';
-import type { Capabilities, StepResultPayload, RunFinishedPayload } from '../otp/protocol/schemas/messages.js';
+import type { Capabilities, RunFinishedPayload, StepResultPayload } from '../otp/protocol/schemas/messages.js';
 import { findChromium, launchChromium, RUNNER_SWITCHES } from './browser.js';
 import type { RunnerOptions } from './options.js';
 import { ServiceRest } from './service-rest.js';
@@ -100,7 +100,9 @@ export async function startRunner(options: StartOptions): Promise<Runner> {
   });
   // A caller that never awaits ready must not crash the process on a refused key.
   ready.catch(() => undefined);
-  session.on('welcome', (id: string) => log(`session ${id}: ready (${maxParallel} at once, Chromium ${chromium.path})`));
+  session.on('welcome', (id: string) =>
+    log(`session ${id}: ready (${maxParallel} at once, Chromium ${chromium.path})`),
+  );
   session.on('fatal', (err: Error) => log(`stopped: ${err.message}`));
   session.connect();
 

@@ -1,12 +1,13 @@
 // OTP locators (docs/protocol.md, Locators) as Playwright locators, and `candidates` tried in order.
 // Order of scoping: `frame` (from the page), then `within` (searched inside that frame), then the
 // strategy; `nth` picks among the matches (without nth the first match is used).
-import type { FrameLocator, Locator as PwLocator, Page } from 'playwright-core';
+import type { FrameLocator, Page, Locator as PwLocator } from 'playwright-core';
 
 type AriaRole = Parameters<Page['getByRole']>[0];
+
 import type { Locator, LocatorOrCandidates, TriedLocator } from '../otp/protocol/schemas/locator.js';
-import { StepError } from './step-error.js';
 import type { Deadline } from './deadline.js';
+import { StepError } from './step-error.js';
 
 type Scope = Page | PwLocator | FrameLocator;
 
@@ -20,7 +21,10 @@ export function buildLocator(root: Scope, loc: Locator): PwLocator {
     case 'testid':
       return scope.getByTestId(loc.value);
     case 'role':
-      return scope.getByRole(loc.value as AriaRole, { ...(loc.name !== undefined ? { name: loc.name } : {}), ...(exact !== undefined ? { exact } : {}) });
+      return scope.getByRole(loc.value as AriaRole, {
+        ...(loc.name !== undefined ? { name: loc.name } : {}),
+        ...(exact !== undefined ? { exact } : {}),
+      });
     case 'label':
       return scope.getByLabel(loc.value, { exact });
     case 'placeholder':
@@ -63,8 +67,13 @@ async function firstMatch(page: Page, candidates: Locator[]): Promise<{ found?: 
     // locator that finds one visible, enabled element (GET /ai/healing). Not asked of the first
     // candidate: a step that finds its element first time (nearly every step) proposes nothing, and
     // two more round trips to the browser cost every such step milliseconds.
-    tried.push(count === 1 && tried.length > 0 ? { ...loc, count, visible: await all.isVisible(), enabled: await all.isEnabled() } : { ...loc, count });
-    if (count > (loc.nth ?? 0)) return { found: { target: all.nth(loc.nth ?? 0), all, used: loc, tried, matched: true }, tried };
+    tried.push(
+      count === 1 && tried.length > 0
+        ? { ...loc, count, visible: await all.isVisible(), enabled: await all.isEnabled() }
+        : { ...loc, count },
+    );
+    if (count > (loc.nth ?? 0))
+      return { found: { target: all.nth(loc.nth ?? 0), all, used: loc, tried, matched: true }, tried };
   }
   return { tried };
 }

@@ -56,7 +56,8 @@ function flag(value: string | undefined): boolean {
 
 function positiveInt(raw: string, name: string): number {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 64) throw new UsageError(`${name} must be an integer from 1 to 64, got "${raw}"`);
+  if (!Number.isInteger(n) || n < 1 || n > 64)
+    throw new UsageError(`${name} must be an integer from 1 to 64, got "${raw}"`);
   return n;
 }
 
@@ -91,7 +92,8 @@ export function parseRunnerArgs(argv: string[], env: Env = process.env): RunnerO
   const server = v.server ?? env.OTP_SERVER ?? 'ws://127.0.0.1:8081/otp';
   if (!/^wss?:\/\//.test(server)) throw new UsageError(`--server must be a ws:// or wss:// address, got "${server}"`);
   const api = v.api ?? env.OTP_API;
-  if (api !== undefined && !/^https?:\/\//.test(api)) throw new UsageError(`--api must be an http(s) address, got "${api}"`);
+  if (api !== undefined && !/^https?:\/\//.test(api))
+    throw new UsageError(`--api must be an http(s) address, got "${api}"`);
   const maxParallelRaw = v['max-parallel'] ?? env.OTP_MAX_PARALLEL;
   return {
     server,
@@ -113,5 +115,9 @@ export function hasDisplay(env: Env = process.env): boolean {
 
 /** What `otp-runner record` takes from the environment (its flags win); the server as the runner's. */
 export function recorderEnvironment(env: Env = process.env): { server: string; key?: string; hasDisplay: boolean } {
-  return { server: env.OTP_SERVER || 'ws://127.0.0.1:8081/otp', key: env.OTP_KEY || undefined, hasDisplay: hasDisplay(env) };
+  return {
+    server: env.OTP_SERVER || 'ws://127.0.0.1:8081/otp',
+    key: env.OTP_KEY || undefined,
+    hasDisplay: hasDisplay(env),
+  };
 }

@@ -8,7 +8,7 @@
 // A refused navigation of a page's main frame (a popup's too, and any hop of its redirects) is
 // remembered from the context's request events, so that the step fails with E_NAVIGATION_BLOCKED.
 import type { BrowserContext, Frame, Request } from 'playwright-core';
-import { canonicalHost, openGate, type Gate } from './gate.js';
+import { canonicalHost, type Gate, openGate } from './gate.js';
 
 /** Schemes that load nothing from the network: always allowed. */
 const LOCAL_SCHEMES = new Set(['about:', 'data:', 'blob:', 'javascript:']);
@@ -126,8 +126,13 @@ export class OriginGuard {
 
   async install(context: BrowserContext): Promise<void> {
     context.on('request', (request) => this.seen(request));
-    await context.route('**/*', (route) => (this.allows(route.request().url()) ? route.continue() : route.abort('blockedbyclient')));
-    await context.routeWebSocket((url) => !this.allows(url.href), (ws) => ws.close({ code: 4003, reason: 'origin not allowed by run.start.allowedOrigins' }));
+    await context.route('**/*', (route) =>
+      this.allows(route.request().url()) ? route.continue() : route.abort('blockedbyclient'),
+    );
+    await context.routeWebSocket(
+      (url) => !this.allows(url.href),
+      (ws) => ws.close({ code: 4003, reason: 'origin not allowed by run.start.allowedOrigins' }),
+    );
   }
 
   async close(): Promise<void> {

@@ -3,14 +3,14 @@
 // The frames of a run are queued on `chain` in the order they arrived, so a step.exec that arrives
 // while run.start is still opening the context waits for it (the race the issue names).
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { RunStartPayload, StepExecPayload, StepResultPayload } from '../otp/protocol/schemas/messages.js';
 import { cleanObservedText } from '../otp/protocol/observed-text.js';
-import { perform, type ActionOutcome } from './actions.js';
+import type { RunStartPayload, StepExecPayload, StepResultPayload } from '../otp/protocol/schemas/messages.js';
+import { type ActionOutcome, perform } from './actions.js';
 import { Deadline } from './deadline.js';
 import { ConsoleErrors, evidenceScreenshot, storeScreenshot, wantsScreenshot } from './evidence.js';
 import { OriginGuard } from './origins.js';
-import { StepError, shortMessage, statusOf } from './step-error.js';
 import type { ServiceRest } from './service-rest.js';
+import { StepError, shortMessage, statusOf } from './step-error.js';
 
 /**
  * The outer guard fires this long after a step's own deadline, so that the step's own error wins:
@@ -100,7 +100,8 @@ export class RunExecutor {
     this.chain = this.chain.then(async () => {
       if (this.cancelled) return;
       // The first step of a retried case starts over in a context of its own: nothing of the failed attempt stays.
-      if (exec.freshContext && !this.openError) await this.freshContext().catch((err) => (this.openError = err as Error));
+      if (exec.freshContext && !this.openError)
+        await this.freshContext().catch((err) => (this.openError = err as Error));
       this.deps.stepStarted?.(this.runId, exec.stepIndex);
       entry.result = await this.step(exec);
       // A page's text may hold what the service cannot store (and a cut to a limit can split a
@@ -150,7 +151,8 @@ export class RunExecutor {
     let outcome: ActionOutcome = {};
     let failure: StepError | undefined;
     try {
-      if (this.openError || !this.page) throw new StepError('E_INTERNAL', `no browser context: ${this.openError?.message ?? 'closed'}`);
+      if (this.openError || !this.page)
+        throw new StepError('E_INTERNAL', `no browser context: ${this.openError?.message ?? 'closed'}`);
       const page = this.page;
       outcome = await this.guarded(deadline, () =>
         perform(exec.step, {
@@ -170,7 +172,11 @@ export class RunExecutor {
     const durationMs = deadline.elapsed();
     const blocked = this.guard.take();
     if (blocked.length && failure?.code !== 'E_NAVIGATION_BLOCKED' && !this.cancelled) {
-      failure = new StepError('E_NAVIGATION_BLOCKED', `navigation to ${blocked[0]} blocked: its origin is not in run.start.allowedOrigins`, failure?.extra ?? {});
+      failure = new StepError(
+        'E_NAVIGATION_BLOCKED',
+        `navigation to ${blocked[0]} blocked: its origin is not in run.start.allowedOrigins`,
+        failure?.extra ?? {},
+      );
     }
     const status = failure ? statusOf(failure.code) : 'pass';
     const result: StepResultPayload = { stepIndex: exec.stepIndex, status, durationMs };
@@ -178,14 +184,20 @@ export class RunExecutor {
     const actual = outcome.actual ?? failure?.extra.actual;
     if (failure) {
       const tried = failure.extra.triedLocators;
-      result.error = { code: failure.code, message: failure.message, ...(tried?.length ? { triedLocators: tried.slice(0, 100) } : {}) };
+      result.error = {
+        code: failure.code,
+        message: failure.message,
+        ...(tried?.length ? { triedLocators: tried.slice(0, 100) } : {}),
+      };
     }
     if (actual !== undefined) result.actual = actual.slice(0, 100_000);
     if (usedLocator) result.usedLocator = usedLocator;
     if (!failure && outcome.triedLocators) result.triedLocators = outcome.triedLocators.slice(0, 100);
     if (this.cancelled) return result;
     const evidence: NonNullable<StepResultPayload['evidence']> = {};
-    const png = outcome.screenshot ?? (this.page && wantsScreenshot(exec.evidence, status) ? await evidenceScreenshot(this.page) : undefined);
+    const png =
+      outcome.screenshot ??
+      (this.page && wantsScreenshot(exec.evidence, status) ? await evidenceScreenshot(this.page) : undefined);
     if (png) {
       const assetId = await storeScreenshot(this.deps.rest, this.runId, exec.stepIndex, png, this.deps.log);
       if (assetId) evidence.screenshotAssetId = assetId;
@@ -200,14 +212,20 @@ export class RunExecutor {
   private guarded<T>(deadline: Deadline, work: () => Promise<T>): Promise<T> {
     const signal = this.abort.signal;
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new StepError('E_TIMEOUT', `the step did not finish within its ${deadline.at - deadline.started} ms`)), deadline.remaining() + GUARD_MARGIN_MS);
+      const timer = setTimeout(
+        () =>
+          reject(new StepError('E_TIMEOUT', `the step did not finish within its ${deadline.at - deadline.started} ms`)),
+        deadline.remaining() + GUARD_MARGIN_MS,
+      );
       const onAbort = () => reject(signal.reason);
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      work().then(resolve, reject).finally(() => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-      });
+      work()
+        .then(resolve, reject)
+        .finally(() => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', onAbort);
+        });
     });
   }
 }

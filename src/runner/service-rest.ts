@@ -15,7 +15,10 @@ export class ServiceRest {
   /** REST root ({base}/api/v1); a base given with /api/v1 already is taken as it is. */
   private root(): string {
     const base = this.base();
-    if (!base) throw new Error('the service\'s HTTP address is unknown: pass --api URL (the service did not send welcome.apiUrl)');
+    if (!base)
+      throw new Error(
+        "the service's HTTP address is unknown: pass --api URL (the service did not send welcome.apiUrl)",
+      );
     const trimmed = base.replace(/\/+$/, '');
     return trimmed.endsWith('/api/v1') ? trimmed : `${trimmed}/api/v1`;
   }
@@ -25,16 +28,28 @@ export class ServiceRest {
   }
 
   /** Stores a file as evidence of a step; answers its asset id. */
-  async uploadEvidence(runId: string, stepIndex: number, file: { name: string; type: string; data: Buffer }, kind = 'screenshot'): Promise<string> {
+  async uploadEvidence(
+    runId: string,
+    stepIndex: number,
+    file: { name: string; type: string; data: Buffer },
+    kind = 'screenshot',
+  ): Promise<string> {
     const form = new FormData();
     // Text fields first: the service reads the form as it streams.
     form.set('runId', runId);
     form.set('stepIndex', String(stepIndex));
     form.set('kind', kind);
     form.set('file', new Blob([new Uint8Array(file.data)], { type: file.type }), file.name);
-    const res = await fetch(`${this.root()}/otp/evidence`, { method: 'POST', headers: { authorization: `Bearer ${this.key}` }, body: form });
-    const body = (await res.json().catch(() => undefined)) as { assetId?: string; error?: { message?: string } } | undefined;
-    if (res.status !== 201 || !body?.assetId) throw new Error(`evidence upload answered ${res.status}: ${body?.error?.message ?? 'no assetId'}`);
+    const res = await fetch(`${this.root()}/otp/evidence`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.key}` },
+      body: form,
+    });
+    const body = (await res.json().catch(() => undefined)) as
+      | { assetId?: string; error?: { message?: string } }
+      | undefined;
+    if (res.status !== 201 || !body?.assetId)
+      throw new Error(`evidence upload answered ${res.status}: ${body?.error?.message ?? 'no assetId'}`);
     return body.assetId;
   }
 

@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { buildFrame } from '../otp/protocol/frames.js';
 import type { Capabilities, StepResultPayload, WelcomePayload } from '../otp/protocol/schemas/messages.js';
-import { RunExecutor, type RunDeps } from './run.js';
+import { type RunDeps, RunExecutor } from './run.js';
 
 export interface InboundFrame {
   otp: string;
@@ -28,7 +28,10 @@ export interface SessionOptions {
   runDeps: Omit<RunDeps, 'sendResult' | 'stepStarted'>;
   log(line: string): void;
   /** A frame type the runner does not handle itself (record.start, record.stop); true when handled. */
-  onFrame?(frame: InboundFrame, send: (type: string, fields: { runId?: string; ref?: string }, payload?: unknown) => void): boolean;
+  onFrame?(
+    frame: InboundFrame,
+    send: (type: string, fields: { runId?: string; ref?: string }, payload?: unknown) => void,
+  ): boolean;
   /** Backoff bounds, in milliseconds. */
   backoff?: { baseMs: number; maxMs: number };
 }
@@ -69,7 +72,13 @@ export class OtpSession extends EventEmitter {
     if (this.stopped) return;
     const ws = new WebSocket(this.options.server, { headers: { authorization: `Bearer ${this.options.key}` } });
     this.ws = ws;
-    ws.on('open', () => this.send('hello', {}, { ...this.options.hello, ...(this.resumeFrom ? { resumeSessionId: this.resumeFrom } : {}) }));
+    ws.on('open', () =>
+      this.send(
+        'hello',
+        {},
+        { ...this.options.hello, ...(this.resumeFrom ? { resumeSessionId: this.resumeFrom } : {}) },
+      ),
+    );
     ws.on('message', (data) => {
       let frame: InboundFrame;
       try {
@@ -134,7 +143,16 @@ export class OtpSession extends EventEmitter {
       case 'step.exec': {
         const run = runId ? this.runs.get(runId) : undefined;
         if (!run || !runId) {
-          return this.send('step.result', { runId, ref: frame.id }, { stepIndex: frame.payload?.stepIndex ?? 0, status: 'error', durationMs: 0, error: { code: 'E_INTERNAL', message: 'step.exec for a run this runner did not start' } });
+          return this.send(
+            'step.result',
+            { runId, ref: frame.id },
+            {
+              stepIndex: frame.payload?.stepIndex ?? 0,
+              status: 'error',
+              durationMs: 0,
+              error: { code: 'E_INTERNAL', message: 'step.exec for a run this runner did not start' },
+            },
+          );
         }
         return run.enqueue(frame.id, frame.payload);
       }
@@ -151,13 +169,16 @@ export class OtpSession extends EventEmitter {
         const run = runId ? this.runs.get(runId) : undefined;
         if (runId) this.runs.delete(runId);
         const p = frame.payload;
-        this.options.log(`run ${runId}: ${p.status} (passed ${p.passed}, failed ${p.failed}, skipped ${p.skipped} of ${p.total}) in ${p.durationMs} ms`);
+        this.options.log(
+          `run ${runId}: ${p.status} (passed ${p.passed}, failed ${p.failed}, skipped ${p.skipped} of ${p.total}) in ${p.durationMs} ms`,
+        );
         void run?.finish();
         this.emit('finished', runId, p);
         return;
       }
       case 'error':
-        if (this.resumeFrom && !this.sessionId && String(frame.payload?.message).includes('cannot be resumed')) return this.resumeRefused();
+        if (this.resumeFrom && !this.sessionId && String(frame.payload?.message).includes('cannot be resumed'))
+          return this.resumeRefused();
         return this.options.log(`service error ${frame.payload?.code}: ${frame.payload?.message}`);
       default:
         if (this.options.onFrame?.(frame, (t, fields, payload) => this.send(t, fields, payload))) return;
@@ -169,7 +190,10 @@ export class OtpSession extends EventEmitter {
     this.attempt = 0;
     // A new session, not the one lost: its runs ended as error on the service; their contexts go.
     if (!payload.resumed) void this.endRuns();
-    if (this.resumeFrom) this.options.log(payload.resumed ? `session ${payload.sessionId} resumed` : `session ${this.resumeFrom} could not be resumed`);
+    if (this.resumeFrom)
+      this.options.log(
+        payload.resumed ? `session ${payload.sessionId} resumed` : `session ${this.resumeFrom} could not be resumed`,
+      );
     this.resumeFrom = undefined;
     this.sessionId = payload.sessionId;
     this.apiUrl = payload.apiUrl;
@@ -182,10 +206,13 @@ export class OtpSession extends EventEmitter {
   private alive(): void {
     clearTimeout(this.livenessTimer);
     const ws = this.ws;
-    this.livenessTimer = setTimeout(() => {
-      this.options.log('no ping from the service: reconnecting');
-      ws?.terminate();
-    }, (this.keepalive * 2 + 10) * 1000);
+    this.livenessTimer = setTimeout(
+      () => {
+        this.options.log('no ping from the service: reconnecting');
+        ws?.terminate();
+      },
+      (this.keepalive * 2 + 10) * 1000,
+    );
     this.livenessTimer.unref();
   }
 
@@ -229,7 +256,9 @@ export class OtpSession extends EventEmitter {
     // Full jitter: a random delay up to the exponential bound, so that many runners do not return at once.
     const delay = Math.round(Math.random() * Math.min(maxMs, baseMs * 2 ** this.attempt));
     this.attempt++;
-    this.options.log(`${wasSession ? `session ${wasSession} lost` : 'could not connect'} (close ${code}); reconnecting in ${delay} ms`);
+    this.options.log(
+      `${wasSession ? `session ${wasSession} lost` : 'could not connect'} (close ${code}); reconnecting in ${delay} ms`,
+    );
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }
 }

@@ -1,13 +1,19 @@
 // How a step ends when it does not pass: an OTP error code, the step status it maps to, and what the
 // step.result carries with it (actual, usedLocator, triedLocators). docs/runner.md lists the codes.
-import type { Locator, TriedLocator } from '../otp/protocol/schemas/locator.js';
+
 import { OtpErrorCode } from '../otp/protocol/codes.js';
+import type { Locator, TriedLocator } from '../otp/protocol/schemas/locator.js';
 
 type Codes = typeof OtpErrorCode;
 /** The codes a step the runner performs can end with: those of the protocol's list that belong to a step. */
 export type StepCode = Codes[
-  'locatorNotFound' | 'assertFailed' | 'timeout' | 'navigationBlocked' | 'capability' | 'cancelled' | 'internal'
-];
+  | 'locatorNotFound'
+  | 'assertFailed'
+  | 'timeout'
+  | 'navigationBlocked'
+  | 'capability'
+  | 'cancelled'
+  | 'internal'];
 
 /** fail: the check did not hold; error: the step could not be performed; skip: not performed. */
 export function statusOf(code: StepCode): 'fail' | 'error' | 'skip' {

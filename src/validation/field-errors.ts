@@ -27,7 +27,10 @@ export function addErrorWording(wording: ErrorWording): void {
   wordings.push(wording);
 }
 
-function worded<K extends keyof ErrorWording>(kind: K, ...args: Parameters<NonNullable<ErrorWording[K]>>): string | undefined {
+function worded<K extends keyof ErrorWording>(
+  kind: K,
+  ...args: Parameters<NonNullable<ErrorWording[K]>>
+): string | undefined {
   for (const w of wordings) {
     const message = (w[kind] as ((...a: unknown[]) => string | undefined) | undefined)?.(...args);
     if (message !== undefined) return message;
@@ -140,14 +143,19 @@ function baseMessage(e: ErrorObject): { extra?: string; message: string } {
       return { extra: String(p.missingProperty), message: `is required when ${String(p.property)} is present` };
     case 'additionalProperties': {
       const prop = String(p.additionalProperty);
-      return { extra: prop, message: worded('unknownProperty', prop, e.parentSchema as JsonSchema | undefined) ?? 'unknown property' };
+      return {
+        extra: prop,
+        message: worded('unknownProperty', prop, e.parentSchema as JsonSchema | undefined) ?? 'unknown property',
+      };
     }
     case 'false schema':
       return { message: 'is not allowed' };
     case 'type':
       return { message: typeMessage(p.type) };
     case 'enum':
-      return { message: `must be one of: ${(p.allowedValues as unknown[]).map((v) => (typeof v === 'string' ? v : quote(v))).join(', ')}` };
+      return {
+        message: `must be one of: ${(p.allowedValues as unknown[]).map((v) => (typeof v === 'string' ? v : quote(v))).join(', ')}`,
+      };
     case 'const':
       return { message: `must be ${quote(p.allowedValue)}` };
     case 'pattern': {
@@ -156,7 +164,10 @@ function baseMessage(e: ErrorObject): { extra?: string; message: string } {
     }
     case 'format':
       return {
-        message: p.format === 'date-time' ? 'must be an ISO 8601 date-time with time zone, such as 2024-05-01T12:00:00Z' : `must be a valid ${String(p.format)}`,
+        message:
+          p.format === 'date-time'
+            ? 'must be an ISO 8601 date-time with time zone, such as 2024-05-01T12:00:00Z'
+            : `must be a valid ${String(p.format)}`,
       };
     case 'minLength':
       return { message: p.limit === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters long` };
@@ -221,7 +232,11 @@ export function formatErrors(all: readonly ErrorObject[] | null | undefined, pre
       // The tag's own `required` error says the same thing.
       for (let j = 0; j < errors.length; j++) {
         const o = errors[j]!;
-        if (o.keyword === 'required' && o.instancePath === e.instancePath && (o.params as { missingProperty?: string }).missingProperty === tag) {
+        if (
+          o.keyword === 'required' &&
+          o.instancePath === e.instancePath &&
+          (o.params as { missingProperty?: string }).missingProperty === tag
+        ) {
           skip.add(j);
         }
       }
@@ -232,7 +247,8 @@ export function formatErrors(all: readonly ErrorObject[] | null | undefined, pre
       let message: string;
       const passing = (e.params as { passingSchemas?: number[] | null }).passingSchemas;
       if (e.keyword === 'anyOf') message = `must have at least one of: ${names.join(', ')}`;
-      else if (Array.isArray(passing)) message = `must have only one of: ${names.join(', ')} (found ${passing.map((k) => names[k]).join(', ')})`;
+      else if (Array.isArray(passing))
+        message = `must have only one of: ${names.join(', ')} (found ${passing.map((k) => names[k]).join(', ')})`;
       else message = `must have exactly one of: ${names.join(', ')}`;
       replaced.set(i, { field: fieldPath(prefix, e.instancePath), message });
       const branchPrefix = `${e.schemaPath}/`;
@@ -264,7 +280,9 @@ export function formatErrors(all: readonly ErrorObject[] | null | undefined, pre
 
 /** At most MAX_LISTED entries with bounded text; a last MORE_FIELD entry says what was left out. */
 function capped(list: FieldError[], unread: number): FieldError[] {
-  const shown = list.slice(0, MAX_LISTED).map((e) => ({ field: clip(e.field, MAX_FIELD_CHARS), message: clip(e.message, MAX_MESSAGE_CHARS) }));
+  const shown = list
+    .slice(0, MAX_LISTED)
+    .map((e) => ({ field: clip(e.field, MAX_FIELD_CHARS), message: clip(e.message, MAX_MESSAGE_CHARS) }));
   const more = list.length - shown.length + unread;
   if (more > 0) {
     shown.push({ field: MORE_FIELD, message: `${more} more problem${more === 1 ? '' : 's'} not listed` });

@@ -41,7 +41,6 @@ export function registerSchemaSet(schemas: readonly JsonSchema[]): void {
   for (const schema of schemas) add(schema, setMembers);
 }
 
-
 /** Every name a `$ref` may use. */
 export function isSchemaName(name: string): boolean {
   return byId.has(name);

@@ -16,17 +16,50 @@ export interface TextFieldsOptions {
 }
 
 /** Checks fields read as text; `value` is the coerced fields, defaults filled. */
-export type TextFieldsValidator<T = Record<string, unknown>> = (fields: Readonly<Record<string, unknown>>, prefix: string) => ValidationResult<T>;
+export type TextFieldsValidator<T = Record<string, unknown>> = (
+  fields: Readonly<Record<string, unknown>>,
+  prefix: string,
+) => ValidationResult<T>;
 
 // Keywords a field's schema may hold: those that check a value without holding a schema in which
 // Ajv would coerce or fill in something this module does not. Anything else is refused at compile
 // time, so that a query can never be read differently here than Ajv would read it.
 const FIELD_KEYWORDS = new Set([
-  'type', 'items', 'enum', 'const', 'format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum',
-  'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems', 'uniqueItems',
-  'default', 'description', 'title', 'examples', 'deprecated', 'readOnly', 'writeOnly', 'contentMediaType', 'contentEncoding',
+  'type',
+  'items',
+  'enum',
+  'const',
+  'format',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'default',
+  'description',
+  'title',
+  'examples',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'contentMediaType',
+  'contentEncoding',
 ]);
-const OBJECT_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties', 'description', 'title', '$id']);
+const OBJECT_KEYWORDS = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'description',
+  'title',
+  '$id',
+]);
 
 interface Field {
   types: string[];
@@ -35,7 +68,8 @@ interface Field {
 
 function fieldOf(schema: JsonSchema, where: string): Field {
   for (const key of Object.keys(schema)) {
-    if (!FIELD_KEYWORDS.has(key)) throw new Error(`${where}: keyword "${key}" is not supported in a query or form field`);
+    if (!FIELD_KEYWORDS.has(key))
+      throw new Error(`${where}: keyword "${key}" is not supported in a query or form field`);
   }
   const { type, items } = schema as { type?: string | string[]; items?: unknown };
   if (items !== undefined && (typeof items !== 'object' || items === null || Array.isArray(items))) {
@@ -50,14 +84,22 @@ function fieldOf(schema: JsonSchema, where: string): Field {
 /** Ajv's type check (strictNumbers, as ajv.ts configures it). */
 function isType(type: string, v: unknown): boolean {
   switch (type) {
-    case 'string': return typeof v === 'string';
-    case 'number': return typeof v === 'number' && Number.isFinite(v);
-    case 'integer': return typeof v === 'number' && Number.isFinite(v) && v % 1 === 0;
-    case 'boolean': return typeof v === 'boolean';
-    case 'null': return v === null;
-    case 'array': return Array.isArray(v);
-    case 'object': return typeof v === 'object' && v !== null && !Array.isArray(v);
-    default: return false;
+    case 'string':
+      return typeof v === 'string';
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v);
+    case 'integer':
+      return typeof v === 'number' && Number.isFinite(v) && v % 1 === 0;
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'null':
+      return v === null;
+    case 'array':
+      return Array.isArray(v);
+    case 'object':
+      return typeof v === 'object' && v !== null && !Array.isArray(v);
+    default:
+      return false;
   }
 }
 
@@ -125,12 +167,19 @@ export function withDefaults(schema: JsonSchema, data: Readonly<Record<string, u
 }
 
 /** The validator of an object schema of text fields (a route's query, a form's text fields). */
-export function compileTextFields<T = Record<string, unknown>>(schema: JsonSchema, options: TextFieldsOptions): TextFieldsValidator<T> {
+export function compileTextFields<T = Record<string, unknown>>(
+  schema: JsonSchema,
+  options: TextFieldsOptions,
+): TextFieldsValidator<T> {
   for (const key of Object.keys(schema)) {
-    if (!OBJECT_KEYWORDS.has(key)) throw new Error(`keyword "${key}" is not supported in the schema of a query or form`);
+    if (!OBJECT_KEYWORDS.has(key))
+      throw new Error(`keyword "${key}" is not supported in the schema of a query or form`);
   }
-  if (typeof schema.additionalProperties === 'object') throw new Error('additionalProperties of a query or form must be true or false');
-  const fields = Object.entries((schema as ObjectSchema).properties ?? {}).map(([name, s]) => [name, fieldOf(s, name)] as const);
+  if (typeof schema.additionalProperties === 'object')
+    throw new Error('additionalProperties of a query or form must be true or false');
+  const fields = Object.entries((schema as ObjectSchema).properties ?? {}).map(
+    ([name, s]) => [name, fieldOf(s, name)] as const,
+  );
   const validate = compileBounded<T>(schema);
   return (input, prefix) => {
     const data = withDefaults(schema, input);

@@ -10,7 +10,8 @@ type WellFormedCheck = string & { isWellFormed(): boolean };
 /** What is wrong with `text` for storage, or undefined when PostgreSQL can store it. */
 export function textProblem(text: string): string | undefined {
   if (text.includes('\u0000')) return 'contains a NUL character (U+0000), which cannot be stored';
-  if (!(text as WellFormedCheck).isWellFormed()) return 'contains an unpaired UTF-16 surrogate, which is not valid Unicode text';
+  if (!(text as WellFormedCheck).isWellFormed())
+    return 'contains an unpaired UTF-16 surrogate, which is not valid Unicode text';
   return undefined;
 }
 

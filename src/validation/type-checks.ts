@@ -14,4 +14,5 @@ export type Assignable<From, To> = [From] extends [To] ? true : false;
 export type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 
 /** A and B name the same members, and require the same ones. */
-export type SameMembers<A, B> = Equivalent<keyof A, keyof B> extends true ? Equivalent<RequiredKeys<A>, RequiredKeys<B>> : false;
+export type SameMembers<A, B> =
+  Equivalent<keyof A, keyof B> extends true ? Equivalent<RequiredKeys<A>, RequiredKeys<B>> : false;

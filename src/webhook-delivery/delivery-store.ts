@@ -78,7 +78,15 @@ export class DeliveryStore {
        RETURNING d.id, d.event_id, e.type, d.webhook_id, d.attempts, d.tries, e.body`,
       [instanceId, leaseMs / 1000, limit],
     );
-    return rows.map((r: any) => ({ id: r.id, eventId: r.event_id, eventType: r.type, webhookId: r.webhook_id, attempts: r.attempts, tries: r.tries, body: r.body }));
+    return rows.map((r: any) => ({
+      id: r.id,
+      eventId: r.event_id,
+      eventType: r.type,
+      webhookId: r.webhook_id,
+      attempts: r.attempts,
+      tries: r.tries,
+      body: r.body,
+    }));
   }
 
   /** Milliseconds until the next pending delivery is due (0 when one is), or null when none is pending. */
@@ -87,7 +95,11 @@ export class DeliveryStore {
     // idle dispatcher would poll every few milliseconds.
     const row = await this.db('webhook_deliveries')
       .where('status', 'pending')
-      .first(this.db.raw(`(extract(epoch from min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now()) * 1000)::int AS ms`));
+      .first(
+        this.db.raw(
+          `(extract(epoch from min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now()) * 1000)::int AS ms`,
+        ),
+      );
     return row?.ms == null ? null : Math.max(0, row.ms);
   }
 
@@ -95,7 +107,14 @@ export class DeliveryStore {
   async abandon(delivery: ClaimedDelivery, instanceId: string, reason: string): Promise<void> {
     await this.db('webhook_deliveries')
       .where({ id: delivery.id, leased_by: instanceId, attempts: delivery.attempts })
-      .update({ status: 'failed', leased_by: null, lease_until: null, attempts: delivery.attempts - 1, tries: delivery.tries - 1, last_error: reason });
+      .update({
+        status: 'failed',
+        leased_by: null,
+        lease_until: null,
+        attempts: delivery.attempts - 1,
+        tries: delivery.tries - 1,
+        last_error: reason,
+      });
   }
 
   /**
@@ -126,7 +145,13 @@ export class DeliveryStore {
         : { status: 'pending', next_attempt_at: trx.raw('now() + make_interval(secs => ?)', [retryInMs / 1000]) };
     const updated = await trx('webhook_deliveries')
       .where({ id: delivery.id, leased_by: instanceId, attempts: delivery.attempts })
-      .update({ ...next, leased_by: null, lease_until: null, last_status_code: outcome.statusCode ?? null, last_error: outcome.ok ? null : (outcome.error ?? null) });
+      .update({
+        ...next,
+        leased_by: null,
+        lease_until: null,
+        last_status_code: outcome.statusCode ?? null,
+        last_error: outcome.ok ? null : (outcome.error ?? null),
+      });
     if (!updated) return { ours: false, failures: 0, failingForMs: 0 };
     if (outcome.ok) {
       await trx.raw(
@@ -156,7 +181,10 @@ export class DeliveryStore {
   }
 
   /** The webhook's deliveries, newest first, each with its attempts. */
-  async list(webhookId: string, page: { limit?: number; cursor?: string; status?: string; eventType?: string }): Promise<Page<DeliveryView>> {
+  async list(
+    webhookId: string,
+    page: { limit?: number; cursor?: string; status?: string; eventType?: string },
+  ): Promise<Page<DeliveryView>> {
     const limit = page.limit ?? 50;
     const q = this.db('webhook_deliveries as d')
       .join('webhook_events as e', 'e.id', 'd.event_id')
@@ -192,6 +220,8 @@ export class DeliveryStore {
     if (updated) return;
     const exists = await this.db('webhook_deliveries').where({ webhook_id: webhookId, id: deliveryId }).first('id');
     if (!exists) throw errors.notFound('Delivery', deliveryId);
-    throw errors.conflict(`Delivery ${deliveryId} is being sent right now; ask again when its attempt is over`, { deliveryId });
+    throw errors.conflict(`Delivery ${deliveryId} is being sent right now; ask again when its attempt is over`, {
+      deliveryId,
+    });
   }
 }

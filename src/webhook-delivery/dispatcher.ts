@@ -2,15 +2,20 @@
 // fall due, with a poll as the fallback for a lost notice), it claims due deliveries, sends each,
 // records the outcome and schedules the retry (the configured schedule, jittered), and disables a
 // webhook whose failures go on too long.
+
+import type { WebhookSubscriptions } from '../artifacts/index.js';
 import type { WebhookConfig } from '../config.js';
 import type { Db } from '../db/connect.js';
 import type { Logger } from '../log.js';
-import type { WebhookSubscriptions } from '../artifacts/index.js';
 import type { ClaimedDelivery, DeliveryStore } from './delivery-store.js';
 import { send } from './sender.js';
 
 /** The wait before the next try after `tries` failed ones, or null when the schedule is used up. */
-export function retryDelay(config: Pick<WebhookConfig, 'retryScheduleMs' | 'jitter'>, tries: number, random = Math.random): number | null {
+export function retryDelay(
+  config: Pick<WebhookConfig, 'retryScheduleMs' | 'jitter'>,
+  tries: number,
+  random = Math.random,
+): number | null {
   const base = config.retryScheduleMs[tries - 1];
   if (base === undefined) return null;
   return Math.round(base * (1 - config.jitter + 2 * config.jitter * random()));

@@ -2,12 +2,13 @@
 // /openapi.json and the shape a receiver can validate a delivery's body against. The envelope is the
 // Standard Webhooks one (type, timestamp, data) with the event's id (also the webhook-id header) and
 // its project; `data` is the record or run the event is about, as the REST API answers it.
-import { registerSchema, type JsonSchema } from '../validation/schema-registry.js';
-import { ARTIFACT_OPERATIONS, EventType } from '../db/change-events.js';
+
+import { HealingProposalSchema } from '../ai/healing/schema.js';
 import { artifactDefinitions } from '../artifacts/index.js';
 import { webhookEventTypes } from '../artifacts/webhooks/webhooks.js';
+import { ARTIFACT_OPERATIONS, EventType } from '../db/change-events.js';
 import { RunSummarySchema } from '../otp/http/schemas.js';
-import { HealingProposalSchema } from '../ai/healing/schema.js';
+import { type JsonSchema, registerSchema } from '../validation/schema-registry.js';
 
 const RecordingSchema = registerSchema({
   $id: 'WebhookRecording',
@@ -46,7 +47,11 @@ const FailureClusterNewSchema = registerSchema({
       additionalProperties: false,
       required: ['runId', 'stepIndex', 'testCaseId'],
       description: 'The failed step that showed it',
-      properties: { runId: { type: 'string' }, stepIndex: { type: 'integer', minimum: 0 }, testCaseId: { type: 'string' } },
+      properties: {
+        runId: { type: 'string' },
+        stepIndex: { type: 'integer', minimum: 0 },
+        testCaseId: { type: 'string' },
+      },
     },
   },
 });
@@ -61,21 +66,57 @@ interface EventDoc {
 const pascal = (text: string) => text.replace(/(^|[_.-])(\w)/g, (_, __, c: string) => c.toUpperCase());
 
 const fixed: EventDoc[] = [
-  { type: EventType.runFinished, schemaName: 'RunFinishedEvent', summary: 'An OTP run has its verdict (passed, failed, cancelled or error); data is the run without its steps', data: RunSummarySchema },
-  { type: EventType.testResultRecorded, schemaName: 'TestResultRecordedEvent', summary: 'A test result was recorded, by an OTP run with a testRunId or through the API; data is the result', data: { $ref: 'TestResult' } },
-  { type: EventType.testRunClosed, schemaName: 'TestRunClosedEvent', summary: 'A test run was closed, by an OTP run with finishTestRun or through the API; data is the test run', data: { $ref: 'TestRun' } },
-  { type: EventType.recordingFinished, schemaName: 'RecordingFinishedEvent', summary: 'An executor finished a recording; data is the recording', data: RecordingSchema },
+  {
+    type: EventType.runFinished,
+    schemaName: 'RunFinishedEvent',
+    summary: 'An OTP run has its verdict (passed, failed, cancelled or error); data is the run without its steps',
+    data: RunSummarySchema,
+  },
+  {
+    type: EventType.testResultRecorded,
+    schemaName: 'TestResultRecordedEvent',
+    summary: 'A test result was recorded, by an OTP run with a testRunId or through the API; data is the result',
+    data: { $ref: 'TestResult' },
+  },
+  {
+    type: EventType.testRunClosed,
+    schemaName: 'TestRunClosedEvent',
+    summary: 'A test run was closed, by an OTP run with finishTestRun or through the API; data is the test run',
+    data: { $ref: 'TestRun' },
+  },
+  {
+    type: EventType.recordingFinished,
+    schemaName: 'RecordingFinishedEvent',
+    summary: 'An executor finished a recording; data is the recording',
+    data: RecordingSchema,
+  },
   {
     type: EventType.releaseReadinessChanged,
     schemaName: 'ReleaseReadinessChangedEvent',
-    summary: "A release's readiness verdict changed (ready, at_risk, blocked), as computed after a change to its results, bugs, requirements or links, or when read; data is the readiness (previousVerdict: the one before)",
+    summary:
+      "A release's readiness verdict changed (ready, at_risk, blocked), as computed after a change to its results, bugs, requirements or links, or when read; data is the readiness (previousVerdict: the one before)",
     data: { $ref: 'ReleaseReadiness' },
   },
-  { type: EventType.failureClusterNew, schemaName: 'FailureClusterNewEvent', summary: 'A failure signature was seen for the first time in the project (a new cluster of GET /ai/failures); data is the signature and its first failed step', data: FailureClusterNewSchema },
-  { type: EventType.healingProposed, schemaName: 'HealingProposedEvent', summary: 'A locator fix was proposed from run history (GET /ai/healing); data is the proposal', data: HealingProposalSchema },
+  {
+    type: EventType.failureClusterNew,
+    schemaName: 'FailureClusterNewEvent',
+    summary:
+      'A failure signature was seen for the first time in the project (a new cluster of GET /ai/failures); data is the signature and its first failed step',
+    data: FailureClusterNewSchema,
+  },
+  {
+    type: EventType.healingProposed,
+    schemaName: 'HealingProposedEvent',
+    summary: 'A locator fix was proposed from run history (GET /ai/healing); data is the proposal',
+    data: HealingProposalSchema,
+  },
 ];
 
-const verbs = { created: 'was created', updated: 'was changed', deleted: 'was deleted (data is the record as it last was)' };
+const verbs = {
+  created: 'was created',
+  updated: 'was changed',
+  deleted: 'was deleted (data is the record as it last was)',
+};
 const perKind: EventDoc[] = artifactDefinitions
   .filter((def) => def.events !== false)
   .flatMap((def) =>
@@ -96,7 +137,11 @@ function envelope(doc: EventDoc): JsonSchema {
     additionalProperties: false,
     required: ['id', 'type', 'timestamp', 'tenantId', 'projectId', 'data'],
     properties: {
-      id: { type: 'string', pattern: '^evt_', description: 'Id of the event; the same in webhook-id and on every retry: receivers deduplicate on it' },
+      id: {
+        type: 'string',
+        pattern: '^evt_',
+        description: 'Id of the event; the same in webhook-id and on every retry: receivers deduplicate on it',
+      },
       type: { const: doc.type },
       timestamp: { type: 'string', format: 'date-time', description: 'When the change happened' },
       tenantId: { type: 'string' },
@@ -107,12 +152,17 @@ function envelope(doc: EventDoc): JsonSchema {
 }
 
 /** Every event type with the name of its schema, in the order of docs/webhooks.md. */
-export const webhookEvents: ReadonlyArray<{ type: string; schema: string; summary: string }> = [...fixed, ...perKind].map((doc) => {
+export const webhookEvents: ReadonlyArray<{ type: string; schema: string; summary: string }> = [
+  ...fixed,
+  ...perKind,
+].map((doc) => {
   registerSchema(envelope(doc));
   return { type: doc.type, schema: doc.schemaName, summary: doc.summary };
 });
 
 // The subscription's list of events and this catalogue are one list: a type without a schema is a bug.
 const documented = new Set(webhookEvents.map((e) => e.type));
-const missing = webhookEventTypes(artifactDefinitions.filter((d) => d.events !== false).map((d) => d.kind)).filter((t) => t !== '*' && !documented.has(t));
+const missing = webhookEventTypes(artifactDefinitions.filter((d) => d.events !== false).map((d) => d.kind)).filter(
+  (t) => t !== '*' && !documented.has(t),
+);
 if (missing.length) throw new Error(`webhook events without a schema: ${missing.join(', ')}`);

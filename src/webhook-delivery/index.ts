@@ -2,17 +2,19 @@
 // port of src/db/change-events.ts), the dispatcher every process runs, and the delivery routes.
 // Subscriptions are artifacts of kind `webhook`; this room reads and changes them only through the
 // artifacts room's WebhookSubscriptions.
+
+import { WebhookSubscriptions } from '../artifacts/index.js';
 import type { WebhookConfig } from '../config.js';
-import type { Db } from '../db/connect.js';
 import type { ChangeEvents } from '../db/change-events.js';
+import type { Db } from '../db/connect.js';
 import type { Logger } from '../log.js';
 import type { RouteDef } from '../rest/route.js';
-import { WebhookSubscriptions } from '../artifacts/index.js';
 import { DeliveryStore } from './delivery-store.js';
 import { WebhookDispatcher } from './dispatcher.js';
 import { Outbox } from './outbox.js';
-import { SubscribedProjects } from './subscribed-projects.js';
 import { webhookDeliveryRoutes } from './routes.js';
+import { SubscribedProjects } from './subscribed-projects.js';
+
 export { webhookEvents } from './event-schemas.js';
 
 export interface WebhookDelivery {
@@ -30,7 +32,17 @@ export interface WebhookDelivery {
   stop(): Promise<void>;
 }
 
-export function createWebhookDelivery({ config, db, log, instanceId }: { config: WebhookConfig; db: Db; log: Logger; instanceId: string }): WebhookDelivery {
+export function createWebhookDelivery({
+  config,
+  db,
+  log,
+  instanceId,
+}: {
+  config: WebhookConfig;
+  db: Db;
+  log: Logger;
+  instanceId: string;
+}): WebhookDelivery {
   const subscriptions = new WebhookSubscriptions(db);
   const subscribedProjects = new SubscribedProjects(subscriptions);
   const store = new DeliveryStore(db);

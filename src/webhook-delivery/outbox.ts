@@ -3,15 +3,22 @@
 // (the body every attempt sends) and one `webhook_deliveries` row per subscription, and a notice wakes
 // the dispatchers when the transaction commits. An event no subscription wants writes nothing.
 import type { Knex } from 'knex';
+import type { WebhookSubscriptions } from '../artifacts/index.js';
 import type { ChangeEvent, ChangeEvents } from '../db/change-events.js';
 import { notifyAtCommit } from '../db/notifier.js';
 import { newId } from '../ids.js';
-import type { WebhookSubscriptions } from '../artifacts/index.js';
 import type { SubscribedProjects } from './subscribed-projects.js';
 
 /** The body of a delivery: the Standard Webhooks shape (type, timestamp, data) with the event's id and project. */
 export function eventBody(id: string, event: ChangeEvent, at: Date): string {
-  return JSON.stringify({ id, type: event.type, timestamp: at.toISOString(), tenantId: event.tenantId, projectId: event.projectId, data: event.data });
+  return JSON.stringify({
+    id,
+    type: event.type,
+    timestamp: at.toISOString(),
+    tenantId: event.tenantId,
+    projectId: event.projectId,
+    data: event.data,
+  });
 }
 
 export class Outbox implements ChangeEvents {
@@ -39,8 +46,15 @@ export class Outbox implements ChangeEvents {
     events.forEach((event, i) => {
       if (!wanted[i].length) return;
       const id = newId('evt');
-      eventRows.push({ id, tenant_id: event.tenantId, project_id: event.projectId, type: event.type, body: eventBody(id, event, at) });
-      for (const webhookId of wanted[i]) deliveryRows.push({ id: newId('whd'), event_id: id, webhook_id: webhookId, project_id: event.projectId });
+      eventRows.push({
+        id,
+        tenant_id: event.tenantId,
+        project_id: event.projectId,
+        type: event.type,
+        body: eventBody(id, event, at),
+      });
+      for (const webhookId of wanted[i])
+        deliveryRows.push({ id: newId('whd'), event_id: id, webhook_id: webhookId, project_id: event.projectId });
     });
     if (!eventRows.length) return;
     await trx('webhook_events').insert(eventRows);

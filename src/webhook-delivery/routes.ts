@@ -1,12 +1,13 @@
 // The routes of delivery beside the webhook resource's own: its delivery log, redelivery and secret
 // rotation. All need an admin key, like the subscriptions.
-import { route, type RouteDef } from '../rest/route.js';
-import { pageSchema } from '../rest/schemas.js';
+
+import type { WebhookSubscriptions } from '../artifacts/index.js';
+import { errors } from '../errors.js';
 import { pageQueryProperties } from '../rest/pagination.js';
+import { type RouteDef, route } from '../rest/route.js';
+import { pageSchema } from '../rest/schemas.js';
 import { registerSchema } from '../validation/schema-registry.js';
 import type { BodyOf, QueryOf } from '../validation/schema-types.js';
-import { errors } from '../errors.js';
-import type { WebhookSubscriptions } from '../artifacts/index.js';
 import { DELIVERY_STATUSES, type DeliveryStore } from './delivery-store.js';
 import { webhookEvents } from './event-schemas.js';
 
@@ -17,7 +18,11 @@ const deliveryProperties = {
   webhookId: { type: 'string' },
   eventId: { type: 'string', pattern: '^evt_', description: 'The event, and the webhook-id header of every attempt' },
   eventType: { type: 'string', description: 'The event type (docs/webhooks.md)' },
-  status: { enum: DELIVERY_STATUSES, description: 'pending: an attempt is due or in flight; succeeded: a 2xx answer; failed: retries used up, or the webhook was disabled' },
+  status: {
+    enum: DELIVERY_STATUSES,
+    description:
+      'pending: an attempt is due or in flight; succeeded: a 2xx answer; failed: retries used up, or the webhook was disabled',
+  },
   attempts: { type: 'integer', minimum: 0, description: 'Attempts made, redeliveries included' },
   nextAttemptAt: time('When the next attempt is due (pending only)'),
   lastAttemptAt: time('When the last attempt began'),
@@ -60,7 +65,10 @@ const DeliveryDetailSchema = registerSchema({
   type: 'object',
   additionalProperties: false,
   required: [...Object.keys(deliveryProperties), 'payload'],
-  properties: { ...deliveryProperties, payload: { type: 'object', description: 'The body sent (one of the *Event schemas)' } },
+  properties: {
+    ...deliveryProperties,
+    payload: { type: 'object', description: 'The body sent (one of the *Event schemas)' },
+  },
 });
 
 const DeliveryPageSchema = pageSchema('WebhookDeliveryPage', DeliverySchema, 'Deliveries of a webhook, newest first');
@@ -79,7 +87,12 @@ const rotateBody = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    secret: { type: 'string', minLength: 16, maxLength: 200, description: 'The new secret; generated (whsec_...) when absent' },
+    secret: {
+      type: 'string',
+      minLength: 16,
+      maxLength: 200,
+      description: 'The new secret; generated (whsec_...) when absent',
+    },
     graceSeconds: {
       type: 'integer',
       minimum: 0,
@@ -99,7 +112,9 @@ const RotatedSchema = registerSchema({
   properties: {
     id: { type: 'string', description: 'The webhook' },
     secret: { type: 'string', description: 'Signs every delivery from now on' },
-    previousSecretExpiresAt: time('Until when deliveries carry a second signature with the old secret (null: not at all)'),
+    previousSecretExpiresAt: time(
+      'Until when deliveries carry a second signature with the old secret (null: not at all)',
+    ),
   },
 });
 
@@ -115,30 +130,47 @@ export function webhookDeliveryRoutes({ store, subscriptions, secretGraceMs, wak
   const tag = 'webhooks';
   return [
     route<unknown, QueryOf<typeof deliveryQuery>>({
-      method: 'get', path: '/webhooks/:id/deliveries', auth: 'admin', tag, operationId: 'listWebhookDeliveries',
+      method: 'get',
+      path: '/webhooks/:id/deliveries',
+      auth: 'admin',
+      tag,
+      operationId: 'listWebhookDeliveries',
       summary: 'The delivery log of a webhook: each event sent to it, newest first, with every attempt',
-      query: deliveryQuery, response: DeliveryPageSchema,
+      query: deliveryQuery,
+      response: DeliveryPageSchema,
       handler: async ({ principal, params, query }) => {
         await subscriptions.find(principal.projectId, params.id);
         return store.list(params.id, query);
       },
     }),
     {
-      method: 'get', path: '/webhooks/:id/deliveries/:deliveryId', auth: 'admin', tag, operationId: 'getWebhookDelivery',
-      summary: 'One delivery with its attempts and the body it sends', response: DeliveryDetailSchema,
+      method: 'get',
+      path: '/webhooks/:id/deliveries/:deliveryId',
+      auth: 'admin',
+      tag,
+      operationId: 'getWebhookDelivery',
+      summary: 'One delivery with its attempts and the body it sends',
+      response: DeliveryDetailSchema,
       handler: async ({ principal, params }) => {
         await subscriptions.find(principal.projectId, params.id);
         return store.get(params.id, params.deliveryId);
       },
     },
     {
-      method: 'post', path: '/webhooks/:id/deliveries/:deliveryId/redeliver', auth: 'admin', tag, status: 202, operationId: 'redeliverWebhookDelivery',
+      method: 'post',
+      path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
+      auth: 'admin',
+      tag,
+      status: 202,
+      operationId: 'redeliverWebhookDelivery',
       summary: 'Send a delivery again, with the same webhook-id, from the start of the retry schedule',
-      description: 'Any delivery, succeeded or failed. 409 while one of its attempts is in flight, or while the webhook is inactive.',
+      description:
+        'Any delivery, succeeded or failed. 409 while one of its attempts is in flight, or while the webhook is inactive.',
       response: DeliverySchema,
       handler: async ({ principal, params }) => {
         const webhook = await subscriptions.find(principal.projectId, params.id);
-        if (!webhook.active) throw errors.conflict(`Webhook ${params.id} is inactive; set active to true first`, { webhookId: params.id });
+        if (!webhook.active)
+          throw errors.conflict(`Webhook ${params.id} is inactive; set active to true first`, { webhookId: params.id });
         await store.redeliver(params.id, params.deliveryId);
         wake();
         const { payload: _payload, ...delivery } = await store.get(params.id, params.deliveryId);
@@ -146,10 +178,17 @@ export function webhookDeliveryRoutes({ store, subscriptions, secretGraceMs, wak
       },
     },
     route<BodyOf<typeof rotateBody>>({
-      method: 'post', path: '/webhooks/:id/rotate-secret', auth: 'admin', tag, operationId: 'rotateWebhookSecret',
+      method: 'post',
+      path: '/webhooks/:id/rotate-secret',
+      auth: 'admin',
+      tag,
+      operationId: 'rotateWebhookSecret',
       summary: 'Replace the signing secret; the old one keeps signing beside it for a grace period',
-      description: 'During the grace period each delivery carries two signatures in webhook-signature (Standard Webhooks allows several), so a receiver can switch secrets without losing one. The answer shows the new secret this once.',
-      body: rotateBody, response: RotatedSchema, secretAnswer: true,
+      description:
+        'During the grace period each delivery carries two signatures in webhook-signature (Standard Webhooks allows several), so a receiver can switch secrets without losing one. The answer shows the new secret this once.',
+      body: rotateBody,
+      response: RotatedSchema,
+      secretAnswer: true,
       handler: async ({ principal, params, body }) => {
         const graceMs = body.graceSeconds === undefined ? secretGraceMs : body.graceSeconds * 1000;
         const rotated = await subscriptions.rotateSecret(principal.projectId, params.id, body.secret, graceMs);

@@ -2,9 +2,10 @@
 // webhook-signature with one v1 signature per live secret), to an address checked after DNS
 // resolution (the connection goes to the address that was checked), within a time limit. Redirects
 // are not followed: any answer but 2xx is a failure.
+
+import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { checkAddress, literalAddress, TargetRefused } from '../artifacts/webhooks/targets.js';
@@ -14,7 +15,9 @@ const EXCERPT_BYTES = 1024;
 
 /** A whsec_ secret is base64 of the key (the Standard Webhooks form); any other string is the key's UTF-8 bytes. */
 function signer(secret: string): Webhook {
-  return secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(new TextEncoder().encode(secret), { format: 'raw' });
+  return secret.startsWith('whsec_')
+    ? new Webhook(secret)
+    : new Webhook(new TextEncoder().encode(secret), { format: 'raw' });
 }
 
 /** The three Standard Webhooks headers; several secrets (a rotation's grace period) give several signatures. */
@@ -35,13 +38,19 @@ export function deliveryFailure(err: Error): string {
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (NETWORK_FAILURES[code]) return `${NETWORK_FAILURES[code]} (${code})`;
-    if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)) return `the TLS handshake failed (${code})`;
+    if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code))
+      return `the TLS handshake failed (${code})`;
     return `the delivery failed (${code})`;
   }
   return 'the delivery failed';
 }
 
-export function signatureHeaders(msgId: string, body: string, secrets: readonly string[], at = new Date()): Record<string, string> {
+export function signatureHeaders(
+  msgId: string,
+  body: string,
+  secrets: readonly string[],
+  at = new Date(),
+): Record<string, string> {
   return {
     'webhook-id': msgId,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
@@ -59,7 +68,8 @@ function checkedLookup(allowPrivate: boolean): LookupFunction {
       } catch (refusal) {
         return callback(refusal as NodeJS.ErrnoException, '', 4);
       }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
     });
   };
@@ -76,7 +86,10 @@ export interface SendInput {
 
 export function send({ url, msgId, body, secrets, timeoutMs, allowPrivate }: SendInput): Promise<AttemptOutcome> {
   const started = performance.now();
-  const done = (outcome: Omit<AttemptOutcome, 'durationMs'>): AttemptOutcome => ({ ...outcome, durationMs: performance.now() - started });
+  const done = (outcome: Omit<AttemptOutcome, 'durationMs'>): AttemptOutcome => ({
+    ...outcome,
+    durationMs: performance.now() - started,
+  });
   return new Promise((resolve) => {
     let target: URL;
     try {

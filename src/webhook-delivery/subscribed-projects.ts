@@ -61,7 +61,8 @@ export class SubscribedProjects {
   /** Notices may have been missed (the listening connection was lost): read every project again. */
   forgetAll(): void {
     this.epoch++;
-    for (const [projectId, entry] of this.entries) if (!entry.pinned || this.now() >= entry.until) this.entries.delete(projectId);
+    for (const [projectId, entry] of this.entries)
+      if (!entry.pinned || this.now() >= entry.until) this.entries.delete(projectId);
   }
 
   private dropExpired(): void {

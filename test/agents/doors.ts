@@ -1,6 +1,7 @@
 // The three doors a credential opens: REST, the OTP socket, MCP.
-import type { TestService } from '../support/service.js';
+
 import { TestExecutor } from '../support/executor.js';
+import type { TestService } from '../support/service.js';
 
 export interface Doors {
   rest: number;
@@ -14,12 +15,19 @@ export async function tryDoors(t: TestService, credential: string, via: 'header'
   const executor = await TestExecutor.connect(t.otpUrl, { key: credential, via });
   const socket = await Promise.race([
     executor.closed.then((c) => c.code),
-    executor.hello().then(() => 'welcome' as const, () => executor.closed.then((c) => c.code)),
+    executor.hello().then(
+      () => 'welcome' as const,
+      () => executor.closed.then((c) => c.code),
+    ),
   ]);
   executor.close();
   const mcp = await fetch(`${t.service.restUrl}/mcp`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: {
+      authorization: `Bearer ${credential}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
   return { rest, socket, mcp: mcp.status };
@@ -27,4 +35,3 @@ export async function tryDoors(t: TestService, credential: string, via: 'header'
 
 export const REFUSED: Doors = { rest: 401, socket: 4401, mcp: 401 };
 export const ACCEPTED: Doors = { rest: 200, socket: 'welcome', mcp: 200 };
-

@@ -4,9 +4,9 @@
 // flow that issues them is tested in oauth-flow.spec.ts.
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/service.js';
-import { call, mcpClient } from './mcp-client.js';
-import { signToken, tamper, type TokenOptions } from './tokens.js';
 import { ACCEPTED, REFUSED, tryDoors } from './doors.js';
+import { call, mcpClient } from './mcp-client.js';
+import { signToken, type TokenOptions, tamper } from './tokens.js';
 
 describe('JWT access tokens on every door', () => {
   let t: TestService;
@@ -16,8 +16,16 @@ describe('JWT access tokens on every door', () => {
     t = await startTestService();
     const project = await t.newProject('admin');
     const keyRow = await t.service.db('api_keys').where('project_id', project.projectId).first('id');
-    await t.service.db('oauth_models').insert({ model: 'Client', id: 'cli_jwt_test', payload: { client_id: 'cli_jwt_test' } });
-    base = { keyId: keyRow.id, tenantId: project.tenantId, projectId: project.projectId, clientId: 'cli_jwt_test', scope: 'write' };
+    await t.service
+      .db('oauth_models')
+      .insert({ model: 'Client', id: 'cli_jwt_test', payload: { client_id: 'cli_jwt_test' } });
+    base = {
+      keyId: keyRow.id,
+      tenantId: project.tenantId,
+      projectId: project.projectId,
+      clientId: 'cli_jwt_test',
+      scope: 'write',
+    };
   });
   after(async () => t?.stop());
 
@@ -37,14 +45,24 @@ describe('JWT access tokens on every door', () => {
   it('never gives a token more than its scope, nor more than its key has', async () => {
     const readToken = await signToken(t, { ...base, scope: 'read' });
     expect((await t.request('GET', '/tests/cases', { key: readToken })).status).to.equal(200);
-    expect((await t.request('POST', '/tests/cases', { key: readToken, body: { title: 'x', steps: [] } })).status).to.equal(403);
+    expect(
+      (await t.request('POST', '/tests/cases', { key: readToken, body: { title: 'x', steps: [] } })).status,
+    ).to.equal(403);
     expect((await tryDoors(t, readToken)).socket).to.equal(4403);
     // An admin token of a write key acts as write.
     const project = await t.newProject('write');
     const keyRow = await t.service.db('api_keys').where('project_id', project.projectId).first('id');
-    const admin = await signToken(t, { ...base, keyId: keyRow.id, tenantId: project.tenantId, projectId: project.projectId, scope: 'read write admin' });
+    const admin = await signToken(t, {
+      ...base,
+      keyId: keyRow.id,
+      tenantId: project.tenantId,
+      projectId: project.projectId,
+      scope: 'read write admin',
+    });
     expect((await t.request('GET', '/api-keys', { key: admin })).status).to.equal(403);
-    expect((await t.request('POST', '/tests/cases', { key: admin, body: { title: 'x', steps: [] } })).status).to.equal(201);
+    expect((await t.request('POST', '/tests/cases', { key: admin, body: { title: 'x', steps: [] } })).status).to.equal(
+      201,
+    );
   });
 
   it('refuses expired, wrong-audience, wrong-issuer, wrong-type, tampered, revoked and orphaned tokens as a bad key', async () => {
@@ -71,8 +89,16 @@ describe('JWT access tokens on every door', () => {
 
   it('refuses the tokens of a revoked key at once', async () => {
     const project = await t.newProject('admin');
-    const created = await t.request('POST', '/api-keys', { key: project.key, body: { name: 'vouching', scope: 'write' } });
-    const token = await signToken(t, { ...base, keyId: created.body.id, tenantId: project.tenantId, projectId: project.projectId });
+    const created = await t.request('POST', '/api-keys', {
+      key: project.key,
+      body: { name: 'vouching', scope: 'write' },
+    });
+    const token = await signToken(t, {
+      ...base,
+      keyId: created.body.id,
+      tenantId: project.tenantId,
+      projectId: project.projectId,
+    });
     expect(await tryDoors(t, token)).to.deep.equal(ACCEPTED);
     expect((await t.request('DELETE', `/api-keys/${created.body.id}`, { key: project.key })).status).to.equal(200);
     expect(await tryDoors(t, token)).to.deep.equal(REFUSED);

@@ -12,7 +12,11 @@ export async function mcpClient(restUrl: string, credential: string): Promise<Cl
 }
 
 /** A tool call's structured answer, and whether it is a tool error. */
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; body: any }> {
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ isError: boolean; body: any }> {
   const result = await client.callTool({ name, arguments: args });
   return { isError: Boolean(result.isError), body: result.structuredContent };
 }

@@ -2,8 +2,8 @@
 // the defaults filled in that REST fills in (a list query's limit and sort). withDefaults fills the
 // top level only, as a query has nothing deeper; this keeps it true of every tool.
 import { expect } from 'chai';
-import { tools } from '../../src/mcp/tools.js';
 import { compileInput } from '../../src/mcp/schemas.js';
+import { tools } from '../../src/mcp/tools.js';
 
 /** Paths of `default` keywords below a schema's top-level properties (property names are not keywords). */
 function nestedDefaults(schema: unknown, path: string, depth: number, out: string[]): string[] {
@@ -12,8 +12,10 @@ function nestedDefaults(schema: unknown, path: string, depth: number, out: strin
     for (const [key, value] of Object.entries(schema)) {
       if (key === 'default' && depth > 1) out.push(path);
       if (key === 'properties' || key === '$defs' || key === 'patternProperties') {
-        for (const [name, sub] of Object.entries(value as object)) nestedDefaults(sub, `${path}/${key}/${name}`, depth + 1, out);
-      } else if (key !== 'default' && key !== 'enum' && key !== 'const' && key !== 'examples') nestedDefaults(value, `${path}/${key}`, depth + 1, out);
+        for (const [name, sub] of Object.entries(value as object))
+          nestedDefaults(sub, `${path}/${key}/${name}`, depth + 1, out);
+      } else if (key !== 'default' && key !== 'enum' && key !== 'const' && key !== 'examples')
+        nestedDefaults(value, `${path}/${key}`, depth + 1, out);
     }
   }
   return out;
@@ -37,7 +39,11 @@ describe('MCP: tool arguments', () => {
   it('refer only to schemas bundled with them', () => {
     for (const tool of tools) {
       const defs = Object.keys((tool.inputSchema.$defs as object | undefined) ?? {});
-      for (const ref of refsOf(tool.inputSchema)) expect(defs.map((d) => `#/$defs/${d}`), `${tool.name}: ${ref}`).to.include(ref);
+      for (const ref of refsOf(tool.inputSchema))
+        expect(
+          defs.map((d) => `#/$defs/${d}`),
+          `${tool.name}: ${ref}`,
+        ).to.include(ref);
     }
   });
 
@@ -45,12 +51,17 @@ describe('MCP: tool arguments', () => {
     const found = tools.flatMap((t) => nestedDefaults(t.inputSchema, t.name, 0, []));
     expect(found).to.deep.equal([]);
     // The walk finds one when there is one.
-    expect(nestedDefaults({ properties: { a: { properties: { b: { default: 1 } } } } }, 'x', 0, [])).to.deep.equal(['x/properties/a/properties/b']);
+    expect(nestedDefaults({ properties: { a: { properties: { b: { default: 1 } } } } }, 'x', 0, [])).to.deep.equal([
+      'x/properties/a/properties/b',
+    ]);
   });
 
   it('are checked with the defaults filled in, never coerced', () => {
     const list = compileInput(tools.find((t) => t.name === 'svc_list_test_cases')!.inputSchema);
     expect(list({})).to.deep.include({ ok: true, value: { limit: 50, sort: 'createdAt' } });
-    expect(list({ limit: '10' })).to.deep.equal({ ok: false, errors: [{ field: 'arguments.limit', message: 'must be an integer' }] });
+    expect(list({ limit: '10' })).to.deep.equal({
+      ok: false,
+      errors: [{ field: 'arguments.limit', message: 'must be an integer' }],
+    });
   });
 });

@@ -1,13 +1,14 @@
 // An MCP client configured with only the service's URL: the SDK follows the 401's WWW-Authenticate to
 // the protected-resource metadata, then to the authorization server's metadata, registers itself,
 // sends the person to the consent page (driven here over HTTP) and runs a test with its token.
-import { expect } from 'chai';
+
+import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { expect } from 'chai';
 import { TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
 import { Browser } from './oauth-helpers.js';
 
 const REDIRECT = 'http://127.0.0.1:9/mcp-callback';
@@ -21,7 +22,13 @@ class TestAuthProvider implements OAuthClientProvider {
     return REDIRECT;
   }
   get clientMetadata() {
-    return { client_name: 'SDK agent', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'SDK agent',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.info;
@@ -77,7 +84,10 @@ describe('MCP: the SDK client discovers OAuth from the service URL alone', () =>
     const browser = new Browser();
     const page = (await browser.follow(await browser.get(authorizationUrl.href), base)) as Response;
     const action = /action="([^"]+\/confirm)"/.exec(await page.text())![1]!;
-    const back = (await browser.follow(await browser.post(new URL(action, base).href, { api_key: project.key, scope: 'write' }), base)) as URL;
+    const back = (await browser.follow(
+      await browser.post(new URL(action, base).href, { api_key: project.key, scope: 'write' }),
+      base,
+    )) as URL;
     const code = back.searchParams.get('code')!;
     expect(code).to.be.a('string');
     await first.finishAuth(code);
@@ -85,11 +95,17 @@ describe('MCP: the SDK client discovers OAuth from the service URL alone', () =>
 
     const agent = new Client({ name: 'sdk-agent', version: '0.0.1' });
     await agent.connect(new StreamableHTTPClientTransport(url, { authProvider: auth }));
-    const created = await agent.callTool({ name: 'svc_create_test_case', arguments: { title: 'From an agent', steps: [{ otp: { action: 'navigate', url: 'https://shop.test/' } }] } });
+    const created = await agent.callTool({
+      name: 'svc_create_test_case',
+      arguments: { title: 'From an agent', steps: [{ otp: { action: 'navigate', url: 'https://shop.test/' } }] },
+    });
     expect(created.isError).to.not.equal(true);
     const executor = await TestExecutor.connect(t.otpUrl, { key: auth.saved!.access_token });
     await executor.hello();
-    const running = agent.callTool({ name: 'svc_otp_run', arguments: { testCaseIds: [(created.structuredContent as any).id], waitMs: 10_000 } });
+    const running = agent.callTool({
+      name: 'svc_otp_run',
+      arguments: { testCaseIds: [(created.structuredContent as any).id], waitMs: 10_000 },
+    });
     executor.result(await executor.next('step.exec'), 'pass');
     const result = (await running).structuredContent as any;
     expect(result.run.status).to.equal('passed');

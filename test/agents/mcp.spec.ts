@@ -1,9 +1,10 @@
 // MCP at /mcp through the official SDK client: the tools and their schemas (the REST ones), a run
 // driven by a simulated executor and awaited by svc_otp_run, and refusals as tool errors.
-import { expect } from 'chai';
+
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { expect } from 'chai';
 import { TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
 import { call, mcpClient } from './mcp-client.js';
 
 const locator = { by: 'role', value: 'button', name: 'Go' };
@@ -42,10 +43,25 @@ describe('MCP: tools over Streamable HTTP', () => {
   it('lists the tools with scopes, annotations and the input schemas REST validates with', async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    for (const name of ['svc_otp_run', 'svc_otp_status', 'svc_otp_sessions', 'svc_otp_cancel', 'svc_create_test_case', 'svc_update_test_case', 'svc_get_test_case', 'svc_list_test_cases', 'svc_get_run', 'svc_list_requirements']) {
+    for (const name of [
+      'svc_otp_run',
+      'svc_otp_status',
+      'svc_otp_sessions',
+      'svc_otp_cancel',
+      'svc_create_test_case',
+      'svc_update_test_case',
+      'svc_get_test_case',
+      'svc_list_test_cases',
+      'svc_get_run',
+      'svc_list_requirements',
+    ]) {
       expect(byName.has(name), name).to.equal(true);
     }
-    expect(byName.get('svc_otp_status')!.annotations).to.include({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+    expect(byName.get('svc_otp_status')!.annotations).to.include({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+    });
     expect(byName.get('svc_otp_cancel')!.annotations).to.include({ readOnlyHint: false, destructiveHint: true });
     expect(byName.get('svc_otp_run')!.annotations).to.include({ readOnlyHint: false, idempotentHint: false });
     expect(byName.get('svc_otp_run')!.description).to.contain('Needs scope write');
@@ -58,8 +74,11 @@ describe('MCP: tools over Streamable HTTP', () => {
     const { $defs, ...createRoot } = create;
     expect(createRoot).to.deep.equal(asToolSchema(components.TestCaseCreate));
     expect(Object.keys($defs)).to.include.members(['TestCaseStep', 'StepAction', 'Locator']);
-    for (const [name, schema] of Object.entries($defs)) expect(schema, name).to.deep.equal({ ...asToolSchema(components[name]), title: components[name].title });
-    expect(doc.paths['/api/v1/tests/cases'].post.requestBody.content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/TestCaseCreate' });
+    for (const [name, schema] of Object.entries($defs))
+      expect(schema, name).to.deep.equal({ ...asToolSchema(components[name]), title: components[name].title });
+    expect(doc.paths['/api/v1/tests/cases'].post.requestBody.content['application/json'].schema).to.deep.equal({
+      $ref: '#/components/schemas/TestCaseCreate',
+    });
     // svc_otp_run: POST /otp/runs's body plus waitMs.
     const run = structuredClone(byName.get('svc_otp_run')!.inputSchema) as any;
     expect(run.properties.waitMs).to.include({ type: 'integer', maximum: 55000 });
@@ -74,7 +93,14 @@ describe('MCP: tools over Streamable HTTP', () => {
     const params = doc.paths['/api/v1/tests/cases'].get.parameters.map((p: any) => p.name).filter((n: string) => n);
     expect(Object.keys(list.properties).sort()).to.deep.equal(params.sort());
     // /mcp and the OAuth endpoints are described in /openapi.json beside /api/v1.
-    for (const path of ['/mcp', '/.well-known/oauth-protected-resource/mcp', '/oauth/token', '/oauth/reg', '/oauth/token/revocation', '/.well-known/oauth-authorization-server/oauth']) {
+    for (const path of [
+      '/mcp',
+      '/.well-known/oauth-protected-resource/mcp',
+      '/oauth/token',
+      '/oauth/reg',
+      '/oauth/token/revocation',
+      '/.well-known/oauth-authorization-server/oauth',
+    ]) {
       expect(doc.paths, path).to.have.property(path);
     }
   });
@@ -82,7 +108,10 @@ describe('MCP: tools over Streamable HTTP', () => {
   it('creates a test case, runs it on an executor and waits for the verdict with the failing steps', async () => {
     const created = await call(client, 'svc_create_test_case', {
       title: 'Checkout',
-      steps: [{ otp: { action: 'navigate', url: 'https://shop.test/' } }, { otp: { action: 'click', locator }, label: 'press Go' }],
+      steps: [
+        { otp: { action: 'navigate', url: 'https://shop.test/' } },
+        { otp: { action: 'click', locator }, label: 'press Go' },
+      ],
     });
     expect(created.isError).to.equal(false);
     expect(created.body.id).to.match(/^tc_/);
@@ -98,14 +127,22 @@ describe('MCP: tools over Streamable HTTP', () => {
     const exec0 = await executor.next('step.exec');
     executor.result(exec0, 'pass');
     const exec1 = await executor.next('step.exec');
-    executor.result(exec1, 'fail', { error: { code: 'E_LOCATOR_NOT_FOUND', message: 'no button Go', triedLocators: [locator] }, actual: 'nothing' });
+    executor.result(exec1, 'fail', {
+      error: { code: 'E_LOCATOR_NOT_FOUND', message: 'no button Go', triedLocators: [locator] },
+      actual: 'nothing',
+    });
     const result = await answer;
     expect(result.isError).to.equal(false);
     expect(result.body.finished).to.equal(true);
     expect(result.body.run).to.include({ status: 'failed' });
     expect(result.body.run.counts).to.deep.equal({ passed: 1, failed: 1, skipped: 0, total: 2 });
     expect(result.body.failingSteps).to.have.length(1);
-    expect(result.body.failingSteps[0]).to.deep.include({ stepIndex: 1, label: 'press Go', status: 'fail', actual: 'nothing' });
+    expect(result.body.failingSteps[0]).to.deep.include({
+      stepIndex: 1,
+      label: 'press Go',
+      status: 'fail',
+      actual: 'nothing',
+    });
     expect(result.body.failingSteps[0].error.code).to.equal('E_LOCATOR_NOT_FOUND');
 
     const status = await call(readClient, 'svc_otp_status', { runId: result.body.run.id });
@@ -122,7 +159,10 @@ describe('MCP: tools over Streamable HTTP', () => {
   });
 
   it('answers a run without waiting, and svc_otp_cancel cancels it', async () => {
-    const created = await call(client, 'svc_create_test_case', { title: 'Queued', steps: [{ otp: { action: 'navigate', url: 'https://shop.test/' } }] });
+    const created = await call(client, 'svc_create_test_case', {
+      title: 'Queued',
+      steps: [{ otp: { action: 'navigate', url: 'https://shop.test/' } }],
+    });
     const started = await call(client, 'svc_otp_run', { testCaseIds: [created.body.id] });
     expect(started.body.finished).to.equal(false);
     expect(started.body.run.status).to.equal('queued');
@@ -140,7 +180,10 @@ describe('MCP: tools over Streamable HTTP', () => {
     const create = await call(readClient, 'svc_create_test_case', { title: 'x', steps: [] });
     expect(create.body.error.code).to.equal('FORBIDDEN');
 
-    const invalid = await call(client, 'svc_create_test_case', { title: 'x', steps: [{ otp: { action: 'click', locator: { by: 'nope', value: 'x' } } }] });
+    const invalid = await call(client, 'svc_create_test_case', {
+      title: 'x',
+      steps: [{ otp: { action: 'click', locator: { by: 'nope', value: 'x' } } }],
+    });
     expect(invalid.isError).to.equal(true);
     expect(invalid.body.error.code).to.equal('VALIDATION_ERROR');
     expect(invalid.body.error.details.fields.map((f: any) => f.field).join(' ')).to.contain('arguments.steps');
@@ -155,17 +198,31 @@ describe('MCP: tools over Streamable HTTP', () => {
   it('lists requirements with their coverage and reads and changes test cases', async () => {
     const requirement = await t.request('POST', '/requirements', { key, body: { title: 'Users can pay' } });
     expect(requirement.status).to.equal(201);
-    const tc = await call(client, 'svc_create_test_case', { title: 'Pay', steps: [{ otp: { action: 'navigate', url: 'https://shop.test/pay' } }] });
-    const link = await t.request('POST', `/tests/cases/${tc.body.id}/links`, { key, body: { relation: 'covers', targetId: requirement.body.id } });
+    const tc = await call(client, 'svc_create_test_case', {
+      title: 'Pay',
+      steps: [{ otp: { action: 'navigate', url: 'https://shop.test/pay' } }],
+    });
+    const link = await t.request('POST', `/tests/cases/${tc.body.id}/links`, {
+      key,
+      body: { relation: 'covers', targetId: requirement.body.id },
+    });
     expect(link.status).to.equal(201);
     const list = await call(readClient, 'svc_list_requirements', {});
     const item = list.body.items.find((r: any) => r.id === requirement.body.id);
     expect(item.coverage).to.deep.include({ covered: true });
     expect(item.coverage.testCases.map((c: any) => c.id)).to.deep.equal([tc.body.id]);
 
-    const updated = await call(client, 'svc_update_test_case', { id: tc.body.id, patch: { title: 'Pay by card' }, version: tc.body.version });
+    const updated = await call(client, 'svc_update_test_case', {
+      id: tc.body.id,
+      patch: { title: 'Pay by card' },
+      version: tc.body.version,
+    });
     expect(updated.body).to.include({ title: 'Pay by card', version: tc.body.version + 1 });
-    const stale = await call(client, 'svc_update_test_case', { id: tc.body.id, patch: { title: 'again' }, version: tc.body.version });
+    const stale = await call(client, 'svc_update_test_case', {
+      id: tc.body.id,
+      patch: { title: 'again' },
+      version: tc.body.version,
+    });
     expect(stale.body.error.code).to.equal('PRECONDITION_FAILED');
     const read = await call(readClient, 'svc_get_test_case', { id: tc.body.id });
     expect(read.body.title).to.equal('Pay by card');
@@ -182,14 +239,22 @@ describe('MCP: tools over Streamable HTTP', () => {
     });
     expect(res.status).to.equal(401);
     const challenge = res.headers.get('www-authenticate')!;
-    expect(challenge).to.equal(`Bearer resource_metadata="${t.service.restUrl}/.well-known/oauth-protected-resource/mcp"`);
+    expect(challenge).to.equal(
+      `Bearer resource_metadata="${t.service.restUrl}/.well-known/oauth-protected-resource/mcp"`,
+    );
     expect((await res.json()).error.code).to.equal('UNAUTHORIZED');
     const metadata = await (await fetch(`${t.service.restUrl}/.well-known/oauth-protected-resource/mcp`)).json();
-    expect(metadata).to.deep.include({ resource: `${t.service.restUrl}/mcp`, authorization_servers: [`${t.service.restUrl}/oauth`] });
+    expect(metadata).to.deep.include({
+      resource: `${t.service.restUrl}/mcp`,
+      authorization_servers: [`${t.service.restUrl}/oauth`],
+    });
     expect(metadata.scopes_supported).to.deep.equal(['read', 'write', 'admin']);
     const root = await (await fetch(`${t.service.restUrl}/.well-known/oauth-protected-resource`)).json();
     expect(root.resource).to.equal(`${t.service.restUrl}/`);
-    const badKey = await fetch(`${t.service.restUrl}/mcp`, { method: 'POST', headers: { authorization: 'Bearer svc_pk_nothing_like_a_real_key_at_all_0000000000' } });
+    const badKey = await fetch(`${t.service.restUrl}/mcp`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer svc_pk_nothing_like_a_real_key_at_all_0000000000' },
+    });
     expect(badKey.status).to.equal(401);
   });
 });

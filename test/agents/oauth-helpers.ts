@@ -62,7 +62,11 @@ export function headerOf(jwt: string): Record<string, any> {
   return JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString());
 }
 
-export async function form(url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+export async function form(
+  url: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
@@ -73,5 +77,7 @@ export async function form(url: string, fields: Record<string, string>, headers:
 }
 
 export function basic(id: string, secret: string): Record<string, string> {
-  return { authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}` };
+  return {
+    authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
+  };
 }

@@ -1,7 +1,7 @@
 // Access tokens made the way the provider makes them, signed with the service's own key from the
 // database: to test what the verifier refuses (expired, wrong audience or issuer, tampered) without
 // waiting for a token to expire.
-import { importJWK, SignJWT, type JWK } from 'jose';
+import { importJWK, type JWK, SignJWT } from 'jose';
 import type { TestService } from '../support/service.js';
 
 export interface TokenOptions {

@@ -1,8 +1,8 @@
 // Drafts by a model: the real `openai` client against a local OpenAI-compatible server.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { OpenAiCompatibleServer } from '../support/openai-server.js';
 import { AI_COSTS } from '../../src/tiers.js';
+import { OpenAiCompatibleServer } from '../support/openai-server.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 const valid = {
   title: 'Sign in with a valid password',
@@ -18,7 +18,13 @@ describe('ai: drafts of test cases by a model', () => {
   let model: OpenAiCompatibleServer;
   before(async () => {
     model = await OpenAiCompatibleServer.start();
-    t = await startTestService({ ai: { quarantineDays: 14, model: { baseUrl: model.baseUrl, apiKey: 'sk-test', model: 'tiny-test', timeoutMs: 10_000 } }, limits: { aiCallsPerMonth: 25 } });
+    t = await startTestService({
+      ai: {
+        quarantineDays: 14,
+        model: { baseUrl: model.baseUrl, apiKey: 'sk-test', model: 'tiny-test', timeoutMs: 10_000 },
+      },
+      limits: { aiCallsPerMonth: 25 },
+    });
   });
   after(async () => {
     await t?.stop();
@@ -26,7 +32,10 @@ describe('ai: drafts of test cases by a model', () => {
   });
 
   async function requirement(req: (m: string, p: string, b?: unknown) => Promise<{ status: number; body: any }>) {
-    const created = await req('POST', '/requirements', { title: 'Users sign in', acceptanceCriteria: ['a valid password signs in', 'a wrong one is refused'] });
+    const created = await req('POST', '/requirements', {
+      title: 'Users sign in',
+      acceptanceCriteria: ['a valid password signs in', 'a wrong one is refused'],
+    });
     expect(created.status).to.equal(201);
     return created.body.id as string;
   }
@@ -48,7 +57,9 @@ describe('ai: drafts of test cases by a model', () => {
     const saved = (await req('GET', `/tests/cases/${answer.body.testCase.id}`)).body;
     expect(saved).to.include({ title: valid.title, status: 'draft' });
     const links = (await req('GET', `/tests/cases/${saved.id}/links`)).body.items;
-    expect(links.map((l: any) => [l.relation, l.direction, l.artifact.id])).to.deep.equal([['covers', 'outgoing', requirementId]]);
+    expect(links.map((l: any) => [l.relation, l.direction, l.artifact.id])).to.deep.equal([
+      ['covers', 'outgoing', requirementId],
+    ]);
     expect((await req('GET', '/ai/usage')).body.byOperation).to.deep.equal({ test_case_draft: AI_COSTS.model });
   });
 

@@ -1,27 +1,71 @@
 // Failure clusters, triage, corrections and rules, bug drafts and the new-cluster webhook, over a
 // real service, a real PostgreSQL and a test executor on a real WebSocket.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { TestExecutor } from '../support/executor.js';
+import { call, mcpClient } from '../agents/mcp-client.js';
 import { eventually } from '../support/eventually.js';
+import { TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { mcpClient, call } from '../agents/mcp-client.js';
 
 const openShop = { otp: { action: 'navigate', url: '{{base}}/shop' } };
-const checkTotal = { otp: { action: 'assert', kind: 'text', locator: { by: 'testid', value: 'total' }, op: 'equals', expected: 'Total: 42' } };
-const clickPay = { otp: { action: 'click', locator: { candidates: [{ by: 'testid', value: 'pay' }, { by: 'role', value: 'button', name: 'Pay' }] } } };
+const checkTotal = {
+  otp: {
+    action: 'assert',
+    kind: 'text',
+    locator: { by: 'testid', value: 'total' },
+    op: 'equals',
+    expected: 'Total: 42',
+  },
+};
+const clickPay = {
+  otp: {
+    action: 'click',
+    locator: {
+      candidates: [
+        { by: 'testid', value: 'pay' },
+        { by: 'role', value: 'button', name: 'Pay' },
+      ],
+    },
+  },
+};
 
 type Outcome = 'pass' | ['fail' | 'error', Record<string, unknown>];
-const totalWrong = (n: number): Outcome => ['fail', { error: { code: 'E_ASSERT_FAILED', message: `expected text to equal "Total: 42", got "Total: ${n}"` }, actual: `Total: ${n}`, usedLocator: { by: 'testid', value: 'total' } }];
-const payDrifted: Outcome = ['fail', { error: { code: 'E_LOCATOR_NOT_FOUND', message: 'no element matched testid "pay"', triedLocators: [{ by: 'testid', value: 'pay', count: 0 }, { by: 'role', value: 'button', name: 'Pay', count: 1 }] } }];
-const shopDown: Outcome = ['error', { error: { code: 'E_INTERNAL', message: 'page.goto: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:39999/shop' } }];
+const totalWrong = (n: number): Outcome => [
+  'fail',
+  {
+    error: { code: 'E_ASSERT_FAILED', message: `expected text to equal "Total: 42", got "Total: ${n}"` },
+    actual: `Total: ${n}`,
+    usedLocator: { by: 'testid', value: 'total' },
+  },
+];
+const payDrifted: Outcome = [
+  'fail',
+  {
+    error: {
+      code: 'E_LOCATOR_NOT_FOUND',
+      message: 'no element matched testid "pay"',
+      triedLocators: [
+        { by: 'testid', value: 'pay', count: 0 },
+        { by: 'role', value: 'button', name: 'Pay', count: 1 },
+      ],
+    },
+  },
+];
+const shopDown: Outcome = [
+  'error',
+  { error: { code: 'E_INTERNAL', message: 'page.goto: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:39999/shop' } },
+];
 
 describe('ai: failure clusters, triage and bug drafts', function () {
   this.timeout(60_000);
   let t: TestService;
   let hooks: WebhookReceiver;
   before(async () => {
-    t = await startTestService({ heartbeatMs: 200, otp: { stepGraceMs: 100 }, webhooks: { retryScheduleMs: [100], attemptTimeoutMs: 10_000, pollMs: 200 } });
+    t = await startTestService({
+      heartbeatMs: 200,
+      otp: { stepGraceMs: 100 },
+      webhooks: { retryScheduleMs: [100], attemptTimeoutMs: 10_000, pollMs: 200 },
+    });
     hooks = await WebhookReceiver.start();
   });
   after(async () => {
@@ -41,14 +85,22 @@ describe('ai: failure clusters, triage and bug drafts', function () {
     await executor.hello();
     /** Runs the cases; each step answers the next outcome of its case (pass when none is left). */
     const run = async (caseIds: string[], outcomes: Record<string, Outcome[]>) => {
-      const started = await req('POST', '/otp/runs', { testCaseIds: caseIds, vars: { base: 'http://shop.test', secret_password: 'hunter2' } });
+      const started = await req('POST', '/otp/runs', {
+        testCaseIds: caseIds,
+        vars: { base: 'http://shop.test', secret_password: 'hunter2' },
+      });
       expect(started.status, JSON.stringify(started.body)).to.equal(202);
       const runId = started.body.id as string;
       const start = await executor.next('run.start', (f) => f.runId === runId);
-      const caseOf: string[] = (start.payload.testCases as Array<{ id: string; steps: number }>).flatMap((c) => Array<string>(c.steps).fill(c.id));
+      const caseOf: string[] = (start.payload.testCases as Array<{ id: string; steps: number }>).flatMap((c) =>
+        Array<string>(c.steps).fill(c.id),
+      );
       const queues = Object.fromEntries(Object.entries(outcomes).map(([id, list]) => [id, [...list]]));
       for (;;) {
-        const frame = await Promise.race([executor.next('step.exec', (f) => f.runId === runId), executor.next('run.finished', (f) => f.runId === runId)]);
+        const frame = await Promise.race([
+          executor.next('step.exec', (f) => f.runId === runId),
+          executor.next('run.finished', (f) => f.runId === runId),
+        ]);
         if (frame.type === 'run.finished') break;
         const testCaseId = caseOf[frame.payload.stepIndex as number]!;
         const next = queues[testCaseId]?.shift() ?? 'pass';
@@ -83,13 +135,25 @@ describe('ai: failure clusters, triage and bug drafts', function () {
     const checkout = await p.make('/tests/cases', { title: 'Checkout', steps: [openShop, checkTotal, clickPay] });
     const cart = await p.make('/tests/cases', { title: 'Cart', steps: [openShop, checkTotal] });
     await p.run([checkout, cart], {});
-    const first = await p.run([checkout, cart], { [checkout]: ['pass', totalWrong(40)], [cart]: ['pass', totalWrong(39)] });
+    const first = await p.run([checkout, cart], {
+      [checkout]: ['pass', totalWrong(40)],
+      [cart]: ['pass', totalWrong(39)],
+    });
     await p.signed(2);
     const second = await p.run([checkout], { [checkout]: ['pass', 'pass', payDrifted] });
     const page = await p.signed(3);
     expect(page.items.map((c) => c.code)).to.deep.equal(['E_LOCATOR_NOT_FOUND', 'E_ASSERT_FAILED']);
     const [pay, total] = page.items;
-    expect(total).to.include({ code: 'E_ASSERT_FAILED', action: 'assert:text', locator: 'testid=total', message: 'expected text to equal "<v>", got "<v>"', status: 'new', count: 2, runs: 1, cases: 2 });
+    expect(total).to.include({
+      code: 'E_ASSERT_FAILED',
+      action: 'assert:text',
+      locator: 'testid=total',
+      message: 'expected text to equal "<v>", got "<v>"',
+      status: 'new',
+      count: 2,
+      runs: 1,
+      cases: 2,
+    });
     expect(total.signature).to.match(/^sig_[0-9a-f]{20}$/);
     expect(total.example).to.include({ runId: first, screenshotUrl: null });
     expect([checkout, cart]).to.include(total.example.testCaseId);
@@ -102,7 +166,13 @@ describe('ai: failure clusters, triage and bug drafts', function () {
     expect((await p.clusters(`?testCaseId=${cart}`)).items[0]).to.include({ count: 1, cases: 1 });
     expect((await p.clusters('?planId=tp_none')).items).to.deep.equal([]);
     const later = new Date(Date.now() + 60_000).toISOString();
-    expect((await p.clusters(`?since=${encodeURIComponent(later)}&until=${encodeURIComponent(new Date(Date.now() + 120_000).toISOString())}`)).items).to.deep.equal([]);
+    expect(
+      (
+        await p.clusters(
+          `?since=${encodeURIComponent(later)}&until=${encodeURIComponent(new Date(Date.now() + 120_000).toISOString())}`,
+        )
+      ).items,
+    ).to.deep.equal([]);
     expect((await p.clusters('?status=recurring')).items).to.deep.equal([]);
     // Paging: one at a time, in the same order, the cursor running out.
     const one = await p.clusters('?limit=1');
@@ -114,7 +184,10 @@ describe('ai: failure clusters, triage and bug drafts', function () {
     const bad = await p.req('GET', '/ai/failures?cursor=nonsense');
     expect(bad.status).to.equal(400);
     expect(bad.body.error.details.fields[0].field).to.equal('query.cursor');
-    const empty = await p.req('GET', `/ai/failures?since=${encodeURIComponent(later)}&until=${encodeURIComponent(later)}`);
+    const empty = await p.req(
+      'GET',
+      `/ai/failures?since=${encodeURIComponent(later)}&until=${encodeURIComponent(later)}`,
+    );
     expect(empty.status).to.equal(400);
     // Another project sees none of it.
     const other = await t.newProject('read');
@@ -133,12 +206,24 @@ describe('ai: failure clusters, triage and bug drafts', function () {
     await p.run([search], { [search]: ['pass', totalWrong(7)] });
     await p.run([search], {});
     await p.signed(1);
-    const runId = await p.run([checkout, cart, search], { [checkout]: ['pass', 'pass', payDrifted], [cart]: [shopDown], [search]: ['pass', totalWrong(8)] });
+    const runId = await p.run([checkout, cart, search], {
+      [checkout]: ['pass', 'pass', payDrifted],
+      [cart]: [shopDown],
+      [search]: ['pass', totalWrong(8)],
+    });
     await p.signed(4);
     const answer = await p.triage(runId);
     const byCase = Object.fromEntries(answer.cases.map((c) => [c.testCaseId, c]));
-    expect(byCase[checkout]).to.include({ category: 'locator_drift', suggestedAction: 'accept_healing', decidedBy: 'facts', stepIndex: 2, title: 'Checkout' });
-    expect(byCase[checkout].reasons[0]).to.contain('the first candidate matched nothing').and.contain('matched 1 element');
+    expect(byCase[checkout]).to.include({
+      category: 'locator_drift',
+      suggestedAction: 'accept_healing',
+      decidedBy: 'facts',
+      stepIndex: 2,
+      title: 'Checkout',
+    });
+    expect(byCase[checkout].reasons[0])
+      .to.contain('the first candidate matched nothing')
+      .and.contain('matched 1 element');
     expect(byCase[cart]).to.include({ category: 'environment', suggestedAction: 're_run' });
     expect(byCase[search]).to.include({ category: 'flaky', suggestedAction: 'quarantine' });
     expect(byCase[search].reasons[0]).to.contain('changed 3 times');
@@ -153,14 +238,29 @@ describe('ai: failure clusters, triage and bug drafts', function () {
     expect(cartCase.reasons.join(' ')).to.contain('the page showed "Total: 41"');
 
     // A person corrects the regression's signature: it wins from then on.
-    const put = await p.req('PUT', '/ai/triage/corrections', { signature: cartCase.signature, category: 'flaky', note: 'animation race' });
+    const put = await p.req('PUT', '/ai/triage/corrections', {
+      signature: cartCase.signature,
+      category: 'flaky',
+      note: 'animation race',
+    });
     expect(put.status, JSON.stringify(put.body)).to.equal(200);
-    expect((await p.triage(regression)).cases[0]).to.include({ category: 'flaky', decidedBy: 'correction', confidence: 1 });
-    expect((await p.req('GET', '/ai/triage/corrections')).body.items.map((c: any) => c.signature)).to.deep.equal([cartCase.signature]);
+    expect((await p.triage(regression)).cases[0]).to.include({
+      category: 'flaky',
+      decidedBy: 'correction',
+      confidence: 1,
+    });
+    expect((await p.req('GET', '/ai/triage/corrections')).body.items.map((c: any) => c.signature)).to.deep.equal([
+      cartCase.signature,
+    ]);
     expect((await p.req('DELETE', `/ai/triage/corrections/${cartCase.signature}`)).status).to.equal(204);
     expect((await p.req('DELETE', `/ai/triage/corrections/${cartCase.signature}`)).status).to.equal(404);
     // A project rule on the message.
-    const rule = await p.req('POST', '/ai/triage/rules', { field: 'message', pattern: '*got "Total: 4*', category: 'known_issue', note: 'rounding, BUG-12' });
+    const rule = await p.req('POST', '/ai/triage/rules', {
+      field: 'message',
+      pattern: '*got "Total: 4*',
+      category: 'known_issue',
+      note: 'rounding, BUG-12',
+    });
     expect(rule.status, JSON.stringify(rule.body)).to.equal(201);
     expect(rule.body.id).to.match(/^air_/);
     const ruled = (await p.triage(regression)).cases[0];
@@ -172,8 +272,13 @@ describe('ai: failure clusters, triage and bug drafts', function () {
     // Bad input.
     const badRule = await p.req('POST', '/ai/triage/rules', { pattern: '', category: 'weather' });
     expect(badRule.status).to.equal(400);
-    expect(badRule.body.error.details.fields.map((f: any) => f.field).sort()).to.deep.equal(['body.category', 'body.pattern']);
-    expect((await p.req('PUT', '/ai/triage/corrections', { signature: 'sig_short', category: 'flaky' })).status).to.equal(400);
+    expect(badRule.body.error.details.fields.map((f: any) => f.field).sort()).to.deep.equal([
+      'body.category',
+      'body.pattern',
+    ]);
+    expect(
+      (await p.req('PUT', '/ai/triage/corrections', { signature: 'sig_short', category: 'flaky' })).status,
+    ).to.equal(400);
     expect((await p.req('POST', '/ai/runs/otr_unknown/triage')).status).to.equal(404);
   });
 
@@ -185,16 +290,27 @@ describe('ai: failure clusters, triage and bug drafts', function () {
     const runId = await p.run([checkout], { [checkout]: ['pass', totalWrong(40)] });
     const [cluster] = (await p.signed(1)).items;
     const announced = await hooks.one('failure_cluster.new', (r) => r.payload.projectId === p.projectId);
-    expect(announced.payload.data).to.include({ signature: cluster.signature, code: 'E_ASSERT_FAILED', locator: 'testid=total' });
+    expect(announced.payload.data).to.include({
+      signature: cluster.signature,
+      code: 'E_ASSERT_FAILED',
+      locator: 'testid=total',
+    });
     expect(announced.payload.data.example).to.deep.equal({ runId, stepIndex: 1, testCaseId: checkout });
 
     const draft = await p.req('POST', '/ai/bugs/draft', { runId, stepIndex: 1 });
     expect(draft.status, JSON.stringify(draft.body)).to.equal(200);
     expect(draft.body).to.include({ signature: cluster.signature, runId, stepIndex: 1, testCaseId: checkout });
-    expect(draft.body.title).to.equal('Checkout: check that the text of the element with test id “total” is “Total: 42” fails (E_ASSERT_FAILED)');
-    expect(draft.body.stepsToReproduce).to.deep.equal(['Go to “{{base}}/shop”.', 'Check that the text of the element with test id “total” is “Total: 42”.']);
+    expect(draft.body.title).to.equal(
+      'Checkout: check that the text of the element with test id “total” is “Total: 42” fails (E_ASSERT_FAILED)',
+    );
+    expect(draft.body.stepsToReproduce).to.deep.equal([
+      'Go to “{{base}}/shop”.',
+      'Check that the text of the element with test id “total” is “Total: 42”.',
+    ]);
     expect(draft.body.actualResult).to.contain('The page showed “Total: 40”');
-    expect(draft.body.environment).to.contain('Variables (names only): base, secret_password').and.not.contain('hunter2');
+    expect(draft.body.environment)
+      .to.contain('Variables (names only): base, secret_password')
+      .and.not.contain('hunter2');
     expect(draft.body.evidence.map((e: any) => e.kind)).to.deep.equal(['run', 'console']);
     expect(draft.body).to.not.have.property('bug');
     expect((await p.req('POST', '/ai/bugs/draft', { runId, stepIndex: 0 })).status).to.equal(400);
@@ -216,8 +332,13 @@ describe('ai: failure clusters, triage and bug drafts', function () {
     const reader = await p.req('POST', '/api-keys', { name: 'reader', scope: 'read' });
     expect(reader.status, JSON.stringify(reader.body)).to.equal(201);
     const readKey = reader.body.key as string;
-    expect((await t.request('POST', '/ai/bugs/draft', { key: readKey, body: { runId: later, stepIndex: 1 } })).status).to.equal(200);
-    const refused = await t.request('POST', '/ai/bugs/draft', { key: readKey, body: { runId: later, stepIndex: 1, save: true } });
+    expect(
+      (await t.request('POST', '/ai/bugs/draft', { key: readKey, body: { runId: later, stepIndex: 1 } })).status,
+    ).to.equal(200);
+    const refused = await t.request('POST', '/ai/bugs/draft', {
+      key: readKey,
+      body: { runId: later, stepIndex: 1, save: true },
+    });
     expect(refused.status).to.equal(403);
     expect((await p.req('GET', '/bugs')).body.items.map((b: any) => b.id)).to.deep.equal([bugId]);
   });
@@ -257,7 +378,8 @@ describe('ai: failure clusters, triage and bug drafts', function () {
     try {
       const { tools } = await client.listTools();
       const byName = new Map(tools.map((tool) => [tool.name, tool]));
-      for (const name of ['svc_list_failures', 'svc_triage_run', 'svc_draft_bug']) expect(byName.get(name)?.description, name).to.contain('Needs scope read');
+      for (const name of ['svc_list_failures', 'svc_triage_run', 'svc_draft_bug'])
+        expect(byName.get(name)?.description, name).to.contain('Needs scope read');
       expect(byName.get('svc_list_failures')!.annotations).to.include({ readOnlyHint: true });
       expect(byName.get('svc_draft_bug')!.annotations).to.include({ readOnlyHint: false, destructiveHint: false });
       const listed = await call(client, 'svc_list_failures', {});
@@ -278,7 +400,13 @@ describe('ai: failure clusters, triage and bug drafts', function () {
 
   it('is in /openapi.json under the tag ai', async () => {
     const doc = (await t.request('GET', '/openapi.json')).body;
-    for (const [path, methods] of [['/api/v1/ai/failures', ['get']], ['/api/v1/ai/runs/{id}/triage', ['post']], ['/api/v1/ai/bugs/draft', ['post']], ['/api/v1/ai/triage/rules', ['get', 'post']], ['/api/v1/ai/triage/corrections', ['get', 'put']]] as const) {
+    for (const [path, methods] of [
+      ['/api/v1/ai/failures', ['get']],
+      ['/api/v1/ai/runs/{id}/triage', ['post']],
+      ['/api/v1/ai/bugs/draft', ['post']],
+      ['/api/v1/ai/triage/rules', ['get', 'post']],
+      ['/api/v1/ai/triage/corrections', ['get', 'put']],
+    ] as const) {
       for (const method of methods) expect(doc.paths[path]?.[method]?.tags, `${method} ${path}`).to.deep.equal(['ai']);
     }
   });

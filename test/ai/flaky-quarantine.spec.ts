@@ -1,6 +1,6 @@
 import { expect } from 'chai';
+import { type Frame, TestExecutor } from '../support/executor.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { TestExecutor, type Frame } from '../support/executor.js';
 
 const locator = { by: 'testid', value: 'go' };
 
@@ -24,7 +24,10 @@ describe('ai: flakiness from history, quarantine and the verdict, the quota', ()
       executor.send('ack', undefined, { runId: start.runId, ref: start.id });
       let finished: Frame;
       for (;;) {
-        const frame = await Promise.race([executor.next('step.exec', (f) => f.runId === start.runId), executor.next('run.finished', (f) => f.runId === start.runId)]);
+        const frame = await Promise.race([
+          executor.next('step.exec', (f) => f.runId === start.runId),
+          executor.next('run.finished', (f) => f.runId === start.runId),
+        ]);
         if (frame.type === 'run.finished') {
           finished = frame;
           break;
@@ -38,9 +41,15 @@ describe('ai: flakiness from history, quarantine and the verdict, the quota', ()
 
   it('flags a case whose outcome flips, calls one that nearly always fails broken, and a quarantined case does not fail the verdict', async () => {
     const p = await project();
-    const flaky = (await p.req('POST', '/tests/cases', { title: 'flaky', steps: [{ otp: { action: 'click', locator } }] })).body.id;
-    const broken = (await p.req('POST', '/tests/cases', { title: 'broken', steps: [{ otp: { action: 'click', locator } }] })).body.id;
-    const steady = (await p.req('POST', '/tests/cases', { title: 'steady', steps: [{ otp: { action: 'click', locator } }] })).body.id;
+    const flaky = (
+      await p.req('POST', '/tests/cases', { title: 'flaky', steps: [{ otp: { action: 'click', locator } }] })
+    ).body.id;
+    const broken = (
+      await p.req('POST', '/tests/cases', { title: 'broken', steps: [{ otp: { action: 'click', locator } }] })
+    ).body.id;
+    const steady = (
+      await p.req('POST', '/tests/cases', { title: 'steady', steps: [{ otp: { action: 'click', locator } }] })
+    ).body.id;
     // 10 runs: flaky alternates, broken fails every time, steady passes.
     for (let i = 0; i < 10; i += 1) {
       await p.run([flaky, broken, steady], (exec) => {
@@ -66,24 +75,35 @@ describe('ai: flakiness from history, quarantine and the verdict, the quota', ()
     const q = await p.req('POST', `/ai/flaky/${flaky}/quarantine`, { days: 2, reason: 'flips' });
     expect(q.status).to.equal(200);
     expect(q.body).to.include({ testCaseId: flaky, reason: 'flips', renewed: false });
-    expect(Date.parse(q.body.expiresAt) - Date.parse(q.body.createdAt)).to.be.within(2 * 86400_000 - 5000, 2 * 86400_000 + 5000);
+    expect(Date.parse(q.body.expiresAt) - Date.parse(q.body.createdAt)).to.be.within(
+      2 * 86400_000 - 5000,
+      2 * 86400_000 + 5000,
+    );
     const renewed = await p.req('POST', `/ai/flaky/${flaky}/quarantine`, {});
     expect(renewed.body.renewed).to.equal(true);
     expect(renewed.body.reason).to.equal('flips');
     await p.req('POST', `/ai/flaky/${broken}/quarantine`, { reason: 'known' });
     expect((await p.req('POST', '/ai/flaky/tc_unknown/quarantine', {})).status).to.equal(404);
 
-    const quarantined = await p.run([flaky, broken, steady], (exec) => (exec.payload.stepIndex === 2 ? 'pass' : 'fail'));
+    const quarantined = await p.run([flaky, broken, steady], (exec) =>
+      exec.payload.stepIndex === 2 ? 'pass' : 'fail',
+    );
     expect(quarantined.status).to.equal('passed');
     expect(quarantined.counts.failed).to.equal(2);
-    expect(quarantined.testCases.map((c: { quarantined?: boolean }) => c.quarantined ?? false)).to.deep.equal([true, true, false]);
+    expect(quarantined.testCases.map((c: { quarantined?: boolean }) => c.quarantined ?? false)).to.deep.equal([
+      true,
+      true,
+      false,
+    ]);
     expect(quarantined.finishedFrame).to.include({ status: 'passed', failed: 2 });
     expect(quarantined.finishedFrame.quarantined).to.deep.equal([flaky, broken]);
     // A failure outside the quarantine still fails it.
     const failing = await p.run([flaky, steady], (exec) => (exec.payload.stepIndex === 1 ? 'fail' : 'pass'));
     expect(failing.status).to.equal('failed');
     expect(failing.finishedFrame).to.include({ status: 'failed' });
-    const junit = await fetch(`${t.api}/otp/runs/${quarantined.id}?format=junit`, { headers: { authorization: `Bearer ${p.key}` } });
+    const junit = await fetch(`${t.api}/otp/runs/${quarantined.id}?format=junit`, {
+      headers: { authorization: `Bearer ${p.key}` },
+    });
     expect(junit.status).to.equal(200);
     const xml = await junit.text();
     expect(xml).to.include('<property name="status" value="passed"/>');
@@ -101,11 +121,16 @@ describe('ai: flakiness from history, quarantine and the verdict, the quota', ()
 
   it('lets a quarantine expire unless renewed: an expired one marks no run and shows nowhere', async () => {
     const p = await project();
-    const testCase = (await p.req('POST', '/tests/cases', { title: 'expiring', steps: [{ otp: { action: 'click', locator } }] })).body.id;
+    const testCase = (
+      await p.req('POST', '/tests/cases', { title: 'expiring', steps: [{ otp: { action: 'click', locator } }] })
+    ).body.id;
     await p.req('POST', `/ai/flaky/${testCase}/quarantine`, { days: 1 });
     expect((await p.run([testCase], () => 'fail')).status).to.equal('passed');
     // A day later (the term moved into the past, as time would).
-    await t.service.db('ai_quarantines').where({ test_case_id: testCase }).update({ expires_at: new Date(Date.now() - 1000) });
+    await t.service
+      .db('ai_quarantines')
+      .where({ test_case_id: testCase })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     const expired = await p.run([testCase], () => 'fail');
     expect(expired.status).to.equal('failed');
     expect(expired.testCases[0]).to.not.have.property('quarantined');
@@ -144,7 +169,17 @@ describe('ai: flakiness from history, quarantine and the verdict, the quota', ()
   it('lists every ai route in /openapi.json under the tag ai', async () => {
     const doc = (await t.request('GET', '/openapi.json')).body;
     const aiPaths = Object.keys(doc.paths).filter((path) => path.startsWith('/api/v1/ai/'));
-    expect(aiPaths).to.include.members(['/api/v1/ai/flaky', '/api/v1/ai/flaky/{testCaseId}/quarantine', '/api/v1/ai/healing', '/api/v1/ai/healing/{id}/accept', '/api/v1/ai/healing/{id}/reject', '/api/v1/ai/usage', '/api/v1/ai/test-cases/draft']);
-    for (const path of aiPaths) for (const op of Object.values(doc.paths[path]) as Array<{ tags: string[] }>) expect(op.tags).to.deep.equal(['ai']);
+    expect(aiPaths).to.include.members([
+      '/api/v1/ai/flaky',
+      '/api/v1/ai/flaky/{testCaseId}/quarantine',
+      '/api/v1/ai/healing',
+      '/api/v1/ai/healing/{id}/accept',
+      '/api/v1/ai/healing/{id}/reject',
+      '/api/v1/ai/usage',
+      '/api/v1/ai/test-cases/draft',
+    ]);
+    for (const path of aiPaths)
+      for (const op of Object.values(doc.paths[path]) as Array<{ tags: string[] }>)
+        expect(op.tags).to.deep.equal(['ai']);
   });
 });

@@ -1,7 +1,7 @@
 // svc_list_flaky: GET /ai/flaky through MCP, with the read tier, its annotations, and the same quota.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
 import { call, mcpClient } from '../agents/mcp-client.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 describe('ai: the svc_list_flaky MCP tool', () => {
   let t: TestService;
@@ -18,7 +18,12 @@ describe('ai: the svc_list_flaky MCP tool', () => {
       const tool = tools.find((x) => x.name === 'svc_list_flaky')!;
       expect(tool.annotations).to.include({ readOnlyHint: true, destructiveHint: false });
       expect(tool.description).to.contain('Needs scope read');
-      expect(Object.keys((tool.inputSchema as { properties: object }).properties)).to.have.members(['runs', 'status', 'testCaseId', 'limit']);
+      expect(Object.keys((tool.inputSchema as { properties: object }).properties)).to.have.members([
+        'runs',
+        'status',
+        'testCaseId',
+        'limit',
+      ]);
       const answer = await call(client, 'svc_list_flaky', { runs: 10 });
       expect(answer.body).to.deep.include({ items: [], window: { runs: 10 } });
       const refused = await call(client, 'svc_list_flaky', {});

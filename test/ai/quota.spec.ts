@@ -2,10 +2,10 @@
 // processes have) charge one tenant at once; exactly the allowance is granted, and a refusal writes
 // nothing. Real PostgreSQL.
 import { expect } from 'chai';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createDb, migrate, type Db } from '../../src/db/connect.js';
 import { AiQuota, renewalOf } from '../../src/ai/quota/ai-quota.js';
+import { createDb, type Db, migrate } from '../../src/db/connect.js';
 import { AppError } from '../../src/errors.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 describe('ai: the monthly quota, shared across processes', () => {
   let database: TestDatabase;
@@ -15,7 +15,9 @@ describe('ai: the monthly quota, shared across processes', () => {
     dbs = [createDb(database.url), createDb(database.url)];
     await migrate(dbs[0]!);
     await dbs[0]!.raw(`INSERT INTO tenants (id, name, tier) VALUES ('ten_a', 'a', 'free'), ('ten_b', 'b', 'pro')`);
-    await dbs[0]!.raw(`INSERT INTO projects (id, tenant_id, name) VALUES ('prj_a1', 'ten_a', 'a1'), ('prj_a2', 'ten_a', 'a2'), ('prj_b', 'ten_b', 'b')`);
+    await dbs[0]!.raw(
+      `INSERT INTO projects (id, tenant_id, name) VALUES ('prj_a1', 'ten_a', 'a1'), ('prj_a2', 'ten_a', 'a2'), ('prj_b', 'ten_b', 'b')`,
+    );
   });
   after(async () => {
     await Promise.all(dbs.map((db) => db.destroy()));
@@ -23,11 +25,26 @@ describe('ai: the monthly quota, shared across processes', () => {
   });
 
   const quotaOn = (db: Db, allowance?: number) =>
-    new AiQuota(db, { tenantOf: async (projectId) => (await db('projects').join('tenants', 'tenants.id', 'projects.tenant_id').where('projects.id', projectId).first('tenants.id as tenantId', 'tenants.tier as tier')) ?? undefined }, allowance === undefined ? {} : { aiCallsPerMonth: allowance });
+    new AiQuota(
+      db,
+      {
+        tenantOf: async (projectId) =>
+          (await db('projects')
+            .join('tenants', 'tenants.id', 'projects.tenant_id')
+            .where('projects.id', projectId)
+            .first('tenants.id as tenantId', 'tenants.tier as tier')) ?? undefined,
+      },
+      allowance === undefined ? {} : { aiCallsPerMonth: allowance },
+    );
 
   it('grants exactly the allowance to charges racing from two processes, over the projects of one tenant', async () => {
     const [one, two] = [quotaOn(dbs[0]!, 20), quotaOn(dbs[1]!, 20)];
-    const attempts = Array.from({ length: 50 }, (_, i) => (i % 2 ? one : two).charge(i % 3 ? 'prj_a1' : 'prj_a2', 'flaky', 1).then(() => 'ok', (err) => err));
+    const attempts = Array.from({ length: 50 }, (_, i) =>
+      (i % 2 ? one : two).charge(i % 3 ? 'prj_a1' : 'prj_a2', 'flaky', 1).then(
+        () => 'ok',
+        (err) => err,
+      ),
+    );
     const results = await Promise.all(attempts);
     expect(results.filter((r) => r === 'ok')).to.have.length(20);
     const refusals = results.filter((r) => r !== 'ok') as AppError[];
@@ -46,7 +63,11 @@ describe('ai: the monthly quota, shared across processes', () => {
   it('refuses a charge that would pass the allowance, leaving the count as it was, and keeps tenants apart', async () => {
     const quota = quotaOn(dbs[0]!);
     // pro: 10,000 a month; a draft costs 10.
-    await dbs[0]!('ai_usage').insert({ tenant_id: 'ten_b', period_start: new Date().toISOString().slice(0, 10).replace(/\d\d$/, '01'), used: 9_995 });
+    await dbs[0]!('ai_usage').insert({
+      tenant_id: 'ten_b',
+      period_start: new Date().toISOString().slice(0, 10).replace(/\d\d$/, '01'),
+      used: 9_995,
+    });
     const refused = await quota.charge('prj_b', 'test_case_draft', 10).catch((err) => err as AppError);
     expect(refused).to.be.instanceOf(AppError);
     expect((await quota.usage('prj_b')).used).to.equal(9_995);

@@ -1,12 +1,18 @@
 // The flakiness rules over a case's history (src/ai/flaky/score.ts).
 import { expect } from 'chai';
-import { caseRuns, flakinessOf, rankFlakiness, type CaseRun } from '../../src/ai/flaky/score.js';
+import { type CaseRun, caseRuns, flakinessOf, rankFlakiness } from '../../src/ai/flaky/score.js';
 import type { CaseAttempt } from '../../src/ai/run-history.js';
 
 let seq = 0;
 const runId = () => `otr_${String(++seq).padStart(6, '0')}`;
 const runs = (outcomes: string, version = 1): CaseRun[] =>
-  [...outcomes].map((o) => ({ runId: runId(), createdAt: '2026-01-01T00:00:00.000Z', version, outcome: o === 'P' ? 'pass' : o === 'R' ? 'flaky' : 'fail', failedPositions: o === 'F' ? [1] : [] }));
+  [...outcomes].map((o) => ({
+    runId: runId(),
+    createdAt: '2026-01-01T00:00:00.000Z',
+    version,
+    outcome: o === 'P' ? 'pass' : o === 'R' ? 'flaky' : 'fail',
+    failedPositions: o === 'F' ? [1] : [],
+  }));
 
 describe('ai: flakiness rules', () => {
   it('flags a pass on retry at once, even with few runs', () => {
@@ -46,9 +52,24 @@ describe('ai: flakiness rules', () => {
 
   it('reads a pass after a failed attempt as a pass on retry, and the last attempt as the outcome', () => {
     const attempt = (runIdValue: string, n: number, failed: boolean): CaseAttempt => ({
-      runId: runIdValue, createdAt: '2026-01-01T00:00:00.000Z', testCaseId: 'tc_a', version: 1, caseIndex: 0, attempt: n, failed, skipped: false, firstIndex: 0, failedSteps: failed ? [0] : [],
+      runId: runIdValue,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      testCaseId: 'tc_a',
+      version: 1,
+      caseIndex: 0,
+      attempt: n,
+      failed,
+      skipped: false,
+      firstIndex: 0,
+      failedSteps: failed ? [0] : [],
     });
-    const byCase = caseRuns([attempt('otr_1', 1, true), attempt('otr_1', 2, false), attempt('otr_2', 1, true), attempt('otr_2', 2, true), attempt('otr_3', 1, false)]);
+    const byCase = caseRuns([
+      attempt('otr_1', 1, true),
+      attempt('otr_1', 2, false),
+      attempt('otr_2', 1, true),
+      attempt('otr_2', 2, true),
+      attempt('otr_3', 1, false),
+    ]);
     expect(byCase.get('tc_a')!.map((r) => r.outcome)).to.deep.equal(['flaky', 'fail', 'pass']);
     expect(rankFlakiness([attempt('otr_4', 1, true), attempt('otr_4', 2, false)])[0]!.status).to.equal('flaky');
   });

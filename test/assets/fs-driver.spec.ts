@@ -1,12 +1,13 @@
 // The fs storage driver leaves nothing behind when a body fails (a size or quota limit reached while
 // it streams). The rare case of a body failing before its file is even open is tried many times in
 // test/slow/fs-driver-race.spec.ts.
-import { expect } from 'chai';
+
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { expect } from 'chai';
 import { FsDriver } from '../../src/assets/storage/fs-driver.js';
 import { UrlSigner } from '../../src/assets/storage/url-signer.js';
 
@@ -28,7 +29,10 @@ describe('fs storage driver', () => {
         else setImmediate(() => this.destroy(new Error('limit reached')));
       },
     });
-    const refused = await driver.put('ten_x/prj_x/ast_failing', body).then(() => false, () => true);
+    const refused = await driver.put('ten_x/prj_x/ast_failing', body).then(
+      () => false,
+      () => true,
+    );
     expect(refused).to.equal(true);
     expect(await fs.readdir(path.join(root, 'ten_x', 'prj_x'))).to.deep.equal([]);
   });

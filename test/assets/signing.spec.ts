@@ -1,7 +1,7 @@
-import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { UrlSigner } from '../../src/assets/storage/url-signer.js';
+import { expect } from 'chai';
 import { contentDisposition } from '../../src/assets/storage/content-disposition.js';
+import { UrlSigner } from '../../src/assets/storage/url-signer.js';
 
 describe('Signed fs links', () => {
   const signer = new UrlSigner(randomBytes(32));
@@ -34,7 +34,9 @@ describe('Signed fs links', () => {
 
 describe('Content-Disposition of served assets', () => {
   it('shows safe types inline and offers the rest as downloads, with an exact UTF-8 name', () => {
-    expect(contentDisposition('photo.png', 'image/png')).to.equal(`inline; filename="photo.png"; filename*=UTF-8''photo.png`);
+    expect(contentDisposition('photo.png', 'image/png')).to.equal(
+      `inline; filename="photo.png"; filename*=UTF-8''photo.png`,
+    );
     expect(contentDisposition('page.html', 'text/html')).to.match(/^attachment; /);
     expect(contentDisposition('image.svg', 'image/svg+xml')).to.match(/^attachment; /);
     expect(contentDisposition('naïve "quote" 100%.txt', 'text/plain')).to.equal(

@@ -1,13 +1,14 @@
 // The object store down (a real s3rver the test stops hard and starts again on the same port and
 // directory): uploads, evidence, reads and deletes answer 503 storage_unavailable with Retry-After,
 // never 400 or 500, leave no row, no object and no multipart upload, and work again once it is back.
-import { expect } from 'chai';
+
 import { randomBytes } from 'node:crypto';
-import { startTestService, type TestService } from '../support/service.js';
-import { startS3, type TestS3 } from '../support/s3.js';
-import { expectStorageUnavailable, multipartUploads } from '../support/storage-outage.js';
+import { expect } from 'chai';
 import { census, fetchBytes, postFile, upload } from '../support/assets.js';
 import { eventually } from '../support/eventually.js';
+import { startS3, type TestS3 } from '../support/s3.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { expectStorageUnavailable, multipartUploads } from '../support/storage-outage.js';
 
 describe('Storage outage (s3 driver, s3rver stopped)', () => {
   let s3: TestS3;
@@ -42,7 +43,9 @@ describe('Storage outage (s3 driver, s3rver stopped)', () => {
     const before = await census(t, s3);
     await s3.halt();
     const answer = await postFile(t, '/otp/evidence', randomBytes(5_000), {
-      filename: 'shot.png', type: 'image/png', fields: { runId: 'run_01hzzzzzzzzzzzzzzzzzzzzzzz', stepIndex: '0', kind: 'screenshot' },
+      filename: 'shot.png',
+      type: 'image/png',
+      fields: { runId: 'run_01hzzzzzzzzzzzzzzzzzzzzzzz', stepIndex: '0', kind: 'screenshot' },
     });
     expectStorageUnavailable(answer, s3);
     await s3.resume();
@@ -57,7 +60,13 @@ describe('Storage outage (s3 driver, s3rver stopped)', () => {
     await s3.halt();
     const read = await fetchBytes(`${t.service.restUrl}/api/v1/assets/public/${id}`);
     expectStorageUnavailable({ status: read.status, body: JSON.parse(read.text), headers: read.headers }, s3);
-    t.responses.push({ method: 'GET', path: `/api/v1/assets/public/${id}`, status: read.status, body: JSON.parse(read.text), contentType: read.headers.get('content-type') });
+    t.responses.push({
+      method: 'GET',
+      path: `/api/v1/assets/public/${id}`,
+      status: read.status,
+      body: JSON.parse(read.text),
+      contentType: read.headers.get('content-type'),
+    });
     expectStorageUnavailable(await t.request('DELETE', `/assets/items/${id}`), s3);
     expect((await t.request('GET', `/assets/items/${id}`)).status).to.equal(200);
     await s3.resume();

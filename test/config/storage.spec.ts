@@ -4,7 +4,13 @@ import { loadConfig } from '../../src/config.js';
 describe('Config: storage', () => {
   it('defaults to the fs driver, 1 GiB uploads and 15-minute links', () => {
     const { storage } = loadConfig({});
-    expect(storage).to.deep.equal({ defaultDriver: 'fs', s3: undefined, maxUploadBytes: 1024 ** 3, signedUrlTtlSec: 900, publicUrl: undefined });
+    expect(storage).to.deep.equal({
+      defaultDriver: 'fs',
+      s3: undefined,
+      maxUploadBytes: 1024 ** 3,
+      signedUrlTtlSec: 900,
+      publicUrl: undefined,
+    });
   });
 
   it('switches new buckets to s3 when S3_BUCKET is set, with path-style addresses for a custom endpoint', () => {

@@ -1,11 +1,11 @@
 // The console in a real headless Chromium against the real service, with a simulated executor (a real
 // WebSocket client) driving runs step by step: the page must follow every change without polling.
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { startTestService, type TestService } from '../support/service.js';
-import { newProject, notFound, CHECKOUT_STEPS, SIGN_IN_STEPS, type Project } from './seed.js';
+import { CHECKOUT_STEPS, newProject, notFound, type Project, SIGN_IN_STEPS } from './seed.js';
 
-describe('Console: the engineers\' web UI', function () {
+describe("Console: the engineers' web UI", function () {
   this.timeout(20_000);
   let t: TestService;
   let browser: Browser;
@@ -40,7 +40,8 @@ describe('Console: the engineers\' web UI', function () {
     return { context, page };
   }
 
-  const state = (page: Page, name: string) => page.waitForSelector(`#run-diagram [data-state="${name}"].current`, { state: 'attached' });
+  const state = (page: Page, name: string) =>
+    page.waitForSelector(`#run-diagram [data-state="${name}"].current`, { state: 'attached' });
 
   it('signs in, and follows a run live from queued to passed, step by step, on the list, the run page and its diagram', async () => {
     const { context, page } = await signedIn(p.key);
@@ -68,7 +69,9 @@ describe('Console: the engineers\' web UI', function () {
     await executor.next('run.finished');
     await page.waitForSelector('#run-status .s-passed');
     await state(page, 'done');
-    const path = await page.$$eval('#run-diagram g.state.visited, #run-diagram g.state.current', (gs) => gs.map((g) => g.getAttribute('data-state')));
+    const path = await page.$$eval('#run-diagram g.state.visited, #run-diagram g.state.current', (gs) =>
+      gs.map((g) => g.getAttribute('data-state')),
+    );
     expect(path).to.have.members(['advancing', 'running', 'recording', 'finishing', 'done']);
     expect(await page.$$eval('.timeline tbody tr', (rows) => rows.length)).to.be.greaterThan(8);
     executor.close();
@@ -79,7 +82,8 @@ describe('Console: the engineers\' web UI', function () {
     const { context, page } = await signedIn(p.key);
     const caseId = await p.testCase('Checkout fails', CHECKOUT_STEPS);
     const executor = await p.executor('failing-runner');
-    const runId = (await p.req('POST', '/otp/runs', { testCaseIds: [caseId], sessionId: executor.sessionId })).body.id as string;
+    const runId = (await p.req('POST', '/otp/runs', { testCaseIds: [caseId], sessionId: executor.sessionId })).body
+      .id as string;
     await page.goto(`${t.service.restUrl}/console/runs/${runId}`);
     executor.result(await executor.next('step.exec'), 'pass');
     executor.result(await executor.next('step.exec'), 'pass');
@@ -94,7 +98,10 @@ describe('Console: the engineers\' web UI', function () {
     const row = page.locator('#steps tr[data-step="2"][data-status="fail"]');
     await row.waitFor();
     const text = await row.innerText();
-    expect(text).to.include('E_LOCATOR_NOT_FOUND').and.include('No element matched').and.include('the element with text exactly “Pay now”');
+    expect(text)
+      .to.include('E_LOCATOR_NOT_FOUND')
+      .and.include('No element matched')
+      .and.include('the element with text exactly “Pay now”');
     expect(text).to.include("TypeError: Cannot read properties of undefined (reading 'total')");
     expect(text).to.include('bad\ufffdbyte').and.include('stored as U+FFFD (\ufffd) in: evidence.consoleErrors');
     // The screenshot opens through a signed link that needs no key.
@@ -134,7 +141,7 @@ describe('Console: the engineers\' web UI', function () {
     await context.close();
   });
 
-  it('asks for the values of a case\'s {{variables}} before it runs it, secrets in a password field', async () => {
+  it("asks for the values of a case's {{variables}} before it runs it, secrets in a password field", async () => {
     const q = await newProject(t);
     const { context, page } = await signedIn(q.key);
     const caseId = await q.testCase('Sign in with variables', SIGN_IN_STEPS);
@@ -145,7 +152,12 @@ describe('Console: the engineers\' web UI', function () {
     await page.waitForURL(`${t.service.restUrl}/console/cases/${caseId}`);
     const form = page.getByRole('form', { name: 'Run Sign in with variables' });
     expect(await form.getByLabel('secret_1').getAttribute('type')).to.equal('password');
-    for (const [name, value] of [['base', 'https://app.test'], ['user', 'ada@example.com'], ['secret_1', 'hunter2']]) await form.getByLabel(name, { exact: true }).fill(value!);
+    for (const [name, value] of [
+      ['base', 'https://app.test'],
+      ['user', 'ada@example.com'],
+      ['secret_1', 'hunter2'],
+    ])
+      await form.getByLabel(name, { exact: true }).fill(value!);
     await form.getByRole('button', { name: 'Run' }).click();
     await page.waitForURL(/\/console\/runs\/otr_/);
     const runId = page.url().split('/').pop()!;
@@ -157,11 +169,12 @@ describe('Console: the engineers\' web UI', function () {
     await context.close();
   });
 
-  it('asks in the plans list for the values of the {{variables}} a plan\'s cases use, and runs the plan with them', async () => {
+  it("asks in the plans list for the values of the {{variables}} a plan's cases use, and runs the plan with them", async () => {
     const q = await newProject(t);
     const signIn = await q.testCase('Sign in with variables', SIGN_IN_STEPS);
     const checkout = await q.testCase('Checkout', CHECKOUT_STEPS);
-    const plan = (await q.req('POST', '/tests/plans', { title: 'Smoke', testCaseIds: [checkout, signIn] })).body.id as string;
+    const plan = (await q.req('POST', '/tests/plans', { title: 'Smoke', testCaseIds: [checkout, signIn] })).body
+      .id as string;
     const plain = (await q.req('POST', '/tests/plans', { title: 'Plain', testCaseIds: [checkout] })).body.id as string;
     const executor = await q.executor('plan-runner');
     const { context, page } = await signedIn(q.key);
@@ -169,10 +182,17 @@ describe('Console: the engineers\' web UI', function () {
     // A plan without variables keeps its one-click Run; the other asks for each variable once.
     await page.locator(`tr[data-plan="${plain}"]`).getByRole('button', { name: 'Run plan Plain' }).waitFor();
     const form = page.getByRole('form', { name: 'Run plan Smoke' });
-    const fields = await form.locator('input[name^="var."]').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).name));
+    const fields = await form
+      .locator('input[name^="var."]')
+      .evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).name));
     expect(fields).to.deep.equal(['var.base', 'var.user', 'var.secret_1']);
     expect(await form.getByLabel('secret_1').getAttribute('type')).to.equal('password');
-    for (const [name, value] of [['base', 'https://app.test'], ['user', 'ada@example.com'], ['secret_1', 'hunter2']]) await form.getByLabel(name, { exact: true }).fill(value!);
+    for (const [name, value] of [
+      ['base', 'https://app.test'],
+      ['user', 'ada@example.com'],
+      ['secret_1', 'hunter2'],
+    ])
+      await form.getByLabel(name, { exact: true }).fill(value!);
     await form.getByRole('button', { name: 'Run' }).click();
     await page.waitForURL(/\/console\/runs\/otr_/);
     const runId = page.url().split('/').pop()!;
@@ -180,14 +200,15 @@ describe('Console: the engineers\' web UI', function () {
     expect(run.planId).to.equal(plan);
     expect(run.varNames).to.have.members(['base', 'user', 'secret_1']);
     // The plan's second case is the one with variables: its first step goes out filled in.
-    for (let i = 0; i < CHECKOUT_STEPS.length; i++) executor.result(await executor.next('step.exec', (f) => f.runId === runId), 'pass');
+    for (let i = 0; i < CHECKOUT_STEPS.length; i++)
+      executor.result(await executor.next('step.exec', (f) => f.runId === runId), 'pass');
     const exec = await executor.next('step.exec', (f) => f.runId === runId);
     expect(exec.payload.step.url).to.equal('https://app.test/login');
     executor.close();
     await context.close();
   });
 
-  it('shows a key of another project none of this project\'s data, and its stream carries none of its events', async () => {
+  it("shows a key of another project none of this project's data, and its stream carries none of its events", async () => {
     const other = await newProject(t);
     const mine = await p.req('GET', '/otp/runs?limit=1');
     const myRun = mine.body.items[0].id as string;
@@ -211,16 +232,32 @@ describe('Console: the engineers\' web UI', function () {
     const open = (key: string, query = '') => {
       const abort = new AbortController();
       const events: string[] = [];
-      const done = fetch(`${t.service.restUrl}/console/f/live${query}`, { headers: { authorization: `Bearer ${key}` }, signal: abort.signal }).then(async (res) => {
-        for await (const chunk of res.body!) {
-          for (const m of Buffer.from(chunk).toString().matchAll(/^event: (.+)\ndata: (.*)$/gm)) events.push(`${m[1]} ${m[2]}`);
-        }
-      }).catch(() => {});
-      return { events, close: () => { abort.abort(); return done; } };
+      const done = fetch(`${t.service.restUrl}/console/f/live${query}`, {
+        headers: { authorization: `Bearer ${key}` },
+        signal: abort.signal,
+      })
+        .then(async (res) => {
+          for await (const chunk of res.body!) {
+            for (const m of Buffer.from(chunk)
+              .toString()
+              .matchAll(/^event: (.+)\ndata: (.*)$/gm))
+              events.push(`${m[1]} ${m[2]}`);
+          }
+        })
+        .catch(() => {});
+      return {
+        events,
+        close: () => {
+          abort.abort();
+          return done;
+        },
+      };
     };
     const theirs = open(other.key, `?run=${myRun}`);
     const ours = open(p.key);
-    const until = async (cond: () => boolean) => { while (!cond()) await new Promise((r) => setTimeout(r, 10)); };
+    const until = async (cond: () => boolean) => {
+      while (!cond()) await new Promise((r) => setTimeout(r, 10));
+    };
     const caseId = await p.testCase('Mine', CHECKOUT_STEPS);
     const mineNow = (await p.req('POST', '/otp/runs', { testCaseIds: [caseId] })).body.id as string;
     await until(() => ours.events.includes(`runs-changed ${mineNow}`));
@@ -228,7 +265,10 @@ describe('Console: the engineers\' web UI', function () {
     const otherCase = await other.testCase('Theirs', CHECKOUT_STEPS);
     const theirsNow = (await other.req('POST', '/otp/runs', { testCaseIds: [otherCase] })).body.id as string;
     await until(() => theirs.events.includes(`runs-changed ${theirsNow}`));
-    expect(theirs.events.join('\n')).not.to.include(mineNow).and.not.to.include(myRun).and.not.to.include('run-changed');
+    expect(theirs.events.join('\n'))
+      .not.to.include(mineNow)
+      .and.not.to.include(myRun)
+      .and.not.to.include('run-changed');
     await Promise.all([theirs.close(), ours.close()]);
   });
 
@@ -239,7 +279,9 @@ describe('Console: the engineers\' web UI', function () {
     const row = page.locator(`tr[data-session="${executor.sessionId}"]`);
     await row.waitFor();
     const sessionText = await row.innerText();
-    expect(sessionText, sessionText).to.include('session-page-runner').and.match(/\d\s+of 2/);
+    expect(sessionText, sessionText)
+      .to.include('session-page-runner')
+      .and.match(/\d\s+of 2/);
     // A session that closes leaves the live list at once.
     executor.close();
     await row.waitFor({ state: 'detached' });

@@ -3,10 +3,10 @@
 // a second of each step.result until the reader scrubs back, a session's page follows its machine from
 // ready to closed, and two runs are compared. Waits are for what the page shows, never for time.
 import { expect } from 'chai';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startTestService, type TestService } from '../support/service.js';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { TestExecutor } from '../support/executor.js';
-import { newProject, answerPings, CHECKOUT_STEPS, type Project } from './seed.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { answerPings, CHECKOUT_STEPS, newProject, type Project } from './seed.js';
 
 describe('Console: inspecting the machines', function () {
   this.timeout(30_000);
@@ -50,12 +50,14 @@ describe('Console: inspecting the machines', function () {
 
   /** A run of the checkout case on `executor`, its steps answered with `results` (the rest left to it). */
   async function run(executor: TestExecutor, results: Array<'pass' | 'fail'>): Promise<string> {
-    const runId = (await p.req('POST', '/otp/runs', { testCaseIds: [caseId], sessionId: executor.sessionId })).body.id as string;
+    const runId = (await p.req('POST', '/otp/runs', { testCaseIds: [caseId], sessionId: executor.sessionId })).body
+      .id as string;
     for (const status of results) executor.result(await executor.next('step.exec', (f) => f.runId === runId), status);
     return runId;
   }
 
-  const current = (page: Page, viewport: string) => page.$$eval(`${viewport} g.state.current`, (gs) => gs.map((g) => g.getAttribute('data-state')));
+  const current = (page: Page, viewport: string) =>
+    page.$$eval(`${viewport} g.state.current`, (gs) => gs.map((g) => g.getAttribute('data-state')));
 
   it('zooms and pans a drawing with the buttons, Ctrl + wheel, dragging and the keyboard, and fits it again', async () => {
     const page = await signedIn();
@@ -88,7 +90,10 @@ describe('Console: inspecting the machines', function () {
     await page.keyboard.down('Control');
     await page.mouse.wheel(0, -300);
     await page.keyboard.up('Control');
-    await page.waitForFunction((s) => Number(document.querySelector('#machine-run')!.getAttribute('data-scale')) > s + 0.01, fitted.scale * 1.25);
+    await page.waitForFunction(
+      (s) => Number(document.querySelector('#machine-run')!.getAttribute('data-scale')) > s + 0.01,
+      fitted.scale * 1.25,
+    );
     const zoomed = await view();
 
     await page.mouse.down();
@@ -109,7 +114,8 @@ describe('Console: inspecting the machines', function () {
     expect((await view()).scale).to.be.closeTo(dragged.scale * 1.25, 0.01);
     await page.keyboard.press('0');
     expect(await view()).to.deep.equal(fitted);
-    if (process.env.SCREENSHOTS) await page.screenshot({ path: `${process.env.SCREENSHOTS}/machines.png`, fullPage: true });
+    if (process.env.SCREENSHOTS)
+      await page.screenshot({ path: `${process.env.SCREENSHOTS}/machines.png`, fullPage: true });
     await page.context().close();
   });
 
@@ -120,14 +126,41 @@ describe('Console: inspecting the machines', function () {
     const page = await signedIn();
     await page.goto(`${t.service.restUrl}/console/runs/${runId}`);
     await page.waitForSelector('#run-status .s-failed');
-    const rows = await page.$$eval('.timeline tr.tr', (trs) => trs.map((tr) => ({ from: tr.getAttribute('data-from'), to: tr.getAttribute('data-to')!, event: tr.getAttribute('data-event')! })));
-    expect(rows.map((r) => r.to)).to.deep.equal(['advancing', 'running', 'recording', 'running', 'recording', 'running', 'finishing', 'done']);
+    const rows = await page.$$eval('.timeline tr.tr', (trs) =>
+      trs.map((tr) => ({
+        from: tr.getAttribute('data-from'),
+        to: tr.getAttribute('data-to')!,
+        event: tr.getAttribute('data-event')!,
+      })),
+    );
+    expect(rows.map((r) => r.to)).to.deep.equal([
+      'advancing',
+      'running',
+      'recording',
+      'running',
+      'recording',
+      'running',
+      'finishing',
+      'done',
+    ]);
 
     // The server marks the newest transition as the script does.
-    const marks = () => page.$$eval('#run-diagram .current, #run-diagram .visited, #run-diagram .taken, #run-diagram .just', (els) =>
-      els.map((el) => `${el.getAttribute('data-state') ?? el.getAttribute('data-edge') ?? `${el.closest('[data-edge]')!.getAttribute('data-edge')}|${el.getAttribute('data-event')}`}:${el.getAttribute('class')!.split(' ').filter((c) => ['current', 'visited', 'taken', 'just'].includes(c)).join(' ')}`).sort(),
-    );
-    const fragment = await (await fetch(`${t.service.restUrl}/console/f/runs/${runId}`, { headers: { authorization: `Bearer ${p.key}` } })).text();
+    const marks = () =>
+      page.$$eval('#run-diagram .current, #run-diagram .visited, #run-diagram .taken, #run-diagram .just', (els) =>
+        els
+          .map(
+            (el) =>
+              `${el.getAttribute('data-state') ?? el.getAttribute('data-edge') ?? `${el.closest('[data-edge]')!.getAttribute('data-edge')}|${el.getAttribute('data-event')}`}:${el
+                .getAttribute('class')!
+                .split(' ')
+                .filter((c) => ['current', 'visited', 'taken', 'just'].includes(c))
+                .join(' ')}`,
+          )
+          .sort(),
+      );
+    const fragment = await (
+      await fetch(`${t.service.restUrl}/console/f/runs/${runId}`, { headers: { authorization: `Bearer ${p.key}` } })
+    ).text();
     await page.setContent(fragment);
     const fromServer = await marks();
     expect(fromServer).to.include('done:current');
@@ -144,7 +177,9 @@ describe('Console: inspecting the machines', function () {
       const [state] = await current(page, '#run-diagram');
       seen.push(state!);
       const just = await page.$$eval('#run-diagram g.edge.just', (gs) => gs.map((g) => g.getAttribute('data-edge')));
-      expect(just, `transition ${i + 1}`).to.deep.equal(rows[i]!.from === null ? [] : [`${rows[i]!.from}|${rows[i]!.to}`]);
+      expect(just, `transition ${i + 1}`).to.deep.equal(
+        rows[i]!.from === null ? [] : [`${rows[i]!.from}|${rows[i]!.to}`],
+      );
       expect(await page.locator('[data-position]').innerText()).to.include(`#${i + 1} of ${rows.length}`);
       const then = await page.$$eval('#steps tr[data-step]', (trs) => trs.map((tr) => tr.getAttribute('data-then')));
       // After the step.exec of step 2 (transition 4): step 1 durable, step 2 in flight, the rest not sent.
@@ -161,7 +196,9 @@ describe('Console: inspecting the machines', function () {
     expect(await current(page, '#run-diagram')).to.deep.equal(['advancing']);
     await page.locator('.timeline tr.fr[data-frame="step.exec"]').nth(2).click();
     expect(await current(page, '#run-diagram')).to.deep.equal(['running']);
-    expect(await page.$$eval('#steps tr[data-step]', (trs) => trs.map((tr) => tr.getAttribute('data-then')))).to.deep.equal(['done', 'done', 'inflight', 'waiting']);
+    expect(
+      await page.$$eval('#steps tr[data-step]', (trs) => trs.map((tr) => tr.getAttribute('data-then'))),
+    ).to.deep.equal(['done', 'done', 'inflight', 'waiting']);
     executor.close();
     await page.context().close();
   });
@@ -169,16 +206,25 @@ describe('Console: inspecting the machines', function () {
   it('follows a live run within a second of each step.result, stops where the reader scrubs back, and follows again on request', async () => {
     const executor = await executorNamed('live-runner');
     const page = await signedIn();
-    const runId = (await p.req('POST', '/otp/runs', { testCaseIds: [caseId], sessionId: executor.sessionId })).body.id as string;
+    const runId = (await p.req('POST', '/otp/runs', { testCaseIds: [caseId], sessionId: executor.sessionId })).body
+      .id as string;
     await page.goto(`${t.service.restUrl}/console/runs/${runId}`);
     // The step recorded, the next one sent (the machine back in `running`) and that newest transition chosen.
     const newestChosen = (step: number) =>
-      page.waitForFunction((i) => {
-        const rows = [...document.querySelectorAll('.timeline tr.tr')];
-        const newest = rows[rows.length - 1];
-        return Boolean(document.querySelector(`#steps tr[data-step="${i}"][data-status="pass"]`) && newest?.classList.contains('sel') &&
-          newest.getAttribute('data-to') === 'running' && document.querySelector('#run-diagram [data-state="running"].current'));
-      }, step, { timeout: 1000 });
+      page.waitForFunction(
+        (i) => {
+          const rows = [...document.querySelectorAll('.timeline tr.tr')];
+          const newest = rows[rows.length - 1];
+          return Boolean(
+            document.querySelector(`#steps tr[data-step="${i}"][data-status="pass"]`) &&
+              newest?.classList.contains('sel') &&
+              newest.getAttribute('data-to') === 'running' &&
+              document.querySelector('#run-diagram [data-state="running"].current'),
+          );
+        },
+        step,
+        { timeout: 1000 },
+      );
     for (let i = 0; i < 2; i++) {
       const exec = await executor.next('step.exec', (f) => f.runId === runId);
       await page.waitForSelector(`#steps tr[data-step="${i}"][data-status="pending"]`);
@@ -209,7 +255,7 @@ describe('Console: inspecting the machines', function () {
     await page.context().close();
   });
 
-  it('shows a session\'s machine live: ready, busy, detached, resumed, closed and why, with its pings and pongs', async () => {
+  it("shows a session's machine live: ready, busy, detached, resumed, closed and why, with its pings and pongs", async () => {
     const executor = await executorNamed('session-runner');
     const sessionId = executor.sessionId!;
     const page = await signedIn();
@@ -219,7 +265,9 @@ describe('Console: inspecting the machines', function () {
     const phase = (word: string) => page.waitForSelector(`#session-phase[data-phase="${word}"]`);
     await phase('ready');
     expect(await current(page, '#session-diagram')).to.deep.equal(['ready']);
-    await page.waitForFunction(() => /[1-9]\d* pings? sent, [1-9]\d* pongs?/.test(document.querySelector('#session-keepalive')!.textContent!));
+    await page.waitForFunction(() =>
+      /[1-9]\d* pings? sent, [1-9]\d* pongs?/.test(document.querySelector('#session-keepalive')!.textContent!),
+    );
 
     const runId = (await p.req('POST', '/otp/runs', { testCaseIds: [caseId], sessionId })).body.id as string;
     const exec = await executor.next('step.exec', (f) => f.runId === runId);
@@ -237,9 +285,12 @@ describe('Console: inspecting the machines', function () {
     expect(again.id).to.equal(exec.id);
     await phase('busy');
     expect(await page.locator('#session-now').innerText()).to.include('Resumed');
-    expect(await page.$$eval('.timeline tr.tr', (trs) => trs.map((tr) => tr.getAttribute('data-event')))).to.include.members(['SOCKET_CLOSED', 'RESUME']);
+    expect(
+      await page.$$eval('.timeline tr.tr', (trs) => trs.map((tr) => tr.getAttribute('data-event'))),
+    ).to.include.members(['SOCKET_CLOSED', 'RESUME']);
     resumed.result(again, 'pass');
-    for (let i = 1; i < CHECKOUT_STEPS.length; i++) resumed.result(await resumed.next('step.exec', (f) => f.runId === runId), 'pass');
+    for (let i = 1; i < CHECKOUT_STEPS.length; i++)
+      resumed.result(await resumed.next('step.exec', (f) => f.runId === runId), 'pass');
     await resumed.next('run.finished');
     await phase('ready');
 
@@ -249,7 +300,11 @@ describe('Console: inspecting the machines', function () {
     // Why it closed, once the close is stored (the page hears of it again then).
     await page.waitForFunction(() => document.querySelector('#session-close')?.textContent?.includes('1000 work done'));
     expect(await current(page, '#session-diagram')).to.deep.equal(['closed']);
-    expect(await page.$$eval('.timeline tr.tr', (trs) => trs.map((tr) => `${tr.getAttribute('data-event')}:${tr.getAttribute('data-to')}`))).to.deep.equal([
+    expect(
+      await page.$$eval('.timeline tr.tr', (trs) =>
+        trs.map((tr) => `${tr.getAttribute('data-event')}:${tr.getAttribute('data-to')}`),
+      ),
+    ).to.deep.equal([
       'xstate.init:awaitingHello',
       'HELLO:registering',
       'SESSION_REGISTERED:ready',
@@ -274,7 +329,9 @@ describe('Console: inspecting the machines', function () {
     await page.waitForSelector('#compare-steps tr[data-first-diff]');
     expect(await page.getAttribute('#compare-steps tr[data-first-diff]', 'data-step')).to.equal('1');
     expect(await page.locator('#compare-steps tr[data-first-diff]').innerText()).to.include('first difference');
-    expect(await page.locator('#compare-summary').innerText()).to.include('first differ at step 2: A fail').and.include('B pass');
+    expect(await page.locator('#compare-summary').innerText())
+      .to.include('first differ at step 2: A fail')
+      .and.include('B pass');
     // Both took running → recording; only the passed run went round it again after step 2.
     expect(await page.locator('#compare-diagram g.edge.path-ab[data-edge="running|recording"]').count()).to.equal(1);
     expect(await page.locator('.compare-paths tr[data-first-diff]').count()).to.equal(1);

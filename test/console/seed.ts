@@ -1,14 +1,33 @@
 // Data for the console's browser tests and screenshots: test cases written as a person would, an
 // executor that answers steps on demand, evidence uploaded the way executors upload it.
+
+import { type Frame, TestExecutor } from '../support/executor.js';
 import type { TestService } from '../support/service.js';
-import { TestExecutor, type Frame } from '../support/executor.js';
 
 export const SIGN_IN_STEPS = [
   { otp: { action: 'navigate', url: '{{base}}/login' }, label: 'Open the login page' },
   { otp: { action: 'type', locator: { by: 'label', value: 'Email' }, text: '{{user}}' } },
   { otp: { action: 'type', locator: { by: 'label', value: 'Password' }, text: '{{secret_1}}' } },
-  { otp: { action: 'click', locator: { candidates: [{ by: 'testid', value: 'login' }, { by: 'role', value: 'button', name: 'Sign in' }] } } },
-  { otp: { action: 'assert', kind: 'text', locator: { by: 'role', value: 'heading' }, op: 'contains', expected: 'Welcome' } },
+  {
+    otp: {
+      action: 'click',
+      locator: {
+        candidates: [
+          { by: 'testid', value: 'login' },
+          { by: 'role', value: 'button', name: 'Sign in' },
+        ],
+      },
+    },
+  },
+  {
+    otp: {
+      action: 'assert',
+      kind: 'text',
+      locator: { by: 'role', value: 'heading' },
+      op: 'contains',
+      expected: 'Welcome',
+    },
+  },
 ];
 
 export const CHECKOUT_STEPS = [
@@ -40,7 +59,10 @@ export async function newProject(t: TestService): Promise<Project> {
       if (res.status !== 201) throw new Error(`test case: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body.id;
     },
-    executor: async (name = 'laptop-chromium', capabilities = { screenshot: true, upload: true, eval: false, maxParallel: 2 }) => {
+    executor: async (
+      name = 'laptop-chromium',
+      capabilities = { screenshot: true, upload: true, eval: false, maxParallel: 2 },
+    ) => {
       const e = await TestExecutor.connect(t.otpUrl, { key });
       await e.hello(capabilities, { name });
       return e;
@@ -51,7 +73,11 @@ export async function newProject(t: TestService): Promise<Project> {
       form.set('stepIndex', String(stepIndex));
       form.set('kind', 'screenshot');
       form.set('file', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), name);
-      const res = await fetch(`${t.api}/otp/evidence`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+      const res = await fetch(`${t.api}/otp/evidence`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        body: form,
+      });
       const body = await res.json();
       if (res.status !== 201) throw new Error(`evidence: ${res.status} ${JSON.stringify(body)}`);
       return body.assetId;
@@ -75,9 +101,15 @@ export function notFound(exec: Frame, screenshotAssetId?: string) {
     error: {
       code: 'E_LOCATOR_NOT_FOUND',
       message: 'No element matched the button named "Pay now" within 2000 ms',
-      triedLocators: [{ by: 'role', value: 'button', name: 'Pay now' }, { by: 'text', value: 'Pay now', exact: true }],
+      triedLocators: [
+        { by: 'role', value: 'button', name: 'Pay now' },
+        { by: 'text', value: 'Pay now', exact: true },
+      ],
     },
-    evidence: { consoleErrors: ["TypeError: Cannot read properties of undefined (reading 'total')"], ...(screenshotAssetId ? { screenshotAssetId } : {}) },
+    evidence: {
+      consoleErrors: ["TypeError: Cannot read properties of undefined (reading 'total')"],
+      ...(screenshotAssetId ? { screenshotAssetId } : {}),
+    },
     actual: exec.payload.step.action === 'assert' ? '/cart' : undefined,
   };
 }

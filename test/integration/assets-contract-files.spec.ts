@@ -1,10 +1,11 @@
 // The asset contract (test/support/assets-contract.ts): buckets, uploads, public assets and signed links.
-import { expect } from 'chai';
+
 import { randomBytes } from 'node:crypto';
-import { describeAssetsContract } from '../support/assets-contract.js';
-import { download, fetchBytes, sha256, upload } from '../support/assets.js';
+import { expect } from 'chai';
 import { StorageDrivers } from '../../src/assets/storage/drivers.js';
 import { tierLimits } from '../../src/tiers.js';
+import { download, fetchBytes, sha256, upload } from '../support/assets.js';
+import { describeAssetsContract } from '../support/assets-contract.js';
 
 describeAssetsContract('buckets, uploads, public assets and signed links', (c) => {
   const { driver, project, storesNothing } = c;
@@ -61,25 +62,38 @@ describeAssetsContract('buckets, uploads, public assets and signed links', (c) =
       expect((await p.req('GET', `/assets/buckets/${empty.id}`)).status).to.equal(404);
     });
 
-    it('answers a bucket\'s revision as ETag and changes or deletes it only at the revision If-Match names', async () => {
+    it("answers a bucket's revision as ETag and changes or deletes it only at the revision If-Match names", async () => {
       const p = await project();
       const created = await p.req('POST', '/assets/buckets', { name: 'rev' });
       expect(created.body.version).to.equal(1);
       expect(created.headers.get('etag')).to.equal('"1"');
       expect(created.headers.get('location')).to.equal(`/api/v1/assets/buckets/${created.body.id}`);
       expect((await p.req('GET', '/assets/buckets/rev')).headers.get('etag')).to.equal('"1"');
-      const changed = await c.t.request('PATCH', '/assets/buckets/rev', { key: p.key, body: { maxFileBytes: 500 }, headers: { 'if-match': '"1"' } });
+      const changed = await c.t.request('PATCH', '/assets/buckets/rev', {
+        key: p.key,
+        body: { maxFileBytes: 500 },
+        headers: { 'if-match': '"1"' },
+      });
       expect(changed.status).to.equal(200);
       expect(changed.body).to.include({ version: 2, maxFileBytes: 500 });
       expect(changed.headers.get('etag')).to.equal('"2"');
-      const stale = await c.t.request('PATCH', '/assets/buckets/rev', { key: p.key, body: { maxFileBytes: 9 }, headers: { 'if-match': '"1"' } });
+      const stale = await c.t.request('PATCH', '/assets/buckets/rev', {
+        key: p.key,
+        body: { maxFileBytes: 9 },
+        headers: { 'if-match': '"1"' },
+      });
       expect(stale.status).to.equal(412);
       expect(stale.body.error).to.include({ code: 'PRECONDITION_FAILED' });
       expect(stale.body.error.details).to.include({ currentVersion: 2 });
-      const staleDelete = await c.t.request('DELETE', '/assets/buckets/rev', { key: p.key, headers: { 'if-match': '"1"' } });
+      const staleDelete = await c.t.request('DELETE', '/assets/buckets/rev', {
+        key: p.key,
+        headers: { 'if-match': '"1"' },
+      });
       expect(staleDelete.status).to.equal(412);
       expect((await p.req('GET', '/assets/buckets/rev')).body).to.include({ version: 2, maxFileBytes: 500 });
-      expect((await c.t.request('DELETE', '/assets/buckets/rev', { key: p.key, headers: { 'if-match': '"2"' } })).status).to.equal(204);
+      expect(
+        (await c.t.request('DELETE', '/assets/buckets/rev', { key: p.key, headers: { 'if-match': '"2"' } })).status,
+      ).to.equal(204);
       expect((await p.req('GET', '/assets/buckets/rev')).status).to.equal(404);
     });
   });
@@ -89,7 +103,11 @@ describeAssetsContract('buckets, uploads, public assets and signed links', (c) =
       const p = await project();
       await p.bucket('docs');
       const content = randomBytes(100_000);
-      const res = await upload(c.t, 'docs', content, { key: p.key, filename: 'report 2024 é.pdf', type: 'application/pdf' });
+      const res = await upload(c.t, 'docs', content, {
+        key: p.key,
+        filename: 'report 2024 é.pdf',
+        type: 'application/pdf',
+      });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       const asset = res.body;
       expect(asset.id).to.match(/^ast_/);
@@ -116,8 +134,12 @@ describeAssetsContract('buckets, uploads, public assets and signed links', (c) =
       expect(redirect.headers.get('cache-control')).to.equal('no-store');
       const expires = Date.parse(redirect.headers.get('x-link-expires')!);
       expect(expires - Date.now()).to.be.within(880_000, 901_000);
-      if (driver === 'fs') expect(link).to.match(new RegExp(`^${c.t.service.restUrl}/api/v1/assets/signed/${asset.id}\\?exp=\\d+&sig=`));
-      else expect(link).to.match(new RegExp(`^${c.s3!.config.endpoint}/${c.s3!.config.bucket}/.*${asset.id}\\?.*X-Amz-Expires=900`));
+      if (driver === 'fs')
+        expect(link).to.match(new RegExp(`^${c.t.service.restUrl}/api/v1/assets/signed/${asset.id}\\?exp=\\d+&sig=`));
+      else
+        expect(link).to.match(
+          new RegExp(`^${c.s3!.config.endpoint}/${c.s3!.config.bucket}/.*${asset.id}\\?.*X-Amz-Expires=900`),
+        );
       expect(link).not.to.include(p.key);
       expect(file!.status).to.equal(200);
       expect(sha256(file!.bytes)).to.equal(sha256(content));
@@ -135,7 +157,11 @@ describeAssetsContract('buckets, uploads, public assets and signed links', (c) =
     it('offers HTML and unknown types as downloads, never inline', async () => {
       const p = await project();
       await p.bucket('web');
-      const res = await upload(c.t, 'web', Buffer.from('<script>alert(1)</script>'), { key: p.key, filename: 'x.html', type: 'text/html' });
+      const res = await upload(c.t, 'web', Buffer.from('<script>alert(1)</script>'), {
+        key: p.key,
+        filename: 'x.html',
+        type: 'text/html',
+      });
       const { file } = await download(c.t, res.body.id, p.key);
       expect(file!.headers.get('content-disposition')).to.match(/^attachment; filename="x.html"/);
     });
@@ -154,16 +180,21 @@ describeAssetsContract('buckets, uploads, public assets and signed links', (c) =
       const p = await project();
       await p.bucket('many');
       const ids = [];
-      for (const text of ['one', 'two', 'three']) ids.push((await upload(c.t, 'many', Buffer.from(text), { key: p.key })).body.id);
+      for (const text of ['one', 'two', 'three'])
+        ids.push((await upload(c.t, 'many', Buffer.from(text), { key: p.key })).body.id);
       const page1 = await p.req('GET', '/assets/buckets/many/assets?limit=2');
       expect(page1.body.items.map((a: { id: string }) => a.id)).to.deep.equal(ids.slice(0, 2));
       const page2 = await p.req('GET', `/assets/buckets/many/assets?limit=2&cursor=${page1.body.nextCursor}`);
       expect(page2.body.items.map((a: { id: string }) => a.id)).to.deep.equal(ids.slice(2));
       expect((await p.req('GET', '/assets/buckets/many')).body.usage).to.deep.equal({ assets: 3, bytes: 11 });
-      expect((await p.req('GET', '/assets/usage')).body).to.include({ tier: 'free', usedBytes: 11, quotaBytes: tierLimits('free').storageBytes });
+      expect((await p.req('GET', '/assets/usage')).body).to.include({
+        tier: 'free',
+        usedBytes: 11,
+        quotaBytes: tierLimits('free').storageBytes,
+      });
     });
 
-    it('answers an asset\'s revision as ETag and changes or deletes it only at the revision If-Match names', async () => {
+    it("answers an asset's revision as ETag and changes or deletes it only at the revision If-Match names", async () => {
       const p = await project();
       await p.bucket('rev-assets');
       const up = await upload(c.t, 'rev-assets', Buffer.from('versioned'), { key: p.key });
@@ -173,19 +204,33 @@ describeAssetsContract('buckets, uploads, public assets and signed links', (c) =
       expect(up.headers.get('location')).to.equal(`/api/v1/assets/items/${up.body.id}`);
       const id = up.body.id;
       expect((await p.req('GET', `/assets/items/${id}`)).headers.get('etag')).to.equal('"1"');
-      const opened = await c.t.request('PATCH', `/assets/items/${id}`, { key: p.key, body: { visibility: 'public' }, headers: { 'if-match': '"1"' } });
+      const opened = await c.t.request('PATCH', `/assets/items/${id}`, {
+        key: p.key,
+        body: { visibility: 'public' },
+        headers: { 'if-match': '"1"' },
+      });
       expect(opened.status).to.equal(200);
       expect(opened.body).to.include({ version: 2, visibility: 'public', publicUrl: `/api/v1/assets/public/${id}` });
       expect(opened.headers.get('etag')).to.equal('"2"');
-      const stale = await c.t.request('PATCH', `/assets/items/${id}`, { key: p.key, body: { visibility: 'private' }, headers: { 'if-match': '"1"' } });
+      const stale = await c.t.request('PATCH', `/assets/items/${id}`, {
+        key: p.key,
+        body: { visibility: 'private' },
+        headers: { 'if-match': '"1"' },
+      });
       expect(stale.status).to.equal(412);
       expect(stale.body.error.details).to.include({ currentVersion: 2 });
       await storesNothing(async () => {
-        const staleDelete = await c.t.request('DELETE', `/assets/items/${id}`, { key: p.key, headers: { 'if-match': '"1"' } });
+        const staleDelete = await c.t.request('DELETE', `/assets/items/${id}`, {
+          key: p.key,
+          headers: { 'if-match': '"1"' },
+        });
         expect(staleDelete.status).to.equal(412);
       });
       expect((await p.req('GET', `/assets/items/${id}`)).body).to.include({ version: 2, visibility: 'public' });
-      const deleted = await c.t.request('DELETE', `/assets/items/${id}`, { key: p.key, headers: { 'if-match': '"2"' } });
+      const deleted = await c.t.request('DELETE', `/assets/items/${id}`, {
+        key: p.key,
+        headers: { 'if-match': '"2"' },
+      });
       expect(deleted.status).to.equal(200);
       expect(deleted.body.archive).to.include({ bucket: '_deletion', version: 1 });
     });
@@ -195,14 +240,21 @@ describeAssetsContract('buckets, uploads, public assets and signed links', (c) =
     it('serves a public asset without a key, and answers 304 to its ETag', async () => {
       const p = await project();
       const content = randomBytes(5000);
-      const res = await upload(c.t, 'profil', content, { key: p.key, filename: 'me.png', type: 'image/png', fields: { visibility: 'public' } });
+      const res = await upload(c.t, 'profil', content, {
+        key: p.key,
+        filename: 'me.png',
+        type: 'image/png',
+        fields: { visibility: 'public' },
+      });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       expect(res.body).to.include({ visibility: 'public', publicUrl: `/api/v1/assets/public/${res.body.id}` });
       const file = await fetchBytes(`${c.t.service.restUrl}${res.body.publicUrl}`);
       expect(file.status).to.equal(200);
       expect(sha256(file.bytes)).to.equal(sha256(content));
       expect(file.headers.get('content-type')).to.equal('image/png');
-      const again = await fetchBytes(`${c.t.service.restUrl}${res.body.publicUrl}`, { headers: { 'if-none-match': `"${sha256(content)}"` } });
+      const again = await fetchBytes(`${c.t.service.restUrl}${res.body.publicUrl}`, {
+        headers: { 'if-none-match': `"${sha256(content)}"` },
+      });
       expect(again.status).to.equal(304);
       expect(again.bytes.length).to.equal(0);
     });
@@ -281,10 +333,12 @@ describeAssetsContract('buckets, uploads, public assets and signed links', (c) =
       // A link signed 16 minutes ago, with the service's own keys, as if kept since then.
       const drivers = await StorageDrivers.create(c.t.service.config, c.t.service.db);
       const row = await c.t.service.db('assets').where('id', id).first();
-      const link = await drivers.get(driver).signedUrl(
-        { assetId: id, key: row.storage_key, name: row.name, contentType: row.content_type },
-        { origin: c.t.service.restUrl, expiresInSec: 900, now: new Date(Date.now() - 16 * 60_000) },
-      );
+      const link = await drivers
+        .get(driver)
+        .signedUrl(
+          { assetId: id, key: row.storage_key, name: row.name, contentType: row.content_type },
+          { origin: c.t.service.restUrl, expiresInSec: 900, now: new Date(Date.now() - 16 * 60_000) },
+        );
       drivers.stop();
       const res = await fetchBytes(link);
       expect(res.status).to.equal(403);

@@ -1,9 +1,10 @@
 // The asset contract (test/support/assets-contract.ts): isolation, deletion, limits and quota.
-import { expect } from 'chai';
+
 import { randomBytes } from 'node:crypto';
-import { describeAssetsContract, MAX_UPLOAD } from '../support/assets-contract.js';
-import { census, download, sha256, upload } from '../support/assets.js';
+import { expect } from 'chai';
 import { tierLimits, UPGRADE_URL } from '../../src/tiers.js';
+import { census, download, sha256, upload } from '../support/assets.js';
+import { describeAssetsContract, MAX_UPLOAD } from '../support/assets-contract.js';
 import { eventually } from '../support/eventually.js';
 
 describeAssetsContract('isolation, deletion, limits and quota', (c) => {
@@ -57,17 +58,35 @@ describeAssetsContract('isolation, deletion, limits and quota', (c) => {
       const p = await project();
       await p.bucket('temp');
       const content = randomBytes(4096);
-      const res = await upload(c.t, 'temp', content, { key: p.key, filename: 'old.bin', fields: { visibility: 'public' } });
+      const res = await upload(c.t, 'temp', content, {
+        key: p.key,
+        filename: 'old.bin',
+        fields: { visibility: 'public' },
+      });
       const id = res.body.id;
       const original = await c.t.service.db('assets').where('id', id).first();
       const deleted = await p.req('DELETE', `/assets/items/${id}`);
       expect(deleted.status).to.equal(200);
       expect(deleted.body).to.include({ id, deleted: true });
       const archive = deleted.body.archive;
-      expect(archive).to.include({ bucket: '_deletion', name: 'old.bin', size: 4096, sha256: sha256(content), visibility: 'private', storageProvider: driver });
+      expect(archive).to.include({
+        bucket: '_deletion',
+        name: 'old.bin',
+        size: 4096,
+        sha256: sha256(content),
+        visibility: 'private',
+        storageProvider: driver,
+      });
       expect(archive.id).to.match(/^ast_/).and.not.equal(id);
       const keyId = (await c.t.service.db('api_keys').where('project_id', p.projectId).first('id')).id;
-      expect(archive.archivedFrom).to.include({ assetId: id, bucket: 'temp', bucketId: res.body.bucketId, visibility: 'public', deletedBy: keyId, createdBy: keyId });
+      expect(archive.archivedFrom).to.include({
+        assetId: id,
+        bucket: 'temp',
+        bucketId: res.body.bucketId,
+        visibility: 'public',
+        deletedBy: keyId,
+        createdBy: keyId,
+      });
       expect(Math.abs(Date.parse(archive.archivedFrom.deletedAt) - Date.now())).to.be.below(60_000);
 
       expect((await p.req('GET', `/assets/items/${id}`)).status).to.equal(404);
@@ -154,7 +173,7 @@ describeAssetsContract('isolation, deletion, limits and quota', (c) => {
       expect(exact.body.size).to.equal(MAX_UPLOAD);
     });
 
-    it('keeps to a bucket\'s own size limit and content types', async () => {
+    it("keeps to a bucket's own size limit and content types", async () => {
       const p = await project();
       await p.bucket('small', { maxFileBytes: 100, allowedContentTypes: ['image/*'] });
       await storesNothing(async () => {
@@ -170,15 +189,22 @@ describeAssetsContract('isolation, deletion, limits and quota', (c) => {
       expect((await upload(c.t, 'small', randomBytes(100), { key: p.key, type: 'image/webp' })).status).to.equal(201);
     });
 
-    it('answers 402 QUOTA_EXCEEDED with upgradeUrl when the tier\'s storage is used up', async () => {
+    it("answers 402 QUOTA_EXCEEDED with upgradeUrl when the tier's storage is used up", async () => {
       const p = await project();
       const bucket = await p.bucket('quota');
       // The project already holds its quota but for 1000 bytes (a row standing for earlier uploads).
       const quota = tierLimits('free').storageBytes;
       await c.t.service.db('assets').insert({
-        id: 'ast_fixture_' + p.projectId.slice(4), tenant_id: p.tenantId, project_id: p.projectId, bucket_id: bucket.id,
-        name: 'earlier', size: quota - 1000, content_type: 'application/octet-stream', sha256: '0'.repeat(64),
-        storage_provider: driver, storage_key: `${p.tenantId}/${p.projectId}/earlier`,
+        id: `ast_fixture_${p.projectId.slice(4)}`,
+        tenant_id: p.tenantId,
+        project_id: p.projectId,
+        bucket_id: bucket.id,
+        name: 'earlier',
+        size: quota - 1000,
+        content_type: 'application/octet-stream',
+        sha256: '0'.repeat(64),
+        storage_provider: driver,
+        storage_key: `${p.tenantId}/${p.projectId}/earlier`,
       });
       await storesNothing(async () => {
         // Refused by its Content-Length before it is read.
@@ -241,7 +267,11 @@ describeAssetsContract('isolation, deletion, limits and quota', (c) => {
       await storesNothing(async () => {
         const form = new FormData();
         form.append('visibility', 'public');
-        const res = await fetch(`${c.t.api}/assets/buckets/forms/assets`, { method: 'POST', headers: { authorization: `Bearer ${p.key}` }, body: form });
+        const res = await fetch(`${c.t.api}/assets/buckets/forms/assets`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${p.key}` },
+          body: form,
+        });
         expect(res.status).to.equal(400);
         expect((await res.json()).error.details.fields).to.deep.equal([{ field: 'body.file', message: 'required' }]);
       });

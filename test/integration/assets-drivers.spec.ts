@@ -1,11 +1,12 @@
 // The driver is chosen per bucket for new assets and recorded per asset row: a bucket moved from
 // fs to s3 keeps serving the assets it wrote with fs.
-import { expect } from 'chai';
-import http from 'node:http';
+
 import { randomBytes } from 'node:crypto';
-import { startTestService, type TestService } from '../support/service.js';
-import { startS3, type TestS3 } from '../support/s3.js';
+import http from 'node:http';
+import { expect } from 'chai';
 import { census, download, fetchBytes, sha256, upload } from '../support/assets.js';
+import { startS3, type TestS3 } from '../support/s3.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 describe('Assets: one driver per bucket, recorded per asset', () => {
   let t: TestService;
@@ -40,7 +41,10 @@ describe('Assets: one driver per bucket, recorded per asset', () => {
     const newLink = await download(t, fresh.body.id);
     expect(newLink.link).to.match(new RegExp(`^${s3.config.endpoint}/`));
     expect(sha256(newLink.file!.bytes)).to.equal(sha256(newContent));
-    for (const [id, content] of [[old.body.id, oldContent], [fresh.body.id, newContent]] as const) {
+    for (const [id, content] of [
+      [old.body.id, oldContent],
+      [fresh.body.id, newContent],
+    ] as const) {
       const pub = await fetchBytes(`${t.service.restUrl}/api/v1/assets/public/${id}`);
       expect(sha256(pub.bytes)).to.equal(sha256(content));
     }
@@ -71,7 +75,9 @@ describe('Assets: one driver per bucket, recorded per asset', () => {
       req.on('response', (res) => {
         let text = '';
         res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), connection: res.headers.connection }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, body: JSON.parse(text), connection: res.headers.connection }),
+        );
       });
       req.on('error', reject);
       req.write('--xyz\r\nContent-Disposition: form-data; name="file"; filename="huge.bin"\r\n\r\n');

@@ -1,7 +1,7 @@
-import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { startTestService, type TestService } from '../support/service.js';
+import { expect } from 'chai';
 import { eventually } from '../support/eventually.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 describe('the example executor in docs/examples', () => {
   let t: TestService;

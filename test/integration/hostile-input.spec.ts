@@ -2,8 +2,8 @@
 // thousands of validation errors stays small, and another session's frame and a REST request are
 // not held up while it is checked (the unbounded check held every other client for 1.7 to 3.7 s).
 import { expect } from 'chai';
+import { type Frame, msgId, TestExecutor } from '../support/executor.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { TestExecutor, msgId, type Frame } from '../support/executor.js';
 
 const MIB = 1024 * 1024;
 // The answers must stay far below the protocol's frame limit, not merely under it.
@@ -72,14 +72,20 @@ describe('Hostile input: bounded answers and bounded work', () => {
     const bound = 250 + 20 * median(samples);
     const restBound = 250 + 20 * median(restSamples);
 
-    const text = frameText('step.result', { stepIndex: 0, status: 'pass', evidence: { consoleErrors: Array(200_000).fill(1) } }, {
-      sessionId: hostile.sessionId,
-      runId: 'otr_x',
-      ref: 'msg_x',
-    });
+    const text = frameText(
+      'step.result',
+      { stepIndex: 0, status: 'pass', evidence: { consoleErrors: Array(200_000).fill(1) } },
+      {
+        sessionId: hostile.sessionId,
+        runId: 'otr_x',
+        ref: 'msg_x',
+      },
+    );
     expect(text.length).to.be.within(0.38 * MIB, MIB);
     const id = (JSON.parse(text) as { id: string }).id;
-    const sent = new Promise<void>((resolve, reject) => hostile.ws.send(text, (err) => (err ? reject(err) : resolve())));
+    const sent = new Promise<void>((resolve, reject) =>
+      hostile.ws.send(text, (err) => (err ? reject(err) : resolve())),
+    );
     const answered = hostile.next('error', (f) => f.ref === id, 20_000);
     await sent;
     const [delay, restDelay] = await Promise.all([probe(), restRoundTrip()]);
@@ -94,11 +100,34 @@ describe('Hostile input: bounded answers and bounded work', () => {
   it('keeps every answer to a hostile frame far below the 1 MiB frame limit', async () => {
     const envelope = { sessionId: hostile.sessionId, runId: 'otr_x', ref: 'msg_x' };
     const frames: Array<[string, string]> = [
-      ['60,000 invalid locators', frameText('step.result', { stepIndex: 0, status: 'fail', error: { code: 'E', message: 'x', triedLocators: Array(60_000).fill({ by: 'x' }) } }, envelope)],
-      ['60,000 unknown payload members', frameText('step.result', Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 1])), envelope)],
-      ['an unknown member whose name is 700,000 characters', frameText('step.result', { stepIndex: 0, status: 'pass', ['k'.repeat(700_000)]: 1 }, envelope)],
-      ['a type of 700,000 characters', JSON.stringify({ otp: '1.0', id: msgId(), ts: new Date().toISOString(), type: 't'.repeat(700_000) })],
-      ['an enum value of 700,000 characters', frameText('step.result', { stepIndex: 0, status: 's'.repeat(700_000) }, envelope)],
+      [
+        '60,000 invalid locators',
+        frameText(
+          'step.result',
+          {
+            stepIndex: 0,
+            status: 'fail',
+            error: { code: 'E', message: 'x', triedLocators: Array(60_000).fill({ by: 'x' }) },
+          },
+          envelope,
+        ),
+      ],
+      [
+        '60,000 unknown payload members',
+        frameText('step.result', Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 1])), envelope),
+      ],
+      [
+        'an unknown member whose name is 700,000 characters',
+        frameText('step.result', { stepIndex: 0, status: 'pass', ['k'.repeat(700_000)]: 1 }, envelope),
+      ],
+      [
+        'a type of 700,000 characters',
+        JSON.stringify({ otp: '1.0', id: msgId(), ts: new Date().toISOString(), type: 't'.repeat(700_000) }),
+      ],
+      [
+        'an enum value of 700,000 characters',
+        frameText('step.result', { stepIndex: 0, status: 's'.repeat(700_000) }, envelope),
+      ],
     ];
     for (const [what, text] of frames) {
       expect(text.length, what).to.be.below(MIB);
@@ -108,17 +137,29 @@ describe('Hostile input: bounded answers and bounded work', () => {
     }
     // An id of any length is not echoed as ref: the answer carries no ref then.
     const longId = `msg_${'x'.repeat(700_000)}`;
-    hostile.raw(JSON.stringify({ otp: '1.0', id: longId, ts: new Date().toISOString(), type: 'pong', sessionId: hostile.sessionId }));
+    hostile.raw(
+      JSON.stringify({
+        otp: '1.0',
+        id: longId,
+        ts: new Date().toISOString(),
+        type: 'pong',
+        sessionId: hostile.sessionId,
+      }),
+    );
     const error = await hostile.next('error', (f) => f.ref === undefined && f.payload.code === 'E_INVALID_FRAME');
     expect(JSON.stringify(error).length).to.be.below(SMALL_ANSWER);
   });
 
   it('lists at most 20 problems of a small frame and says how many more there were', async () => {
-    const text = frameText('step.result', { stepIndex: 0, status: 'pass', evidence: { consoleErrors: Array(50).fill(1) } }, {
-      sessionId: hostile.sessionId,
-      runId: 'otr_x',
-      ref: 'msg_x',
-    });
+    const text = frameText(
+      'step.result',
+      { stepIndex: 0, status: 'pass', evidence: { consoleErrors: Array(50).fill(1) } },
+      {
+        sessionId: hostile.sessionId,
+        runId: 'otr_x',
+        ref: 'msg_x',
+      },
+    );
     const { error } = await sendHostile(text);
     const fields = error.payload.details.fields as Array<{ field: string; message: string }>;
     expect(fields).to.have.length(21);
@@ -140,6 +181,9 @@ describe('Hostile input: bounded answers and bounded work', () => {
       expect(res.body.error.details.fields.length, what).to.be.at.most(21);
     }
     const listed = await t.request('POST', '/tests/cases', { body: { title: 'x', steps: Array(400).fill(1) } });
-    expect(listed.body.error.details.fields.at(-1)).to.deep.equal({ field: '(more)', message: '380 more problems not listed' });
+    expect(listed.body.error.details.fields.at(-1)).to.deep.equal({
+      field: '(more)',
+      message: '380 more problems not listed',
+    });
   });
 });

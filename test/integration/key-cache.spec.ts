@@ -1,17 +1,18 @@
 // The API key cache: a used key costs no query, and revocation still works at once, in this process
 // and (by notice) in another process on the same database.
-import { expect } from 'chai';
+
+import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import fs from 'node:fs/promises';
-import { startTestService, ADMIN_KEY, type TestService } from '../support/service.js';
-import { eventually } from '../support/eventually.js';
-import { loadConfig } from '../../src/config.js';
-import { startService, type Service } from '../../src/service.js';
-import { createLogger } from '../../src/log.js';
+import { expect } from 'chai';
 import { KeyCache } from '../../src/auth/keys.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
 import { tenancy } from '../../src/platform/tenancy.js';
+import { type Service, startService } from '../../src/service.js';
+import { eventually } from '../support/eventually.js';
 import { TestExecutor } from '../support/executor.js';
+import { ADMIN_KEY, startTestService, type TestService } from '../support/service.js';
 
 describe('API key cache', () => {
   let t: TestService;
@@ -22,7 +23,15 @@ describe('API key cache', () => {
     // A second service process's worth of engine on the same database (as behind a load balancer).
     otherDir = await fs.mkdtemp(path.join(os.tmpdir(), 'otp-test-other-'));
     other = await startService(
-      loadConfig(process.env, { port: 0, wsPort: 0, host: '127.0.0.1', dataDir: otherDir, databaseUrl: t.database.url, bootstrapKey: ADMIN_KEY, logLevel: 'silent' }),
+      loadConfig(process.env, {
+        port: 0,
+        wsPort: 0,
+        host: '127.0.0.1',
+        dataDir: otherDir,
+        databaseUrl: t.database.url,
+        bootstrapKey: ADMIN_KEY,
+        logLevel: 'silent',
+      }),
       createLogger('silent'),
     );
   });
@@ -40,7 +49,9 @@ describe('API key cache', () => {
     // Both processes have used (and kept) the key.
     expect(await contextVia(t.service, key)).to.equal(200);
     expect(await contextVia(other, key)).to.equal(200);
-    const { id } = (await t.request('GET', '/api-keys')).body.items.find((k: { prefix: string }) => key.startsWith(k.prefix));
+    const { id } = (await t.request('GET', '/api-keys')).body.items.find((k: { prefix: string }) =>
+      key.startsWith(k.prefix),
+    );
     expect((await t.request('DELETE', `/api-keys/${id}`)).status).to.equal(200);
     expect(await contextVia(t.service, key)).to.equal(401);
     await eventually(async () => expect(await contextVia(other, key)).to.equal(401), 2000);

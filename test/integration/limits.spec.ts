@@ -1,9 +1,9 @@
 // The artifact quota (402, nothing written) and the per-key rate limit (429 with Retry-After and
 // RateLimit headers), on a service whose limits are set low through its config.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { startService } from '../../src/service.js';
 import { createLogger } from '../../src/log.js';
+import { startService } from '../../src/service.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 const QUOTA = 3;
 const PER_MINUTE = 8;
@@ -13,7 +13,9 @@ const SYNC_MS = 100;
 describe('Limits: artifact quota and rate limit', () => {
   let t: TestService;
   before(async () => {
-    t = await startTestService({ limits: { artifacts: QUOTA, requestsPerMinute: PER_MINUTE, rateLimitSyncMs: SYNC_MS } });
+    t = await startTestService({
+      limits: { artifacts: QUOTA, requestsPerMinute: PER_MINUTE, rateLimitSyncMs: SYNC_MS },
+    });
   });
   after(async () => t?.stop());
 
@@ -77,7 +79,9 @@ describe('Limits: artifact quota and rate limit', () => {
     // its own place in the count.
     const { key } = await t.newProject('admin');
     const statuses = await Promise.all(
-      Array.from({ length: PER_MINUTE + 5 }, () => t.request('GET', '/platform/context', { key }).then((r) => r.status)),
+      Array.from({ length: PER_MINUTE + 5 }, () =>
+        t.request('GET', '/platform/context', { key }).then((r) => r.status),
+      ),
     );
     expect(statuses.filter((s) => s === 200)).to.have.length(PER_MINUTE);
     expect(statuses.filter((s) => s === 429)).to.have.length(5);
@@ -103,7 +107,8 @@ describe('Limits: artifact quota and rate limit', () => {
       expect(replay.status).to.equal(201);
       expect(replay.headers.get('idempotent-replayed')).to.equal('true');
       expect((await replay.json()).id).to.equal((await first.json()).id);
-      for (let i = 3; i <= PER_MINUTE; i++) expect((await at(bases[i % 2], 'GET', '/platform/context')).status).to.equal(200);
+      for (let i = 3; i <= PER_MINUTE; i++)
+        expect((await at(bases[i % 2], 'GET', '/platform/context')).status).to.equal(200);
       // Each process learns the other's count at its next sync; after that, neither lets one more through.
       // Two syncs each: the first sends every count, the second learns what the other sent.
       const syncBoth = () => Promise.all([t.service.rateCounter!.sync(), second.rateCounter!.sync()]);

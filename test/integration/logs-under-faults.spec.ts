@@ -3,15 +3,16 @@
 // gone, requests fail and the driver retries; every line the process writes on stdout and stderr is
 // one JSON object, none carries a connection string or a stack, and the driver's complaints are
 // throttled rather than repeated per attempt.
-import { expect } from 'chai';
+
+import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import fs from 'node:fs/promises';
+import { expect } from 'chai';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { spawnService, type ServiceProcess } from '../support/process.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
-import { startS3, type TestS3 } from '../support/s3.js';
 import { eventually } from '../support/eventually.js';
+import { type ServiceProcess, spawnService } from '../support/process.js';
+import { startS3, type TestS3 } from '../support/s3.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const KEY = 'svc_pk_logs_under_faults_0123456789abcdefghijklmn';
 

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { startService, type Service } from '../../src/service.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { TestExecutor } from '../support/executor.js';
+import { type Service, startService } from '../../src/service.js';
 import { eventually } from '../support/eventually.js';
+import { TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 /** Two service processes on one database, as behind a load balancer with no sticky routing. */
 describe('several service processes on one database', () => {
@@ -63,18 +63,55 @@ describe('several service processes on one database', () => {
     // The process, its session, its run and its steps appear together: a sweep (every 200 ms, in
     // both processes) between two of these inserts would release the process before its run existed.
     await db.transaction(async (trx) => {
-      await trx('service_instances').insert({ id: 'ins_gone', hostname: 'gone', pid: 1, heartbeat_at: trx.raw("now() - interval '1 hour'") });
+      await trx('service_instances').insert({
+        id: 'ins_gone',
+        hostname: 'gone',
+        pid: 1,
+        heartbeat_at: trx.raw("now() - interval '1 hour'"),
+      });
       await trx('otp_sessions').insert({
-        id: 'ots_gone', tenant_id: project.tenant_id, project_id: project.id, key_id: 'key_x', instance_id: 'ins_gone',
-        executor: 'runner', capabilities: '{}', max_parallel: 1,
+        id: 'ots_gone',
+        tenant_id: project.tenant_id,
+        project_id: project.id,
+        key_id: 'key_x',
+        instance_id: 'ins_gone',
+        executor: 'runner',
+        capabilities: '{}',
+        max_parallel: 1,
       });
       await trx('otp_runs').insert({
-        id: 'otr_gone', tenant_id: project.tenant_id, project_id: project.id, session_id: 'ots_gone', instance_id: 'ins_gone',
-        status: 'running', test_cases: JSON.stringify([{ id: 'tc_x', title: 'x', steps: 2 }]), total_steps: 2, started_at: trx.fn.now(),
+        id: 'otr_gone',
+        tenant_id: project.tenant_id,
+        project_id: project.id,
+        session_id: 'ots_gone',
+        instance_id: 'ins_gone',
+        status: 'running',
+        test_cases: JSON.stringify([{ id: 'tc_x', title: 'x', steps: 2 }]),
+        total_steps: 2,
+        started_at: trx.fn.now(),
       });
       await trx('otp_run_steps').insert([
-        { run_id: 'otr_gone', step_index: 0, case_index: 0, test_case_id: 'tc_x', action: JSON.stringify(click.otp), timeout_ms: 1000, continue_on_fail: false, status: 'pass', source: 'executor', actual: 'reported' },
-        { run_id: 'otr_gone', step_index: 1, case_index: 0, test_case_id: 'tc_x', action: JSON.stringify(click.otp), timeout_ms: 1000, continue_on_fail: false },
+        {
+          run_id: 'otr_gone',
+          step_index: 0,
+          case_index: 0,
+          test_case_id: 'tc_x',
+          action: JSON.stringify(click.otp),
+          timeout_ms: 1000,
+          continue_on_fail: false,
+          status: 'pass',
+          source: 'executor',
+          actual: 'reported',
+        },
+        {
+          run_id: 'otr_gone',
+          step_index: 1,
+          case_index: 0,
+          test_case_id: 'tc_x',
+          action: JSON.stringify(click.otp),
+          timeout_ms: 1000,
+          continue_on_fail: false,
+        },
       ]);
     });
     const run = await eventually(async () => {

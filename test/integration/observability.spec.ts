@@ -2,9 +2,9 @@
 // requests; Prometheus metrics on the metrics listener, in the text format, that move when a run
 // passes; /healthz and /readyz (503 while draining).
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { TestExecutor } from '../support/executor.js';
 import type { Logger } from '../../src/log.js';
+import { TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 interface Line {
   level: string;
@@ -19,7 +19,8 @@ interface Line {
 function parseMetrics(text: string): Map<string, number> {
   const samples = new Map<string, number>();
   const types = new Map<string, string>();
-  const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*",?)*\})? (-?[0-9.eE+-]+|NaN|[+-]Inf)( -?[0-9]+)?$/i;
+  const SAMPLE =
+    /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*",?)*\})? (-?[0-9.eE+-]+|NaN|[+-]Inf)( -?[0-9]+)?$/i;
   for (const line of text.split('\n')) {
     if (line === '') continue;
     const comment = /^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.*)$/.exec(line);
@@ -34,7 +35,11 @@ function parseMetrics(text: string): Map<string, number> {
     const sample = SAMPLE.exec(line);
     expect(sample, `not a sample line: ${line}`).to.not.equal(null);
     const name = sample![1]!;
-    const family = [...types.keys()].find((t) => name === t || (name.startsWith(`${t}_`) && ['_bucket', '_sum', '_count', '_total', '_created'].some((s) => name === t + s)));
+    const family = [...types.keys()].find(
+      (t) =>
+        name === t ||
+        (name.startsWith(`${t}_`) && ['_bucket', '_sum', '_count', '_total', '_created'].some((s) => name === t + s)),
+    );
     expect(family, `sample ${name} before its TYPE`).to.not.equal(undefined);
     samples.set(`${name}${sample![2] ?? ''}`, Number(sample![3]));
   }
@@ -64,13 +69,19 @@ describe('Observability: logs, metrics, health', () => {
   }
   before(async () => {
     t = await startTestService(
-      { metricsPort: 0, slowRequestMs: 0, limits: { requestsPerMinute: 30 }, otp: { keepaliveSec: 1, pongTimeoutMs: 200 } },
+      {
+        metricsPort: 0,
+        slowRequestMs: 0,
+        limits: { requestsPerMinute: 30 },
+        otp: { keepaliveSec: 1, pongTimeoutMs: 200 },
+      },
       { log: capture },
     );
   });
   after(async () => t?.stop());
 
-  const logged = (msg: string, match: (f: Record<string, unknown>) => boolean = () => true) => lines.filter((l) => l.msg === msg && match(l.fields));
+  const logged = (msg: string, match: (f: Record<string, unknown>) => boolean = () => true) =>
+    lines.filter((l) => l.msg === msg && match(l.fields));
   const scrape = async () => {
     const res = await fetch(`${t.service.metricsUrl}/metrics`);
     expect(res.status).to.equal(200);
@@ -94,7 +105,18 @@ describe('Observability: logs, metrics, health', () => {
     const { key, projectId } = await t.newProject('admin');
     const before = await scrape();
     const e = await executor(key);
-    const testCase = (await t.request('POST', '/tests/cases', { key, body: { title: 'one', steps: [{ otp: { action: 'navigate', url: 'https://a.test/' } }, { otp: { action: 'navigate', url: 'https://a.test/b' } }] } })).body.id;
+    const testCase = (
+      await t.request('POST', '/tests/cases', {
+        key,
+        body: {
+          title: 'one',
+          steps: [
+            { otp: { action: 'navigate', url: 'https://a.test/' } },
+            { otp: { action: 'navigate', url: 'https://a.test/b' } },
+          ],
+        },
+      })
+    ).body.id;
     const runId = (await t.request('POST', '/otp/runs', { key, body: { testCaseIds: [testCase] } })).body.runId;
     e.result(await e.next('step.exec'), 'pass');
     e.result(await e.next('step.exec'), 'pass');
@@ -102,17 +124,26 @@ describe('Observability: logs, metrics, health', () => {
     const after = await scrape();
 
     expect(value(after, 'otp_runs_claimed_total') - value(before, 'otp_runs_claimed_total')).to.equal(1);
-    expect(value(after, 'otp_runs_finished_total{status="passed"}') - value(before, 'otp_runs_finished_total{status="passed"}')).to.equal(1);
+    expect(
+      value(after, 'otp_runs_finished_total{status="passed"}') -
+        value(before, 'otp_runs_finished_total{status="passed"}'),
+    ).to.equal(1);
     expect(value(after, 'otp_sessions_opened_total') - value(before, 'otp_sessions_opened_total')).to.equal(1);
     expect(value(after, 'otp_sessions_open')).to.be.at.least(1);
     // The adapter this process carries OTP on, and only that one.
     expect(value(after, `otp_transport_info{transport="${t.service.transport}"}`)).to.equal(1);
     expect([...after.keys()].filter((k) => k.startsWith('otp_transport_info{'))).to.have.length(1);
     // Step 1 is dispatched after step 0's result; step 1's outcome goes with the verdict.
-    expect(value(after, 'otp_step_dispatch_seconds_count') - value(before, 'otp_step_dispatch_seconds_count')).to.be.at.least(1);
-    expect(value(after, 'otp_step_write_batch_rows_count') - value(before, 'otp_step_write_batch_rows_count')).to.be.at.least(1);
+    expect(
+      value(after, 'otp_step_dispatch_seconds_count') - value(before, 'otp_step_dispatch_seconds_count'),
+    ).to.be.at.least(1);
+    expect(
+      value(after, 'otp_step_write_batch_rows_count') - value(before, 'otp_step_write_batch_rows_count'),
+    ).to.be.at.least(1);
     expect(value(after, 'otp_step_write_seconds_count')).to.be.at.least(1);
-    expect(value(after, 'http_request_duration_seconds_count{method="POST",route="/api/v1/otp/runs",status="202"}')).to.be.at.least(1);
+    expect(
+      value(after, 'http_request_duration_seconds_count{method="POST",route="/api/v1/otp/runs",status="202"}'),
+    ).to.be.at.least(1);
     expect(after.has('nodejs_eventloop_lag_p99_seconds')).to.equal(true);
 
     expect(logged('session opened', (f) => f.projectId === projectId)).to.have.length(1);
@@ -145,8 +176,12 @@ describe('Observability: logs, metrics, health', () => {
       expect((await t.request('GET', '/tests/cases', { key: `svc_pk_unknown_${i}` })).status).to.equal(401);
     }
     const after = await scrape();
-    expect(value(after, 'auth_refused_total{transport="otp"}') - value(before, 'auth_refused_total{transport="otp"}')).to.equal(3);
-    expect(value(after, 'auth_refused_total{transport="rest"}') - value(before, 'auth_refused_total{transport="rest"}')).to.equal(3);
+    expect(
+      value(after, 'auth_refused_total{transport="otp"}') - value(before, 'auth_refused_total{transport="otp"}'),
+    ).to.equal(3);
+    expect(
+      value(after, 'auth_refused_total{transport="rest"}') - value(before, 'auth_refused_total{transport="rest"}'),
+    ).to.equal(3);
     expect(logged('refused credentials', (f) => f.transport === 'otp')).to.have.length(1);
     expect(logged('refused credentials', (f) => f.transport === 'rest')).to.have.length(1);
   });

@@ -4,8 +4,8 @@
 // /otp/runs/:id. Identifiers and structure in the same frame are still refused. A real WebSocket
 // executor against a real service and PostgreSQL.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
 import { TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 const NUL_MESSAGE = 'contains a NUL character (U+0000), which cannot be stored';
 
@@ -20,7 +20,13 @@ describe('OTP: observed text the database cannot hold', () => {
     const { key } = await t.newProject('admin');
     const testCase = await t.request('POST', '/tests/cases', {
       key,
-      body: { title: 'observed', steps: Array.from({ length: steps }, (_, i) => ({ otp: { action: 'hover', locator: { by: 'testid', value: `s${i}` } }, continueOnFail: true })) },
+      body: {
+        title: 'observed',
+        steps: Array.from({ length: steps }, (_, i) => ({
+          otp: { action: 'hover', locator: { by: 'testid', value: `s${i}` } },
+          continueOnFail: true,
+        })),
+      },
     });
     const executor = await TestExecutor.connect(t.otpUrl, { key });
     await executor.hello();
@@ -35,7 +41,11 @@ describe('OTP: observed text the database cannot hold', () => {
       executor.result(await executor.next('step.exec'), 'pass', { actual: 'a\u0000b' });
       executor.result(await executor.next('step.exec'), 'fail', {
         actual: '\udc00x',
-        error: { code: 'E_ASSERT_FAILED', message: 'expected "ok", got "\ud800"', triedLocators: [{ by: 'testid', value: 's1', count: 0 }] },
+        error: {
+          code: 'E_ASSERT_FAILED',
+          message: 'expected "ok", got "\ud800"',
+          triedLocators: [{ by: 'testid', value: 's1', count: 0 }],
+        },
         evidence: { consoleErrors: ['fine', 'n\u0000ul', 'cut \ud83d'] },
       });
       // Cleaned by the executor already (as otp-runner does): stored as it says.
@@ -49,8 +59,17 @@ describe('OTP: observed text the database cannot hold', () => {
       expect(run.status).to.equal(200);
       const [s0, s1, s2, s3] = run.body.steps;
       expect(s0).to.deep.include({ status: 'pass', source: 'executor', actual: 'a\ufffdb', textReplaced: ['actual'] });
-      expect(s1).to.deep.include({ status: 'fail', source: 'executor', actual: '\ufffdx', textReplaced: ['actual', 'error.message', 'evidence.consoleErrors'] });
-      expect(s1.error).to.deep.equal({ code: 'E_ASSERT_FAILED', message: 'expected "ok", got "\ufffd"', triedLocators: [{ by: 'testid', value: 's1', count: 0 }] });
+      expect(s1).to.deep.include({
+        status: 'fail',
+        source: 'executor',
+        actual: '\ufffdx',
+        textReplaced: ['actual', 'error.message', 'evidence.consoleErrors'],
+      });
+      expect(s1.error).to.deep.equal({
+        code: 'E_ASSERT_FAILED',
+        message: 'expected "ok", got "\ufffd"',
+        triedLocators: [{ by: 'testid', value: 's1', count: 0 }],
+      });
       expect(s1.evidence).to.deep.equal({ consoleErrors: ['fine', 'n\ufffdul', 'cut \ufffd'] });
       expect(s2).to.deep.include({ status: 'pass', actual: 'a\ufffd', textReplaced: ['actual'] });
       expect(s3).to.deep.include({ status: 'error', textReplaced: null });
@@ -60,14 +79,19 @@ describe('OTP: observed text the database cannot hold', () => {
     }
   });
 
-  it('still refuses such text in what is not observed text (a locator, an error code), and takes the step\'s next result', async () => {
+  it("still refuses such text in what is not observed text (a locator, an error code), and takes the step's next result", async () => {
     const { key, executor, runId } = await runOf(1);
     try {
       const exec = await executor.next('step.exec');
-      const locatorId = executor.result(exec, 'pass', { actual: 'a\u0000', usedLocator: { by: 'testid', value: 's\u0000' } });
+      const locatorId = executor.result(exec, 'pass', {
+        actual: 'a\u0000',
+        usedLocator: { by: 'testid', value: 's\u0000' },
+      });
       const locator = await executor.next('error', (f) => f.ref === locatorId);
       expect(locator.payload.code).to.equal('E_INVALID_FRAME');
-      expect(locator.payload.details.fields).to.deep.equal([{ field: 'payload.usedLocator.value', message: NUL_MESSAGE }]);
+      expect(locator.payload.details.fields).to.deep.equal([
+        { field: 'payload.usedLocator.value', message: NUL_MESSAGE },
+      ]);
       const codeId = executor.result(exec, 'fail', { error: { code: 'E_\u0000', message: 'm' } });
       const code = await executor.next('error', (f) => f.ref === codeId);
       expect(code.payload.details.fields).to.deep.equal([{ field: 'payload.error.code', message: NUL_MESSAGE }]);

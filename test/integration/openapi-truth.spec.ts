@@ -17,17 +17,23 @@ describe('/openapi.json tells the whole truth', () => {
     for (const [path, item] of Object.entries<any>(spec.paths)) {
       const op = item.get;
       // Routes without parameters or a key: what anyone can fetch as it is.
-      if (!op || path.includes('{') || (op.security && op.security.length)) continue;
+      if (!op || path.includes('{') || op.security?.length) continue;
       const res = await fetch(`${t.service.restUrl}${path}`);
       const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
       const documented = Object.keys(op.responses[String(res.status)]?.content ?? {});
-      if (!documented.includes(type)) unanswered.push(`${path}: answered ${res.status} ${type}, documented ${documented.join(', ') || 'nothing'}`);
+      if (!documented.includes(type))
+        unanswered.push(`${path}: answered ${res.status} ${type}, documented ${documented.join(', ') || 'nothing'}`);
     }
     expect(unanswered).to.deep.equal([]);
-    expect(Object.keys(spec.paths['/oauth/jwks'].get.responses['200'].content)).to.deep.equal(['application/jwk-set+json']);
+    expect(Object.keys(spec.paths['/oauth/jwks'].get.responses['200'].content)).to.deep.equal([
+      'application/jwk-set+json',
+    ]);
   });
 
   it('says in the run request schema that exactly one of testCaseIds and planId is given', () => {
-    expect(spec.components.schemas.OtpRunRequest.oneOf).to.deep.equal([{ required: ['testCaseIds'] }, { required: ['planId'] }]);
+    expect(spec.components.schemas.OtpRunRequest.oneOf).to.deep.equal([
+      { required: ['testCaseIds'] },
+      { required: ['planId'] },
+    ]);
   });
 });

@@ -1,15 +1,16 @@
 // /openapi.json: a valid OpenAPI 3.1 document (checked by an independent validator), generated from
 // the route definitions, complete, and enough on its own for a client to do real work.
-import { expect } from 'chai';
+
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsModule from 'ajv-formats';
-import { startTestService, type TestService } from '../support/service.js';
-import { TestExecutor } from '../support/executor.js';
+import { expect } from 'chai';
+import { errorStatuses, openApiPath, operationIdOf } from '../../src/rest/openapi.js';
 import { eventually } from '../support/eventually.js';
+import { TestExecutor } from '../support/executor.js';
 import { OpenApiResponseChecker } from '../support/openapi-check.js';
 import { openApiClient } from '../support/openapi-client.js';
-import { errorStatuses, openApiPath, operationIdOf } from '../../src/rest/openapi.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 type FormatsPlugin = typeof formatsModule.default;
 const addFormats: FormatsPlugin =
@@ -43,7 +44,8 @@ describe('/openapi.json', () => {
       expect(operation.operationId).to.equal(operationIdOf(def));
       expect(ids.has(operation.operationId), operation.operationId).to.equal(false);
       ids.add(operation.operationId);
-      for (const status of errorStatuses(def)) expect(operation.responses, `${def.path} ${status}`).to.have.property(String(status));
+      for (const status of errorStatuses(def))
+        expect(operation.responses, `${def.path} ${status}`).to.have.property(String(status));
       if (def.auth === 'none') {
         expect(operation.security).to.deep.equal([]);
       } else {
@@ -51,18 +53,46 @@ describe('/openapi.json', () => {
         for (const status of ['401', '403', '429']) expect(operation.responses).to.have.property(status);
       }
       const headers = (operation.parameters ?? []).map((p: { $ref?: string }) => p.$ref);
-      if (def.method === 'post' && def.auth !== 'none') expect(headers).to.include('#/components/parameters/IdempotencyKey');
+      if (def.method === 'post' && def.auth !== 'none')
+        expect(headers).to.include('#/components/parameters/IdempotencyKey');
       if (def.method === 'patch') expect(headers).to.include('#/components/parameters/IfMatch');
       if (def.body) expect(operation.requestBody.content).to.have.property('application/json');
       if (def.multipart) expect(operation.requestBody.content).to.have.property('multipart/form-data');
-      if (def.response) expect(operation.responses[String(def.status ?? 200)].content['application/json'].schema).to.be.an('object');
+      if (def.response)
+        expect(operation.responses[String(def.status ?? 200)].content['application/json'].schema).to.be.an('object');
     }
     // Every resource group of the API has its place in the document.
-    for (const group of ['bugs', 'tickets', 'requirements', 'specifications', 'tests/cases', 'tests/plans', 'tests/runs', 'tests/results', 'releases', 'release-plans', 'milestones', 'kb', 'memories', 'notes', 'webhooks', 'api-keys', 'platform/projects', 'platform/groups']) {
+    for (const group of [
+      'bugs',
+      'tickets',
+      'requirements',
+      'specifications',
+      'tests/cases',
+      'tests/plans',
+      'tests/runs',
+      'tests/results',
+      'releases',
+      'release-plans',
+      'milestones',
+      'kb',
+      'memories',
+      'notes',
+      'webhooks',
+      'api-keys',
+      'platform/projects',
+      'platform/groups',
+    ]) {
       expect(doc.paths, group).to.have.property(`/api/v1/${group}`);
       expect(doc.paths, group).to.have.property(`/api/v1/${group}/{id}`);
     }
-    for (const path of ['/api/v1/platform/context', '/api/v1/platform/entitlement', '/api/v1/platform/lifecycle/{projectId}/archive', '/api/v1/requirements/{id}/coverage', '/api/v1/otp/runs', '/openapi.json']) {
+    for (const path of [
+      '/api/v1/platform/context',
+      '/api/v1/platform/entitlement',
+      '/api/v1/platform/lifecycle/{projectId}/archive',
+      '/api/v1/requirements/{id}/coverage',
+      '/api/v1/otp/runs',
+      '/openapi.json',
+    ]) {
       expect(doc.paths).to.have.property(path);
     }
     expect(doc.components.securitySchemes.apiKey).to.deep.include({ type: 'http', scheme: 'bearer' });
@@ -80,19 +110,74 @@ describe('/openapi.json', () => {
     for (const ref of new Set(refs)) {
       const target = ref.slice(8, -1);
       expect(target.startsWith('#/components/'), target).to.equal(true);
-      const found = target.split('/').slice(1).reduce((node: any, key: string) => node?.[key], doc);
+      const found = target
+        .split('/')
+        .slice(1)
+        .reduce((node: any, key: string) => node?.[key], doc);
       expect(found, target).to.not.equal(undefined);
     }
   });
 
   it('catches a response that the document does not describe (the suite-wide check can fail)', () => {
     const checker = new OpenApiResponseChecker(doc);
-    const bug = { id: 'bug_1', title: 'x', labels: [], status: 'open', priority: 'medium', severity: 'major', projectId: 'p', version: 1, createdBy: null, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() };
-    expect(checker.check({ method: 'GET', path: '/api/v1/bugs/bug_1', status: 200, body: bug, contentType: 'application/json' })).to.deep.equal([]);
-    expect(checker.check({ method: 'GET', path: '/api/v1/bugs/bug_1', status: 200, body: { ...bug, surprise: 1 }, contentType: 'application/json' })).to.have.length(1);
-    expect(checker.check({ method: 'GET', path: '/api/v1/bugs/bug_1', status: 418, body: {}, contentType: 'application/json' })).to.have.length(1);
-    expect(checker.check({ method: 'GET', path: '/api/v1/not/documented', status: 200, body: {}, contentType: 'application/json' })).to.have.length(1);
-    expect(checker.check({ method: 'GET', path: '/api/v1/not/documented', status: 404, body: { error: { code: 'NOT_FOUND', message: 'x', details: {} } }, contentType: 'application/json' })).to.deep.equal([]);
+    const bug = {
+      id: 'bug_1',
+      title: 'x',
+      labels: [],
+      status: 'open',
+      priority: 'medium',
+      severity: 'major',
+      projectId: 'p',
+      version: 1,
+      createdBy: null,
+      createdAt: new Date().toISOString(),
+      updatedAt: new Date().toISOString(),
+    };
+    expect(
+      checker.check({
+        method: 'GET',
+        path: '/api/v1/bugs/bug_1',
+        status: 200,
+        body: bug,
+        contentType: 'application/json',
+      }),
+    ).to.deep.equal([]);
+    expect(
+      checker.check({
+        method: 'GET',
+        path: '/api/v1/bugs/bug_1',
+        status: 200,
+        body: { ...bug, surprise: 1 },
+        contentType: 'application/json',
+      }),
+    ).to.have.length(1);
+    expect(
+      checker.check({
+        method: 'GET',
+        path: '/api/v1/bugs/bug_1',
+        status: 418,
+        body: {},
+        contentType: 'application/json',
+      }),
+    ).to.have.length(1);
+    expect(
+      checker.check({
+        method: 'GET',
+        path: '/api/v1/not/documented',
+        status: 200,
+        body: {},
+        contentType: 'application/json',
+      }),
+    ).to.have.length(1);
+    expect(
+      checker.check({
+        method: 'GET',
+        path: '/api/v1/not/documented',
+        status: 404,
+        body: { error: { code: 'NOT_FOUND', message: 'x', details: {} } },
+        contentType: 'application/json',
+      }),
+    ).to.deep.equal([]);
   });
 
   it('is enough for a client built from it alone: requirement, covering test case, OTP run, coverage', async () => {
@@ -113,7 +198,10 @@ describe('/openapi.json', () => {
       },
     });
     expect(testCase.status).to.equal(201);
-    const link = await call('createTestCaseLink', { params: { id: testCase.body.id }, body: { targetId: requirement.body.id, relation: 'covers' } });
+    const link = await call('createTestCaseLink', {
+      params: { id: testCase.body.id },
+      body: { targetId: requirement.body.id, relation: 'covers' },
+    });
     expect(link.status).to.equal(201);
     const testRun = await call('createTestRun', { body: { title: 'sign-in check', testCaseIds: [testCase.body.id] } });
     expect(testRun.status).to.equal(201);
@@ -121,7 +209,9 @@ describe('/openapi.json', () => {
     const protocol = await call('getOtpProtocol');
     const executor = await TestExecutor.connect(t.otpUrl.replace(/\/otp$/, protocol.body.websocketPath), { key });
     await executor.hello();
-    const run = await call('startOtpRun', { body: { testCaseIds: [testCase.body.id], testRunId: testRun.body.id, finishTestRun: true } });
+    const run = await call('startOtpRun', {
+      body: { testCaseIds: [testCase.body.id], testRunId: testRun.body.id, finishTestRun: true },
+    });
     expect(run.status).to.equal(202);
     executor.result(await executor.next('step.exec'), 'pass');
     executor.result(await executor.next('step.exec'), 'pass');

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { TestExecutor } from '../support/executor.js';
 import { eventually } from '../support/eventually.js';
+import { TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
 import { describeEachTransport } from '../support/transports.js';
 
 describeEachTransport('OTP: handshake, credentials and frame handling', (transport) => {
@@ -20,7 +20,12 @@ describeEachTransport('OTP: handshake, credentials and frame handling', (transpo
     expect(welcome.payload.sessionId).to.equal(welcome.sessionId);
     expect(Date.parse(welcome.payload.serverTime)).to.be.closeTo(Date.now(), 5000);
     expect(welcome.payload.keepaliveSec).to.equal(1);
-    expect(welcome.payload.limits).to.include({ maxFrameBytes: 1048576, maxSteps: 500, stepTimeoutMs: 30000, maxParallel: 3 });
+    expect(welcome.payload.limits).to.include({
+      maxFrameBytes: 1048576,
+      maxSteps: 500,
+      stepTimeoutMs: 30000,
+      maxParallel: 3,
+    });
     const sessions = await t.request('GET', '/otp/sessions');
     const listed = sessions.body.items.find((s: { id: string }) => s.id === welcome.sessionId);
     expect(listed).to.include({ executor: 'runner', name: 'test-executor', maxParallel: 3, status: 'open' });
@@ -61,7 +66,9 @@ describeEachTransport('OTP: handshake, credentials and frame handling', (transpo
   });
 
   it('refuses a wrong key with E_AUTH and close 4401', async () => {
-    const { error, close } = await refused(await TestExecutor.connect(t.otpUrl, { key: 'svc_pk_wrong_wrong_wrong_wrong_wrong_wrong_wrong' }));
+    const { error, close } = await refused(
+      await TestExecutor.connect(t.otpUrl, { key: 'svc_pk_wrong_wrong_wrong_wrong_wrong_wrong_wrong' }),
+    );
     expect(error.payload.code).to.equal('E_AUTH');
     expect(close.code).to.equal(4401);
   });
@@ -133,7 +140,7 @@ describeEachTransport('OTP: handshake, credentials and frame handling', (transpo
     const executor = await TestExecutor.connect(t.otpUrl, { key: t.adminKey });
     await executor.hello();
     const depth = 30_000;
-    const locator = '{"by":"css","value":"a","within":'.repeat(depth) + '{"by":"css","value":"a"}' + '}'.repeat(depth);
+    const locator = `${'{"by":"css","value":"a","within":'.repeat(depth)}{"by":"css","value":"a"}${'}'.repeat(depth)}`;
     const id = 'msg_deep';
     executor.raw(
       `{"otp":"1.0","id":"${id}","ts":"${new Date().toISOString()}","type":"step.result","sessionId":"${executor.sessionId}",` +
@@ -150,7 +157,13 @@ describeEachTransport('OTP: handshake, credentials and frame handling', (transpo
 
   // A hello padded with JSON white space to a given size in bytes.
   const paddedHello = (bytes: number) => {
-    const hello = JSON.stringify({ otp: '1.0', id: 'msg_padded', ts: new Date().toISOString(), type: 'hello', payload: { executor: 'runner', name: 'padded', version: '1', capabilities: {} } });
+    const hello = JSON.stringify({
+      otp: '1.0',
+      id: 'msg_padded',
+      ts: new Date().toISOString(),
+      type: 'hello',
+      payload: { executor: 'runner', name: 'padded', version: '1', capabilities: {} },
+    });
     return hello + ' '.repeat(bytes - Buffer.byteLength(hello));
   };
 

@@ -2,11 +2,11 @@
 // another process, and after a drain (4503). Services on one database, real sockets; where both OTP
 // transports load, neighbours use different ones, so a session also moves from one adapter to the other.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { startService, type Service } from '../../src/service.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
+import { type Service, startService } from '../../src/service.js';
 import { TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
 import { TRANSPORTS } from '../support/transports.js';
 
 const click = { otp: { action: 'click', locator: { by: 'css', value: '#go' } } };
@@ -50,8 +50,13 @@ describe('OTP: resuming a session on another service process', () => {
   async function project(steps: number) {
     const { key } = await a.newProject('admin');
     const req = (method: string, path: string, body?: unknown) => a.request(method, path, { key, body });
-    const caseId = (await req('POST', '/tests/cases', { title: 'across', steps: Array(steps).fill(click) })).body.id as string;
-    return { key, req, startRun: async () => (await req('POST', '/otp/runs', { testCaseIds: [caseId] })).body.runId as string };
+    const caseId = (await req('POST', '/tests/cases', { title: 'across', steps: Array(steps).fill(click) })).body
+      .id as string;
+    return {
+      key,
+      req,
+      startRun: async () => (await req('POST', '/otp/runs', { testCaseIds: [caseId] })).body.runId as string,
+    };
   }
 
   it('a session dropped on one process is resumed on the other: the run goes on from its step in flight and passes', async () => {
@@ -74,7 +79,12 @@ describe('OTP: resuming a session on another service process', () => {
     expect((await second.next('run.start')).runId).to.equal(runId);
     second.result(again, 'pass');
     second.result(await second.next('step.exec'), 'pass');
-    expect((await second.next('run.finished')).payload).to.deep.include({ runId, status: 'passed', passed: 3, failed: 0 });
+    expect((await second.next('run.finished')).payload).to.deep.include({
+      runId,
+      status: 'passed',
+      passed: 3,
+      failed: 0,
+    });
 
     const run = (await p.req('GET', `/otp/runs/${runId}`)).body;
     expect(run.steps.map((s: { status: string }) => s.status)).to.deep.equal(['pass', 'pass', 'pass']);

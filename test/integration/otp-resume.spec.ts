@@ -1,9 +1,9 @@
 // Resuming a session after a dropped connection (docs/protocol.md, "Resuming a session"), in one
 // service process: real sockets, real PostgreSQL.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { TestExecutor } from '../support/executor.js';
 import { eventually } from '../support/eventually.js';
+import { TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
 import { describeEachTransport } from '../support/transports.js';
 
 const click = { otp: { action: 'click', locator: { by: 'css', value: '#go' } } };
@@ -20,7 +20,8 @@ describeEachTransport('OTP: resuming a session after a dropped connection', (tra
   async function project(steps = 3) {
     const { key, projectId } = await t.newProject('admin');
     const req = (method: string, path: string, body?: unknown) => t.request(method, path, { key, body });
-    const caseId = (await req('POST', '/tests/cases', { title: 'resume', steps: Array(steps).fill(click) })).body.id as string;
+    const caseId = (await req('POST', '/tests/cases', { title: 'resume', steps: Array(steps).fill(click) })).body
+      .id as string;
     const executor = async (extra: Record<string, unknown> = {}) => {
       const e = await TestExecutor.connect(t.otpUrl, { key });
       const welcome = await e.hello({ maxParallel: 1 }, extra);
@@ -46,7 +47,9 @@ describeEachTransport('OTP: resuming a session after a dropped connection', (tra
     // The connection drops mid-step: no close frame, the result of step 1 never sent.
     first.terminate();
     await first.closed;
-    await eventually(async () => expect((await p.req('GET', `/otp/sessions/${sessionId}`)).body.status).to.equal('open'));
+    await eventually(async () =>
+      expect((await p.req('GET', `/otp/sessions/${sessionId}`)).body.status).to.equal('open'),
+    );
 
     const { e: second, welcome: resumed } = await p.executor({ resumeSessionId: sessionId });
     expect(resumed.sessionId).to.equal(sessionId);

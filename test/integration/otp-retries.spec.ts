@@ -2,10 +2,10 @@
 // freshContext on its first step); a case that passes on a retry is flaky and the run passes; the
 // failed attempt stays readable (earlierAttempts) and run.finished counts the flaky case.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { TestExecutor } from '../support/executor.js';
-import { describeEachTransport } from '../support/transports.js';
 import { eventually } from '../support/eventually.js';
+import { TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { describeEachTransport } from '../support/transports.js';
 
 const click = { otp: { action: 'click', locator: { by: 'css', value: '#go' } } };
 
@@ -38,9 +38,17 @@ describeEachTransport('OTP: retries of failed test cases', (transport) => {
     const execs: Array<{ stepIndex: number; attempt?: number; freshContext?: boolean }> = [];
     const answer = async (status: 'pass' | 'fail') => {
       const exec = await executor.next('step.exec');
-      execs.push({ stepIndex: exec.payload.stepIndex, attempt: exec.payload.attempt, freshContext: exec.payload.freshContext });
+      execs.push({
+        stepIndex: exec.payload.stepIndex,
+        attempt: exec.payload.attempt,
+        freshContext: exec.payload.freshContext,
+      });
       const error = status === 'fail' ? { code: 'E_ASSERT_FAILED', message: 'expected 3 items, got 2' } : undefined;
-      executor.send('step.result', { stepIndex: exec.payload.stepIndex, status, durationMs: 5, ...(error ? { error } : {}) }, { runId, ref: exec.id });
+      executor.send(
+        'step.result',
+        { stepIndex: exec.payload.stepIndex, status, durationMs: 5, ...(error ? { error } : {}) },
+        { runId, ref: exec.id },
+      );
     };
     await answer('pass'); // flaky, attempt 1, step 0
     await answer('fail'); // step 1 fails: the case runs again
@@ -60,15 +68,31 @@ describeEachTransport('OTP: retries of failed test cases', (transport) => {
     const run = (await req('GET', `/otp/runs/${runId}`)).body;
     expect(run.status).to.equal('passed');
     expect(run.counts).to.deep.equal({ passed: 3, failed: 0, skipped: 0, total: 3, flaky: 1 });
-    expect(run.steps.map((s: { attempt: number; status: string }) => [s.attempt, s.status])).to.deep.equal([[2, 'pass'], [2, 'pass'], [1, 'pass']]);
-    expect(run.earlierAttempts.map((a: { stepIndex: number; attempt: number; status: string; error: { code: string } | null }) => [a.stepIndex, a.attempt, a.status, a.error?.code ?? null])).to.deep.equal([
+    expect(run.steps.map((s: { attempt: number; status: string }) => [s.attempt, s.status])).to.deep.equal([
+      [2, 'pass'],
+      [2, 'pass'],
+      [1, 'pass'],
+    ]);
+    expect(
+      run.earlierAttempts.map(
+        (a: { stepIndex: number; attempt: number; status: string; error: { code: string } | null }) => [
+          a.stepIndex,
+          a.attempt,
+          a.status,
+          a.error?.code ?? null,
+        ],
+      ),
+    ).to.deep.equal([
       [0, 1, 'pass', null],
       [1, 1, 'fail', 'E_ASSERT_FAILED'],
     ]);
     // The reports say so too: JUnit's flakyFailure for the failed attempt, CTRF's flaky and retryAttempts.
-    const report = (format: string) => fetch(`${t.api}/otp/runs/${runId}?format=${format}`, { headers: { authorization: `Bearer ${key}` } });
+    const report = (format: string) =>
+      fetch(`${t.api}/otp/runs/${runId}?format=${format}`, { headers: { authorization: `Bearer ${key}` } });
     const junit = { text: await (await report('junit')).text() };
-    expect(junit.text).to.match(/<testcase[^>]*name="flaky"[^>]*>[\s\S]*<flakyFailure[^>]*message="expected 3 items, got 2"[^>]*type="E_ASSERT_FAILED"/);
+    expect(junit.text).to.match(
+      /<testcase[^>]*name="flaky"[^>]*>[\s\S]*<flakyFailure[^>]*message="expected 3 items, got 2"[^>]*type="E_ASSERT_FAILED"/,
+    );
     expect(junit.text).to.not.match(/<failure/);
     const ctrf = await (await report('ctrf')).json();
     const test = ctrf.results.tests.find((x: { name: string }) => x.name === 'flaky');
@@ -87,7 +111,11 @@ describeEachTransport('OTP: retries of failed test cases', (transport) => {
     for (let attempt = 1; attempt <= 2; attempt++) {
       const exec = await executor.next('step.exec');
       expect(exec.payload.attempt).to.equal(attempt === 1 ? undefined : attempt);
-      executor.send('step.result', { stepIndex: 0, status: 'error', error: { code: 'E_LOCATOR_NOT_FOUND', message: 'nothing matched' } }, { runId, ref: exec.id });
+      executor.send(
+        'step.result',
+        { stepIndex: 0, status: 'error', error: { code: 'E_LOCATOR_NOT_FOUND', message: 'nothing matched' } },
+        { runId, ref: exec.id },
+      );
     }
     const finished = await executor.next('run.finished');
     expect(finished.payload).to.deep.include({ status: 'failed', failed: 1, flaky: 0 });
@@ -100,12 +128,21 @@ describeEachTransport('OTP: retries of failed test cases', (transport) => {
     const { req, executor } = await setUp();
     const caseId = (await req('POST', '/tests/cases', { title: 'wobbly', steps: [click] })).body.id;
     const testRun = (await req('POST', '/tests/runs', { title: 'nightly', testCaseIds: [caseId] })).body.id;
-    const runId = (await req('POST', '/otp/runs', { testCaseIds: [caseId], retries: 1, testRunId: testRun })).body.runId;
+    const runId = (await req('POST', '/otp/runs', { testCaseIds: [caseId], retries: 1, testRunId: testRun })).body
+      .runId;
     const start = await executor.next('run.start');
     executor.send('ack', undefined, { runId, ref: start.id });
     for (const status of ['fail', 'pass'] as const) {
       const exec = await executor.next('step.exec');
-      executor.send('step.result', { stepIndex: 0, status, ...(status === 'fail' ? { error: { code: 'E_ASSERT_FAILED', message: 'not yet' } } : {}) }, { runId, ref: exec.id });
+      executor.send(
+        'step.result',
+        {
+          stepIndex: 0,
+          status,
+          ...(status === 'fail' ? { error: { code: 'E_ASSERT_FAILED', message: 'not yet' } } : {}),
+        },
+        { runId, ref: exec.id },
+      );
     }
     expect((await executor.next('run.finished')).payload).to.deep.include({ status: 'passed', flaky: 1 });
     const results = await eventually(async () => {
@@ -114,7 +151,11 @@ describeEachTransport('OTP: retries of failed test cases', (transport) => {
       return page.items;
     });
     expect(results[0].status).to.equal('flaky');
-    expect((await req('GET', `/tests/runs/${testRun}`)).body.summary).to.deep.include({ flaky: 1, passed: 0, failed: 0 });
+    expect((await req('GET', `/tests/runs/${testRun}`)).body.summary).to.deep.include({
+      flaky: 1,
+      passed: 0,
+      failed: 0,
+    });
   });
 
   it('refuses more than 3 retries, and a run without retries answers as before', async () => {

@@ -1,11 +1,11 @@
-import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { TestExecutor, type Frame } from '../support/executor.js';
-import { eventually } from '../support/eventually.js';
 import diagnostics from 'node:diagnostics_channel';
+import { expect } from 'chai';
+import { newId } from '../../src/ids.js';
 import type { RunClaimMessage, StepDispatchMessage } from '../../src/otp/engine/diagnostics.js';
 import { RunStore } from '../../src/otp/store/run-store.js';
-import { newId } from '../../src/ids.js';
+import { eventually } from '../support/eventually.js';
+import { type Frame, TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
 import { describeEachTransport } from '../support/transports.js';
 
 const locator = { by: 'role', value: 'button', name: 'Go' };
@@ -23,7 +23,8 @@ describeEachTransport('OTP: runs end to end', (transport) => {
   async function project() {
     const { key } = await t.newProject('admin');
     const req = (method: string, path: string, body?: unknown) => t.request(method, path, { key, body });
-    const testCase = async (title: string, steps: unknown[]) => (await req('POST', '/tests/cases', { title, steps })).body.id as string;
+    const testCase = async (title: string, steps: unknown[]) =>
+      (await req('POST', '/tests/cases', { title, steps })).body.id as string;
     const executor = async (capabilities: Record<string, unknown> = {}) => {
       const e = await TestExecutor.connect(t.otpUrl, { key });
       await e.hello(capabilities);
@@ -41,19 +42,38 @@ describeEachTransport('OTP: runs end to end', (transport) => {
     ]);
     const caseB = await p.testCase('B', [
       step({ action: 'eval', script: 'return 1' }),
-      step({ action: 'assert', kind: 'text', locator: { by: 'testid', value: 'greeting' }, op: 'contains', expected: 'Hello {{user}}' }, { label: 'greets', timeoutMs: 4000 }),
+      step(
+        {
+          action: 'assert',
+          kind: 'text',
+          locator: { by: 'testid', value: 'greeting' },
+          op: 'contains',
+          expected: 'Hello {{user}}',
+        },
+        { label: 'greets', timeoutMs: 4000 },
+      ),
     ]);
     const executor = await p.executor({ eval: false, screenshot: true, maxParallel: 1 });
-    const created = await p.req('POST', '/otp/runs', { testCaseIds: [caseA, caseB], vars: { base: 'https://app.test', user: 'ada' } });
+    const created = await p.req('POST', '/otp/runs', {
+      testCaseIds: [caseA, caseB],
+      vars: { base: 'https://app.test', user: 'ada' },
+    });
     expect(created.status).to.equal(202);
     expect(created.body.runId).to.match(/^otr_/);
     expect(['queued', 'running']).to.include(created.body.status);
 
     const start = await executor.next('run.start');
     expect(start.runId).to.equal(created.body.runId);
-    expect(start.payload).to.deep.include({ runId: created.body.runId, totalSteps: 5, vars: { base: 'https://app.test', user: 'ada' } });
+    expect(start.payload).to.deep.include({
+      runId: created.body.runId,
+      totalSteps: 5,
+      vars: { base: 'https://app.test', user: 'ada' },
+    });
     expect(start.payload.allowedOrigins).to.deep.equal(['https://app.test']);
-    expect(start.payload.testCases).to.deep.equal([{ id: caseA, title: 'A', steps: 3 }, { id: caseB, title: 'B', steps: 2 }]);
+    expect(start.payload.testCases).to.deep.equal([
+      { id: caseA, title: 'A', steps: 3 },
+      { id: caseB, title: 'B', steps: 2 },
+    ]);
     expect(start.payload.defaults).to.deep.equal({ stepTimeoutMs: 30000 });
     executor.send('ack', undefined, { runId: start.runId, ref: start.id });
 
@@ -77,7 +97,14 @@ describeEachTransport('OTP: runs end to end', (transport) => {
     executor.result(exec4, 'pass', { actual: 'Hello ada!', usedLocator: { by: 'testid', value: 'greeting' } });
 
     const finished = await executor.next('run.finished');
-    expect(finished.payload).to.deep.include({ runId: created.body.runId, status: 'failed', passed: 2, failed: 1, skipped: 2, total: 5 });
+    expect(finished.payload).to.deep.include({
+      runId: created.body.runId,
+      status: 'failed',
+      passed: 2,
+      failed: 1,
+      skipped: 2,
+      total: 5,
+    });
     expect(finished.payload.durationMs).to.be.a('number');
 
     const run = await p.req('GET', `/otp/runs/${created.body.runId}`);
@@ -86,17 +113,28 @@ describeEachTransport('OTP: runs end to end', (transport) => {
     const steps = run.body.steps;
     expect(steps.map((s: { status: string }) => s.status)).to.deep.equal(['pass', 'fail', 'skip', 'skip', 'pass']);
     expect(steps[0].durationMs).to.equal(120);
-    expect(steps[1].error).to.deep.equal({ code: 'E_LOCATOR_NOT_FOUND', message: 'no button Go', triedLocators: [locator] });
+    expect(steps[1].error).to.deep.equal({
+      code: 'E_LOCATOR_NOT_FOUND',
+      message: 'no button Go',
+      triedLocators: [locator],
+    });
     expect(steps[1].evidence).to.deep.equal({ consoleErrors: ['TypeError: x is undefined'] });
     expect(steps[2].error.code).to.equal('E_SKIPPED');
     expect(steps[3].error.code).to.equal('E_CAPABILITY');
-    expect(steps[4]).to.deep.include({ actual: 'Hello ada!', usedLocator: { by: 'testid', value: 'greeting' }, label: 'greets' });
+    expect(steps[4]).to.deep.include({
+      actual: 'Hello ada!',
+      usedLocator: { by: 'testid', value: 'greeting' },
+      label: 'greets',
+    });
     executor.close();
   });
 
   it('records a step with no result in time as E_TIMEOUT and refuses its late result', async () => {
     const p = await project();
-    const id = await p.testCase('slow', [step({ action: 'click', locator }, { timeoutMs: 200 }), step({ action: 'hover', locator })]);
+    const id = await p.testCase('slow', [
+      step({ action: 'click', locator }, { timeoutMs: 200 }),
+      step({ action: 'hover', locator }),
+    ]);
     const executor = await p.executor();
     const created = await p.req('POST', '/otp/runs', { testCaseIds: [id] });
     const exec0 = await executor.next('step.exec');
@@ -115,7 +153,11 @@ describeEachTransport('OTP: runs end to end', (transport) => {
 
   it('publishes its dispatch latency on the otp:step.dispatch diagnostics channel, once per step.exec that follows a result', async () => {
     const p = await project();
-    const id = await p.testCase('measured', [step({ action: 'click', locator }), step({ action: 'hover', locator }), step({ action: 'click', locator })]);
+    const id = await p.testCase('measured', [
+      step({ action: 'click', locator }),
+      step({ action: 'hover', locator }),
+      step({ action: 'click', locator }),
+    ]);
     const executor = await p.executor();
     const seen: StepDispatchMessage[] = [];
     const listen = (message: unknown) => void seen.push(message as StepDispatchMessage);
@@ -143,7 +185,11 @@ describeEachTransport('OTP: runs end to end', (transport) => {
 
   it('cancels a run mid-step: run.cancel, the step in flight and the rest E_CANCELLED, run.finished cancelled', async () => {
     const p = await project();
-    const id = await p.testCase('long', [step({ action: 'click', locator }), step({ action: 'wait', ms: 10 }), step({ action: 'hover', locator })]);
+    const id = await p.testCase('long', [
+      step({ action: 'click', locator }),
+      step({ action: 'wait', ms: 10 }),
+      step({ action: 'hover', locator }),
+    ]);
     const executor = await p.executor();
     const created = await p.req('POST', '/otp/runs', { testCaseIds: [id] });
     const exec0 = await executor.next('step.exec');
@@ -157,7 +203,10 @@ describeEachTransport('OTP: runs end to end', (transport) => {
     const finished = await executor.next('run.finished');
     expect(finished.payload).to.deep.include({ status: 'cancelled', passed: 1, failed: 0, skipped: 2 });
     expect(cancelled.body.steps.map((s: { status: string }) => s.status)).to.deep.equal(['pass', 'skip', 'skip']);
-    expect(cancelled.body.steps.slice(1).map((s: { error: { code: string } }) => s.error.code)).to.deep.equal(['E_CANCELLED', 'E_CANCELLED']);
+    expect(cancelled.body.steps.slice(1).map((s: { error: { code: string } }) => s.error.code)).to.deep.equal([
+      'E_CANCELLED',
+      'E_CANCELLED',
+    ]);
     const again = await p.req('POST', `/otp/runs/${created.body.runId}/cancel`);
     expect(again.status).to.equal(409);
     expect(again.body.error.code).to.equal('CONFLICT');
@@ -169,13 +218,20 @@ describeEachTransport('OTP: runs end to end', (transport) => {
     const id = await p.testCase('never', [step({ action: 'click', locator })]);
     const created = await p.req('POST', '/otp/runs', { testCaseIds: [id] });
     const cancelled = await p.req('POST', `/otp/runs/${created.body.runId}/cancel`);
-    expect(cancelled.body).to.deep.include({ status: 'cancelled', counts: { passed: 0, failed: 0, skipped: 1, total: 1 } });
+    expect(cancelled.body).to.deep.include({
+      status: 'cancelled',
+      counts: { passed: 0, failed: 0, skipped: 1, total: 1 },
+    });
     expect(cancelled.body.steps[0].error.code).to.equal('E_CANCELLED');
   });
 
   it('finishes the run as error when the executor vanishes mid-run, keeping what it reported', async () => {
     const p = await project();
-    const id = await p.testCase('vanish', [step({ action: 'click', locator }), step({ action: 'hover', locator }), step({ action: 'check', locator })]);
+    const id = await p.testCase('vanish', [
+      step({ action: 'click', locator }),
+      step({ action: 'hover', locator }),
+      step({ action: 'check', locator }),
+    ]);
     const executor = await p.executor();
     const created = await p.req('POST', '/otp/runs', { testCaseIds: [id] });
     executor.result(await executor.next('step.exec'), 'pass', { actual: 'kept' });
@@ -205,7 +261,10 @@ describeEachTransport('OTP: runs end to end', (transport) => {
     const executor = await p.executor();
     const start = await executor.next('run.start');
     expect(start.runId).to.equal(created.body.runId);
-    expect((await p.req('GET', `/otp/runs/${created.body.runId}`)).body).to.include({ status: 'running', sessionId: executor.sessionId });
+    expect((await p.req('GET', `/otp/runs/${created.body.runId}`)).body).to.include({
+      status: 'running',
+      sessionId: executor.sessionId,
+    });
     executor.result(await executor.next('step.exec'), 'pass');
     expect((await executor.next('run.finished')).payload.status).to.equal('passed');
     executor.close();
@@ -244,7 +303,12 @@ describeEachTransport('OTP: runs end to end', (transport) => {
 
   it('queues a new run behind the runs already waiting for its session, even when the session has room', async () => {
     const { key, projectId, tenantId } = await t.newProject('admin');
-    const id = (await t.request('POST', '/tests/cases', { key, body: { title: 'order', steps: [step({ action: 'click', locator })] } })).body.id;
+    const id = (
+      await t.request('POST', '/tests/cases', {
+        key,
+        body: { title: 'order', steps: [step({ action: 'click', locator })] },
+      })
+    ).body.id;
     // The claim a session makes as it becomes ready (it finds nothing): the waiting run below must come
     // after it, or that claim would take it and nothing would be waiting when the new run is posted.
     const claims: RunClaimMessage[] = [];
@@ -257,11 +321,31 @@ describeEachTransport('OTP: runs end to end', (transport) => {
     // A run that waits in the queue for this session, written behind the engine's back (nothing wakes a claim).
     const waiting = newId('otr');
     await new RunStore(t.service.db).insertRun({
-      id: waiting, tenantId, projectId, requestedSessionId: executor.sessionId!, vars: {}, allowedOrigins: [],
-      testCases: [{ id, title: 'order', steps: 1 }], planId: null, testRunId: null, finishTestRun: false,
-      steps: [{ stepIndex: 0, caseIndex: 0, testCaseId: id, action: { action: 'click', locator }, timeoutMs: 5000, continueOnFail: false }],
+      id: waiting,
+      tenantId,
+      projectId,
+      requestedSessionId: executor.sessionId!,
+      vars: {},
+      allowedOrigins: [],
+      testCases: [{ id, title: 'order', steps: 1 }],
+      planId: null,
+      testRunId: null,
+      finishTestRun: false,
+      steps: [
+        {
+          stepIndex: 0,
+          caseIndex: 0,
+          testCaseId: id,
+          action: { action: 'click', locator },
+          timeoutMs: 5000,
+          continueOnFail: false,
+        },
+      ],
     });
-    const created = await t.request('POST', '/otp/runs', { key, body: { testCaseIds: [id], sessionId: executor.sessionId } });
+    const created = await t.request('POST', '/otp/runs', {
+      key,
+      body: { testCaseIds: [id], sessionId: executor.sessionId },
+    });
     expect(created.body).to.include({ status: 'queued', sessionId: null });
     // The claim its POST asked for takes the queue in order: the one that waited first.
     expect((await executor.next('run.start')).runId).to.equal(waiting);

@@ -2,13 +2,14 @@
 // cut and restored by the test) and with the object store stopped (a real s3rver), REST answers and
 // MCP tool results say database_unavailable / storage_unavailable with Retry-After, and none of them
 // carries the database's address, a statement, a stack or a connection string.
-import { expect } from 'chai';
+
 import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { upload } from '../support/assets.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startS3, type TestS3 } from '../support/s3.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
-import { startS3, type TestS3 } from '../support/s3.js';
-import { upload } from '../support/assets.js';
 
 function expectNothingInternal(text: string, urls: string[]): void {
   for (const raw of urls) {
@@ -52,7 +53,11 @@ describe('Outage answers through REST and MCP (database relay cut, s3rver stoppe
   const mcp = async (name: string, args: Record<string, unknown>) => {
     const res = await fetch(`${t.service.restUrl}/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${t.adminKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
     });
     return { status: res.status, headers: res.headers, text: await res.text() };

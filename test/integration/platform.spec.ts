@@ -1,8 +1,8 @@
 // platform/*: projects with their first key, groups, the lifecycle of a project, entitlement and
 // context; API keys read and renamed with If-Match.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
 import { TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 describe('Platform: projects, groups, lifecycle, entitlement', () => {
   let t: TestService;
@@ -14,11 +14,12 @@ describe('Platform: projects, groups, lifecycle, entitlement', () => {
   /** A fresh tenant with one project; answers its admin key and a request function. */
   async function tenant() {
     const { key, projectId, tenantId } = await t.newProject('admin');
-    const req = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => t.request(method, path, { key, body, headers });
+    const req = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+      t.request(method, path, { key, body, headers });
     return { key, projectId, tenantId, req };
   }
 
-  it('creates a project in the caller\'s tenant with a first admin key that works at once', async () => {
+  it("creates a project in the caller's tenant with a first admin key that works at once", async () => {
     const a = await tenant();
     const res = await a.req('POST', '/platform/projects', { name: 'Mobile app', description: 'iOS and Android' });
     expect(res.status).to.equal(201);
@@ -26,7 +27,13 @@ describe('Platform: projects, groups, lifecycle, entitlement', () => {
     expect(res.body.adminKey).to.deep.include({ scope: 'admin', projectId: res.body.id });
     expect(res.body.adminKey.key).to.match(/^svc_pk_/);
     const context = await t.request('GET', '/platform/context', { key: res.body.adminKey.key });
-    expect(context.body).to.deep.include({ projectId: res.body.id, tenantId: a.tenantId, scope: 'admin', tier: 'free', projectStatus: 'active' });
+    expect(context.body).to.deep.include({
+      projectId: res.body.id,
+      tenantId: a.tenantId,
+      scope: 'admin',
+      tier: 'free',
+      projectStatus: 'active',
+    });
     // The new project's data is its own.
     await t.request('POST', '/notes', { key: res.body.adminKey.key, body: { content: 'only here' } });
     expect((await a.req('GET', '/notes')).body.items).to.deep.equal([]);
@@ -46,7 +53,9 @@ describe('Platform: projects, groups, lifecycle, entitlement', () => {
     const other = await tenant();
     const foreign = await other.req('POST', '/platform/projects', { name: 'x', groupId: group.id });
     expect(foreign.status).to.equal(400);
-    expect(foreign.body.error.details.fields).to.deep.equal([{ field: 'body.groupId', message: `group ${group.id} not found in this tenant` }]);
+    expect(foreign.body.error.details.fields).to.deep.equal([
+      { field: 'body.groupId', message: `group ${group.id} not found in this tenant` },
+    ]);
     expect((await a.req('DELETE', `/platform/groups/${group.id}`)).status).to.equal(204);
     const after = (await a.req('GET', `/platform/projects/${project.id}`)).body;
     expect(after).not.to.have.property('groupId');
@@ -75,10 +84,14 @@ describe('Platform: projects, groups, lifecycle, entitlement', () => {
     expect((await refused.next('error')).payload.code).to.equal('E_AUTH');
 
     // Archiving again changes nothing; restore (allowed while archived) brings writes back.
-    expect((await a.req('POST', `/platform/lifecycle/${a.projectId}/archive`)).body.version).to.equal(archived.body.version);
+    expect((await a.req('POST', `/platform/lifecycle/${a.projectId}/archive`)).body.version).to.equal(
+      archived.body.version,
+    );
     const stale = await a.req('POST', `/platform/lifecycle/${a.projectId}/restore`, undefined, { 'if-match': '"1"' });
     expect(stale.status).to.equal(412);
-    const restored = await a.req('POST', `/platform/lifecycle/${a.projectId}/restore`, undefined, { 'if-match': `"${archived.body.version}"` });
+    const restored = await a.req('POST', `/platform/lifecycle/${a.projectId}/restore`, undefined, {
+      'if-match': `"${archived.body.version}"`,
+    });
     expect(restored.body).to.include({ status: 'active', archivedAt: null });
     expect((await a.req('POST', '/notes', { content: 'after' })).status).to.equal(201);
   });
@@ -89,7 +102,11 @@ describe('Platform: projects, groups, lifecycle, entitlement', () => {
     const doomedKey = made.adminKey.key;
     const queued = await t.request('POST', '/otp/runs', {
       key: doomedKey,
-      body: { testCaseIds: [(await t.request('POST', '/tests/cases', { key: doomedKey, body: { title: 'x', steps: [] } })).body.id] },
+      body: {
+        testCaseIds: [
+          (await t.request('POST', '/tests/cases', { key: doomedKey, body: { title: 'x', steps: [] } })).body.id,
+        ],
+      },
     });
     expect(queued.body.status).to.equal('queued');
     const deleted = await a.req('POST', `/platform/lifecycle/${made.id}/delete`);
@@ -99,7 +116,9 @@ describe('Platform: projects, groups, lifecycle, entitlement', () => {
     expect((await a.req('GET', `/platform/projects/${made.id}`)).status).to.equal(404);
     expect((await a.req('GET', `/platform/lifecycle/${made.id}`)).status).to.equal(404);
     expect((await a.req('POST', `/platform/lifecycle/${made.id}/restore`)).status).to.equal(404);
-    expect((await a.req('GET', '/platform/projects?limit=200')).body.items.map((p: { id: string }) => p.id)).not.to.include(made.id);
+    expect(
+      (await a.req('GET', '/platform/projects?limit=200')).body.items.map((p: { id: string }) => p.id),
+    ).not.to.include(made.id);
     const run = await t.service.db('otp_runs').where('id', queued.body.runId).first('status');
     expect(run.status).to.equal('cancelled');
     // Another tenant's admin cannot touch a project that is not theirs.
@@ -120,7 +139,12 @@ describe('Platform: projects, groups, lifecycle, entitlement', () => {
     const res = await a.req('GET', '/platform/entitlement');
     expect(res.status).to.equal(200);
     expect(res.body).to.deep.include({ tier: 'free', projectId: a.projectId, tenantId: a.tenantId });
-    expect(res.body.limits).to.deep.equal({ storageBytes: 1024 ** 3, artifacts: 10_000, requestsPerMinute: 600, aiCallsPerMonth: 200 });
+    expect(res.body.limits).to.deep.equal({
+      storageBytes: 1024 ** 3,
+      artifacts: 10_000,
+      requestsPerMinute: 600,
+      aiCallsPerMonth: 200,
+    });
     expect(res.body.usage).to.deep.equal({ artifacts: 2, requestsThisWindow: 3, storageBytes: 0 });
     expect(res.body.upgradeUrl).to.be.a('string');
     await t.service.db('tenants').where('id', a.tenantId).update({ tier: 'pro' });
@@ -154,7 +178,9 @@ describe('Platform: projects, groups, lifecycle, entitlement', () => {
     expect(JSON.stringify(retry.body)).not.to.contain(first.body.key);
     const stored = await t.service.db('idempotency_keys').where('idempotency_key', 'key-once').first();
     expect(JSON.stringify(stored)).not.to.contain(first.body.key);
-    const keys = (await a.req('GET', '/api-keys?limit=200')).body.items.filter((k: { name: string }) => k.name === 'ci');
+    const keys = (await a.req('GET', '/api-keys?limit=200')).body.items.filter(
+      (k: { name: string }) => k.name === 'ci',
+    );
     expect(keys).to.have.length(1);
   });
 });

@@ -2,11 +2,16 @@
 // filters, update with If-Match, delete, validation errors naming each field, tenant isolation,
 // scopes and Idempotency-Key. The table must name every artifact definition the service has.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
 import { artifactDefinitions } from '../../src/artifacts/index.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 type Body = Record<string, any>;
-type Req = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: any; headers: Headers }>;
+type Req = (
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => Promise<{ status: number; body: any; headers: Headers }>;
 
 interface Fixture {
   path: string;
@@ -38,31 +43,55 @@ const created = async (req: Req, path: string, body: Body) => {
 
 const fixtures: Fixture[] = [
   {
-    path: 'bugs', writeScope: 'write',
-    make: (_, i) => ({ title: `Login button dead ${i}`, severity: 'critical', stepsToReproduce: ['open /login', 'click Sign in'], labels: ['ui'] }),
-    alt: () => ({ title: 'Typo on the export page', severity: 'trivial', status: 'closed', assignee: 'ada', labels: ['copy', 'ui'] }),
+    path: 'bugs',
+    writeScope: 'write',
+    make: (_, i) => ({
+      title: `Login button dead ${i}`,
+      severity: 'critical',
+      stepsToReproduce: ['open /login', 'click Sign in'],
+      labels: ['ui'],
+    }),
+    alt: () => ({
+      title: 'Typo on the export page',
+      severity: 'trivial',
+      status: 'closed',
+      assignee: 'ada',
+      labels: ['copy', 'ui'],
+    }),
     filter: () => 'status=closed&assignee=ada&labels=copy',
     update: { status: 'resolved', assignee: 'bob' },
-    invalid: { body: { title: '', severity: 'blocker', stepsToReproduce: 'click' }, fields: ['body.title', 'body.severity', 'body.stepsToReproduce'] },
+    invalid: {
+      body: { title: '', severity: 'blocker', stepsToReproduce: 'click' },
+      fields: ['body.title', 'body.severity', 'body.stepsToReproduce'],
+    },
   },
   {
-    path: 'tickets', writeScope: 'write',
+    path: 'tickets',
+    writeScope: 'write',
     make: (_, i) => ({ title: `Add CSV export ${i}`, type: 'feature', estimate: 3 }),
     alt: () => ({ title: 'Rename the button', type: 'chore', status: 'done', priority: 'low' }),
     filter: () => 'type=chore&status=done',
     update: { status: 'in_progress', dueDate: '2026-12-31' },
-    invalid: { body: { title: 5, estimate: -1, dueDate: 'tomorrow' }, fields: ['body.title', 'body.estimate', 'body.dueDate'] },
+    invalid: {
+      body: { title: 5, estimate: -1, dueDate: 'tomorrow' },
+      fields: ['body.title', 'body.estimate', 'body.dueDate'],
+    },
   },
   {
-    path: 'requirements', writeScope: 'write',
+    path: 'requirements',
+    writeScope: 'write',
     make: (_, i) => ({ title: `Users can sign in ${i}`, acceptanceCriteria: ['valid credentials sign in'] }),
     alt: () => ({ title: 'Pages load under 2 s', type: 'non_functional', priority: 'must', status: 'approved' }),
     filter: () => 'priority=must&type=non_functional',
     update: { status: 'approved', externalId: 'REQ-12' },
-    invalid: { body: { priority: 'maybe', acceptanceCriteria: [''] }, fields: ['body.title', 'body.priority', 'body.acceptanceCriteria[0]'] },
+    invalid: {
+      body: { priority: 'maybe', acceptanceCriteria: [''] },
+      fields: ['body.title', 'body.priority', 'body.acceptanceCriteria[0]'],
+    },
   },
   {
-    path: 'specifications', writeScope: 'write',
+    path: 'specifications',
+    writeScope: 'write',
     make: (_, i) => ({ title: `Login flow ${i}`, content: '# Login\nThe user signs in.' }),
     alt: () => ({ title: 'Export format', format: 'text', status: 'approved' }),
     filter: () => 'status=approved&status=deprecated&format=text',
@@ -70,7 +99,8 @@ const fixtures: Fixture[] = [
     invalid: { body: { title: 'x', format: 'pdf', status: 'final' }, fields: ['body.format', 'body.status'] },
   },
   {
-    path: 'tests/cases', writeScope: 'write',
+    path: 'tests/cases',
+    writeScope: 'write',
     make: (_, i) => ({ title: `Sign in ${i}`, steps: [navigate] }),
     alt: () => ({ title: 'Export', steps: [], status: 'draft', labels: ['smoke'] }),
     filter: () => 'status=draft&labels=smoke',
@@ -78,16 +108,21 @@ const fixtures: Fixture[] = [
     invalid: { body: { title: '', steps: [{ otp: { action: 'clik' } }] }, fields: ['body.title', 'body.steps[0]'] },
   },
   {
-    path: 'tests/plans', writeScope: 'write',
+    path: 'tests/plans',
+    writeScope: 'write',
     setup: async (req) => ({ caseId: await created(req, '/tests/cases', { title: 'in a plan', steps: [] }) }),
     make: (ctx, i) => ({ title: `Smoke ${i}`, testCaseIds: [ctx.caseId] }),
     alt: () => ({ title: 'Nightly', testCaseIds: [], status: 'draft' }),
     filter: () => 'status=draft',
     update: { testCaseIds: [] },
-    invalid: { body: { title: 'x', testCaseIds: ['tc_ok', 'nope'], status: 'live' }, fields: ['body.testCaseIds[1]', 'body.status'] },
+    invalid: {
+      body: { title: 'x', testCaseIds: ['tc_ok', 'nope'], status: 'live' },
+      fields: ['body.testCaseIds[1]', 'body.status'],
+    },
   },
   {
-    path: 'tests/runs', writeScope: 'write',
+    path: 'tests/runs',
+    writeScope: 'write',
     setup: async (req) => ({ releaseId: await created(req, '/releases', { name: '9.9.9' }) }),
     make: (ctx, i) => ({ title: `2.3 regression ${i}`, releaseId: ctx.releaseId, environment: 'staging' }),
     alt: () => ({ title: 'Nightly', status: 'closed' }),
@@ -96,19 +131,31 @@ const fixtures: Fixture[] = [
     invalid: { body: { title: 'x', status: 'done', releaseId: 'bug_1' }, fields: ['body.status', 'body.releaseId'] },
   },
   {
-    path: 'tests/results', writeScope: 'write',
+    path: 'tests/results',
+    writeScope: 'write',
     setup: async (req) => ({
       testCaseId: await created(req, '/tests/cases', { title: 'has results', steps: [] }),
       testRunId: await created(req, '/tests/runs', { title: 'collects results' }),
     }),
-    make: (ctx, i) => ({ testRunId: ctx.testRunId, testCaseId: ctx.testCaseId, status: 'passed', durationMs: 1000 + i }),
-    alt: (ctx) => ({ testRunId: ctx.testRunId, testCaseId: ctx.testCaseId, status: 'failed', comment: 'button missing' }),
+    make: (ctx, i) => ({
+      testRunId: ctx.testRunId,
+      testCaseId: ctx.testCaseId,
+      status: 'passed',
+      durationMs: 1000 + i,
+    }),
+    alt: (ctx) => ({
+      testRunId: ctx.testRunId,
+      testCaseId: ctx.testCaseId,
+      status: 'failed',
+      comment: 'button missing',
+    }),
     filter: (ctx) => `status=failed&testCaseId=${ctx.testCaseId}`,
     update: { comment: 'flaky', status: 'blocked' },
     invalid: { body: { testRunId: 'x', status: 'ok' }, fields: ['body.testRunId', 'body.testCaseId', 'body.status'] },
   },
   {
-    path: 'releases', writeScope: 'write',
+    path: 'releases',
+    writeScope: 'write',
     make: (_, i) => ({ name: `2.3.${i}`, releaseDate: '2026-12-01' }),
     alt: () => ({ name: '3.0.0', status: 'released' }),
     filter: () => 'status=released',
@@ -116,7 +163,8 @@ const fixtures: Fixture[] = [
     invalid: { body: { name: '', releaseDate: 'soon' }, fields: ['body.name', 'body.releaseDate'] },
   },
   {
-    path: 'release-plans', writeScope: 'write',
+    path: 'release-plans',
+    writeScope: 'write',
     setup: async (req) => ({ requirementId: await created(req, '/requirements', { title: 'planned' }) }),
     make: (ctx, i) => ({ title: `2.3 plan ${i}`, itemIds: [ctx.requirementId], goals: ['ship export'] }),
     alt: () => ({ title: 'Old plan', status: 'cancelled' }),
@@ -125,7 +173,8 @@ const fixtures: Fixture[] = [
     invalid: { body: { title: 'x', itemIds: ['tc_1'], endDate: 5 }, fields: ['body.itemIds[0]', 'body.endDate'] },
   },
   {
-    path: 'milestones', writeScope: 'write',
+    path: 'milestones',
+    writeScope: 'write',
     make: (_, i) => ({ title: `Beta ${i}`, dueDate: '2026-12-24' }),
     alt: () => ({ title: 'GA', status: 'closed' }),
     filter: () => 'status=closed',
@@ -133,7 +182,8 @@ const fixtures: Fixture[] = [
     invalid: { body: { title: 'x', dueDate: '2026-13-45', colour: 'red' }, fields: ['body.dueDate', 'body.colour'] },
   },
   {
-    path: 'kb', writeScope: 'write',
+    path: 'kb',
+    writeScope: 'write',
     make: (_, i) => ({ title: `How to run the tests ${i}`, content: 'npm test' }),
     alt: () => ({ title: 'FAQ', content: 'Answers', status: 'published', category: 'help' }),
     filter: () => 'category=help&status=published',
@@ -141,7 +191,8 @@ const fixtures: Fixture[] = [
     invalid: { body: { title: 'x', format: 'doc' }, fields: ['body.content', 'body.format'] },
   },
   {
-    path: 'memories', writeScope: 'write',
+    path: 'memories',
+    writeScope: 'write',
     make: (_, i) => ({ content: `The team prefers small pull requests ${i}` }),
     alt: () => ({ content: 'Deploys happen on Tuesdays', type: 'decision', importance: 5 }),
     filter: () => 'importance=5',
@@ -149,7 +200,8 @@ const fixtures: Fixture[] = [
     invalid: { body: { content: 'x', importance: 9, type: 'rumour' }, fields: ['body.importance', 'body.type'] },
   },
   {
-    path: 'notes', writeScope: 'write',
+    path: 'notes',
+    writeScope: 'write',
     make: (_, i) => ({ content: `Check the logs ${i}` }),
     alt: () => ({ content: 'Pinned note', pinned: true }),
     filter: () => 'pinned=true',
@@ -157,7 +209,9 @@ const fixtures: Fixture[] = [
     invalid: { body: { content: '', pinned: 'yes' }, fields: ['body.content', 'body.pinned'] },
   },
   {
-    path: 'webhooks', writeScope: 'admin', readScope: 'admin',
+    path: 'webhooks',
+    writeScope: 'admin',
+    readScope: 'admin',
     make: (_, i) => ({ url: `https://hooks.example.test/${i}`, events: ['bug.created'], secret: 's'.repeat(24) }),
     alt: () => ({ url: 'https://hooks.example.test/all', events: ['*'], active: false }),
     filter: () => 'active=false',
@@ -166,7 +220,8 @@ const fixtures: Fixture[] = [
     hidden: ['secret'],
   },
   {
-    path: 'platform/projects', writeScope: 'admin',
+    path: 'platform/projects',
+    writeScope: 'admin',
     setup: async (req) => ({ groupId: await created(req, '/platform/groups', { name: 'grouping' }) }),
     make: (_, i) => ({ name: `Web app ${i}` }),
     alt: (ctx) => ({ name: 'Grouped', groupId: ctx.groupId }),
@@ -176,7 +231,8 @@ const fixtures: Fixture[] = [
     secretInAnswer: true,
   },
   {
-    path: 'platform/groups', writeScope: 'admin',
+    path: 'platform/groups',
+    writeScope: 'admin',
     make: (_, i) => ({ name: `Team ${i}` }),
     alt: () => ({ name: 'Platform team', description: 'infra' }),
     // Groups filter on nothing but the change time: updatedSince selects the newest.
@@ -247,7 +303,10 @@ describe('REST resource groups: the same conventions everywhere', () => {
         let cursor: string | null = null;
         let pages = 0;
         do {
-          const page: { status: number; body: any } = await req('GET', `${base}?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+          const page: { status: number; body: any } = await req(
+            'GET',
+            `${base}?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+          );
           expect(page.status, JSON.stringify(page.body)).to.equal(200);
           expect(page.body.items.length).to.be.at.most(2);
           seen.push(...page.body.items.map((r: Body) => r.id));
@@ -301,7 +360,11 @@ describe('REST resource groups: the same conventions everywhere', () => {
         expect(res.status).to.equal(400);
         expect(res.body.error.code).to.equal('VALIDATION_ERROR');
         const fields = res.body.error.details.fields.map((f: { field: string }) => f.field);
-        for (const field of fx.invalid.fields) expect(fields.some((f: string) => f.startsWith(field)), `${field} in ${fields}`).to.equal(true);
+        for (const field of fx.invalid.fields)
+          expect(
+            fields.some((f: string) => f.startsWith(field)),
+            `${field} in ${fields}`,
+          ).to.equal(true);
         const after = await req('GET', `${base}?limit=200`);
         expect(after.body.items.length).to.equal(before.body.items.length);
       });
@@ -325,10 +388,13 @@ describe('REST resource groups: the same conventions everywhere', () => {
 
       if (!fx.path.startsWith('platform/')) {
         it('hides the records from another project of the same tenant too', async () => {
-          const sibling = (await req('POST', '/platform/projects', { name: `sibling of ${fx.path}` })).body.adminKey.key;
+          const sibling = (await req('POST', '/platform/projects', { name: `sibling of ${fx.path}` })).body.adminKey
+            .key;
           const res = await t.request('GET', `${base}/${ids[0]}`, { key: sibling });
           expect(res.status).to.equal(404);
-          expect((await t.request('PATCH', `${base}/${ids[0]}`, { key: sibling, body: fx.update })).status).to.equal(404);
+          expect((await t.request('PATCH', `${base}/${ids[0]}`, { key: sibling, body: fx.update })).status).to.equal(
+            404,
+          );
           const list = await t.request('GET', `${base}?limit=200`, { key: sibling });
           expect(list.body.items).to.deep.equal([]);
         });

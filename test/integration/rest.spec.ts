@@ -1,6 +1,6 @@
-import { expect } from 'chai';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/service.js';
 
 const navigate = { otp: { action: 'navigate', url: 'https://example.test/login' } };
@@ -97,20 +97,27 @@ describe('REST: keys, context, test cases and plans', () => {
     it('writes the bootstrap key file only when it minted the key', async () => {
       // This suite gave SVC_BOOTSTRAP_KEY, so nothing was minted or written.
       expect(t.service.bootstrap.minted).to.equal(undefined);
-      const exists = await fs.stat(path.join(t.service.config.dataDir, 'bootstrap-key')).then(() => true, () => false);
+      const exists = await fs.stat(path.join(t.service.config.dataDir, 'bootstrap-key')).then(
+        () => true,
+        () => false,
+      );
       expect(exists).to.equal(false);
     });
   });
 
   describe('test cases', () => {
     it('creates, reads, lists and patches a test case', async () => {
-      const created = await t.request('POST', '/tests/cases', { body: { title: 'Login works', steps: [navigate, click] } });
+      const created = await t.request('POST', '/tests/cases', {
+        body: { title: 'Login works', steps: [navigate, click] },
+      });
       expect(created.status).to.equal(201);
       expect(created.body.id).to.match(/^tc_/);
       expect(created.body.steps).to.deep.equal([navigate, click]);
       const read = await t.request('GET', `/tests/cases/${created.body.id}`);
       expect(read.body).to.deep.include({ title: 'Login works', version: 1 });
-      const patched = await t.request('PATCH', `/tests/cases/${created.body.id}`, { body: { title: 'Login still works' } });
+      const patched = await t.request('PATCH', `/tests/cases/${created.body.id}`, {
+        body: { title: 'Login still works' },
+      });
       expect(patched.status).to.equal(200);
       expect(patched.body).to.deep.include({ title: 'Login still works', version: 2 });
       expect(patched.body.steps).to.deep.equal([navigate, click]);
@@ -140,7 +147,11 @@ describe('REST: keys, context, test cases and plans', () => {
       const res = await t.request('POST', '/tests/cases', {
         body: {
           title: 'bad',
-          steps: [navigate, { otp: { action: 'clik', locator: { by: 'css', value: '#a' } } }, { otp: { action: 'click', locator: { by: 'nope', value: 'x' } } }],
+          steps: [
+            navigate,
+            { otp: { action: 'clik', locator: { by: 'css', value: '#a' } } },
+            { otp: { action: 'click', locator: { by: 'nope', value: 'x' } } },
+          ],
         },
       });
       expect(res.status).to.equal(400);
@@ -153,12 +164,15 @@ describe('REST: keys, context, test cases and plans', () => {
 
     it('refuses a step nested too deeply to validate with 400, and keeps serving', async () => {
       const depth = 30_000;
-      const locator = '{"by":"css","value":"a","within":'.repeat(depth) + '{"by":"css","value":"a"}' + '}'.repeat(depth);
+      const locator = `${'{"by":"css","value":"a","within":'.repeat(depth)}{"by":"css","value":"a"}${'}'.repeat(depth)}`;
       const res = await t.request('POST', '/tests/cases', {
         body: `{"title":"deep","steps":[{"otp":{"action":"click","locator":${locator}}}]}`,
       });
       expect(res.status).to.equal(400);
-      expect(res.body.error).to.include({ code: 'VALIDATION_ERROR', message: 'The request nests too deeply to be checked' });
+      expect(res.body.error).to.include({
+        code: 'VALIDATION_ERROR',
+        message: 'The request nests too deeply to be checked',
+      });
       expect((await t.request('GET', '/platform/context')).status).to.equal(200);
     });
 
@@ -169,7 +183,15 @@ describe('REST: keys, context, test cases and plans', () => {
           locator: {
             candidates: [
               { by: 'testid', value: 'save' },
-              { by: 'role', value: 'button', name: 'Save', exact: true, nth: 1, within: { by: 'css', value: 'form#profile' }, frame: 'iframe#app' },
+              {
+                by: 'role',
+                value: 'button',
+                name: 'Save',
+                exact: true,
+                nth: 1,
+                within: { by: 'css', value: 'form#profile' },
+                frame: 'iframe#app',
+              },
             ],
           },
         },
@@ -183,7 +205,7 @@ describe('REST: keys, context, test cases and plans', () => {
       expect(res.body.steps[0]).to.deep.equal(step);
     });
 
-    it('hides another project\'s test case behind a 404', async () => {
+    it("hides another project's test case behind a 404", async () => {
       const mine = await t.request('POST', '/tests/cases', { body: { title: 'private', steps: [] } });
       const other = await t.newProject('admin');
       const res = await t.request('GET', `/tests/cases/${mine.body.id}`, { key: other.key });
@@ -191,7 +213,10 @@ describe('REST: keys, context, test cases and plans', () => {
       expect(res.body.error.code).to.equal('NOT_FOUND');
       const list = await t.request('GET', '/tests/cases', { key: other.key });
       expect(list.body.items).to.deep.equal([]);
-      const patch = await t.request('PATCH', `/tests/cases/${mine.body.id}`, { key: other.key, body: { title: 'mine now' } });
+      const patch = await t.request('PATCH', `/tests/cases/${mine.body.id}`, {
+        key: other.key,
+        body: { title: 'mine now' },
+      });
       expect(patch.status).to.equal(404);
     });
   });
@@ -230,12 +255,17 @@ describe('REST: keys, context, test cases and plans', () => {
     it('refuses a run whose steps use a variable without a value', async () => {
       const id = (
         await t.request('POST', '/tests/cases', {
-          body: { title: 'vars', steps: [{ otp: { action: 'type', locator: { by: 'label', value: 'Email' }, text: '{{email}}' } }] },
+          body: {
+            title: 'vars',
+            steps: [{ otp: { action: 'type', locator: { by: 'label', value: 'Email' }, text: '{{email}}' } }],
+          },
         })
       ).body.id;
       const res = await t.request('POST', '/otp/runs', { body: { testCaseIds: [id] } });
       expect(res.status).to.equal(400);
-      expect(res.body.error.details.fields).to.deep.equal([{ field: 'body.vars.email', message: 'the steps use {{email}}; give it a value' }]);
+      expect(res.body.error.details.fields).to.deep.equal([
+        { field: 'body.vars.email', message: 'the steps use {{email}}; give it a value' },
+      ]);
     });
 
     it('answers 404 for a run of another project and for unknown runs', async () => {

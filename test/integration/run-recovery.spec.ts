@@ -3,17 +3,22 @@
 // and the orphan check finishes runs whose driver is gone, whatever the cause.
 import diagnostics from 'node:diagnostics_channel';
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { TestExecutor, type Frame } from '../support/executor.js';
-import { eventually } from '../support/eventually.js';
-import { RunStore, type NewRun, type StepWrite } from '../../src/otp/store/run-store.js';
-import type { StepWriteMessage } from '../../src/otp/engine/diagnostics.js';
 import { newId } from '../../src/ids.js';
+import type { StepWriteMessage } from '../../src/otp/engine/diagnostics.js';
+import { type NewRun, RunStore, type StepWrite } from '../../src/otp/store/run-store.js';
+import { eventually } from '../support/eventually.js';
+import { type Frame, TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 const navigate = { otp: { action: 'navigate', url: 'https://app.test/' } };
 
 /** A queued run of one step, written straight through the store (no POST, no dispatch); answers its id. */
-async function insertOneStepRun(store: RunStore, tenantId: string, projectId: string, requestedSessionId: string | null = null): Promise<string> {
+async function insertOneStepRun(
+  store: RunStore,
+  tenantId: string,
+  projectId: string,
+  requestedSessionId: string | null = null,
+): Promise<string> {
   const id = newId('otr');
   await store.insertRun({
     id,
@@ -26,7 +31,16 @@ async function insertOneStepRun(store: RunStore, tenantId: string, projectId: st
     planId: null,
     testRunId: null,
     finishTestRun: false,
-    steps: [{ stepIndex: 0, caseIndex: 0, testCaseId: 'tc_x', action: { action: 'navigate', url: 'https://a.test' }, timeoutMs: 1000, continueOnFail: false }],
+    steps: [
+      {
+        stepIndex: 0,
+        caseIndex: 0,
+        testCaseId: 'tc_x',
+        action: { action: 'navigate', url: 'https://a.test' },
+        timeoutMs: 1000,
+        continueOnFail: false,
+      },
+    ],
   });
   return id;
 }
@@ -41,7 +55,8 @@ describe('Runs left without a driver, and results that cannot be written', () =>
   async function project() {
     const { key, projectId, tenantId } = await t.newProject('admin');
     const req = (method: string, path: string, body?: unknown) => t.request(method, path, { key, body });
-    const testCase = (await req('POST', '/tests/cases', { title: 'two steps', steps: [navigate, navigate] })).body.id as string;
+    const testCase = (await req('POST', '/tests/cases', { title: 'two steps', steps: [navigate, navigate] })).body
+      .id as string;
     const run = async () => (await req('POST', '/otp/runs', { testCaseIds: [testCase] })).body.runId as string;
     return { key, projectId, tenantId, req, run };
   }
@@ -55,7 +70,16 @@ describe('Runs left without a driver, and results that cannot be written', () =>
     }
     const [first, ok1, poisoned, ok2] = runIds as [string, string, string, string];
     const write = (runId: string, actual?: string): StepWrite[] => [
-      { runId, outcome: { stepIndex: 0, status: 'pass', source: 'executor', durationMs: 1, ...(actual === undefined ? {} : { actual }) } as StepWrite['outcome'] },
+      {
+        runId,
+        outcome: {
+          stepIndex: 0,
+          status: 'pass',
+          source: 'executor',
+          durationMs: 1,
+          ...(actual === undefined ? {} : { actual }),
+        } as StepWrite['outcome'],
+      },
     ];
     const statements: number[] = [];
     const listen = (m: unknown) => statements.push((m as StepWriteMessage).rows);
@@ -93,13 +117,25 @@ describe('Runs left without a driver, and results that cannot be written', () =>
         projectId: p.projectId,
         status: 'passed',
         counts: { total: 1, passed: 1, failed: 0, skipped: 0 },
-        outcomes: [{ stepIndex: 0, status: 'pass', source: 'executor', durationMs: 1, ...(actual === undefined ? {} : { actual }) } as StepWrite['outcome']],
-        trace: { transitions: [{ at: new Date().toISOString(), event: 'RUN_FINISH_WRITTEN', from: 'finishing', to: 'done' }], dropped: 0 },
+        outcomes: [
+          {
+            stepIndex: 0,
+            status: 'pass',
+            source: 'executor',
+            durationMs: 1,
+            ...(actual === undefined ? {} : { actual }),
+          } as StepWrite['outcome'],
+        ],
+        trace: {
+          transitions: [{ at: new Date().toISOString(), event: 'RUN_FINISH_WRITTEN', from: 'finishing', to: 'done' }],
+          dropped: 0,
+        },
       });
     // This store has no connections of its own: its statements go through knex, where they can be counted.
     const verdictStatements: number[] = [];
     const counted = (q: { sql: string; bindings?: unknown[] }) => {
-      if (q.sql.includes('UPDATE otp_runs r') && q.sql.includes('AS v(id text')) verdictStatements.push(Number(q.bindings?.[1]));
+      if (q.sql.includes('UPDATE otp_runs r') && q.sql.includes('AS v(id text'))
+        verdictStatements.push(Number(q.bindings?.[1]));
     };
     t.service.db.on('query', counted);
     try {
@@ -112,16 +148,27 @@ describe('Runs left without a driver, and results that cannot be written', () =>
       t.service.db.off('query', counted);
     }
     const rows = await t.service.db('otp_runs').whereIn('id', runIds).select('id', 'status', 'trace', 'passed');
-    const byId = Object.fromEntries(rows.map((r: { id: string; status: string; trace: unknown[] | null; passed: number }) => [r.id, r]));
+    const byId = Object.fromEntries(
+      rows.map((r: { id: string; status: string; trace: unknown[] | null; passed: number }) => [r.id, r]),
+    );
     for (const runId of [first, ok1, ok2]) {
       expect(byId[runId].status, runId).to.equal('passed');
       expect(byId[runId].passed).to.equal(1);
       expect(byId[runId].trace).to.have.length(1);
     }
     expect(byId[poisoned].status).to.equal('queued');
-    const steps = await t.service.db('otp_run_steps').whereIn('run_id', runIds).orderBy('run_id').select('run_id', 'status');
-    expect(Object.fromEntries(steps.map((s: { run_id: string; status: string }) => [s.run_id, s.status]))).to.deep.equal({
-      [first]: 'pass', [ok1]: 'pass', [poisoned]: 'pending', [ok2]: 'pass',
+    const steps = await t.service
+      .db('otp_run_steps')
+      .whereIn('run_id', runIds)
+      .orderBy('run_id')
+      .select('run_id', 'status');
+    expect(
+      Object.fromEntries(steps.map((s: { run_id: string; status: string }) => [s.run_id, s.status])),
+    ).to.deep.equal({
+      [first]: 'pass',
+      [ok1]: 'pass',
+      [poisoned]: 'pending',
+      [ok2]: 'pass',
     });
     await t.service.db('otp_runs').where('id', poisoned).update({ status: 'cancelled' });
   });
@@ -129,7 +176,10 @@ describe('Runs left without a driver, and results that cannot be written', () =>
   it('ends a run one way only: a verdict that comes after the run was ended without its driver changes nothing', async () => {
     const p = await project();
     const store = new RunStore(t.service.db);
-    const [ended, driven] = [await insertOneStepRun(store, p.tenantId, p.projectId), await insertOneStepRun(store, p.tenantId, p.projectId)];
+    const [ended, driven] = [
+      await insertOneStepRun(store, p.tenantId, p.projectId),
+      await insertOneStepRun(store, p.tenantId, p.projectId),
+    ];
     // Ended as a stopped process's runs are: the unreported step skipped with the code given.
     await store.finishUndriven([ended], { status: 'error', code: 'E_INTERNAL', reason: 'the process is gone' });
     const late = await store.finishRun({
@@ -146,15 +196,36 @@ describe('Runs left without a driver, and results that cannot be written', () =>
       projectId: p.projectId,
       status: 'failed',
       counts: { total: 1, passed: 0, failed: 1, skipped: 0 },
-      outcomes: [{ stepIndex: 0, status: 'fail', source: 'executor', durationMs: 1, error: { code: 'E_ASSERT_FAILED', message: 'no' } }],
+      outcomes: [
+        {
+          stepIndex: 0,
+          status: 'fail',
+          source: 'executor',
+          durationMs: 1,
+          error: { code: 'E_ASSERT_FAILED', message: 'no' },
+        },
+      ],
     });
     await store.finishUndriven([driven], { status: 'error', code: 'E_INTERNAL', reason: 'too late' });
-    const runs = await t.service.db('otp_runs').whereIn('id', [ended, driven]).select('id', 'status', 'reason', 'passed', 'failed', 'skipped');
-    expect(Object.fromEntries(runs.map((r: any) => [r.id, { status: r.status, reason: r.reason, passed: r.passed, failed: r.failed, skipped: r.skipped }]))).to.deep.equal({
+    const runs = await t.service
+      .db('otp_runs')
+      .whereIn('id', [ended, driven])
+      .select('id', 'status', 'reason', 'passed', 'failed', 'skipped');
+    expect(
+      Object.fromEntries(
+        runs.map((r: any) => [
+          r.id,
+          { status: r.status, reason: r.reason, passed: r.passed, failed: r.failed, skipped: r.skipped },
+        ]),
+      ),
+    ).to.deep.equal({
       [ended]: { status: 'error', reason: 'the process is gone', passed: 0, failed: 0, skipped: 1 },
       [driven]: { status: 'failed', reason: null, passed: 0, failed: 1, skipped: 0 },
     });
-    const steps = await t.service.db('otp_run_steps').whereIn('run_id', [ended, driven]).select('run_id', 'status', 'error');
+    const steps = await t.service
+      .db('otp_run_steps')
+      .whereIn('run_id', [ended, driven])
+      .select('run_id', 'status', 'error');
     expect(Object.fromEntries(steps.map((s: any) => [s.run_id, [s.status, s.error.code]]))).to.deep.equal({
       [ended]: ['skip', 'E_INTERNAL'],
       [driven]: ['fail', 'E_ASSERT_FAILED'],
@@ -165,23 +236,46 @@ describe('Runs left without a driver, and results that cannot be written', () =>
     const p = await project();
     const store = new RunStore(t.service.db);
     const newRun = (title: string): NewRun => ({
-      id: newId('otr'), tenantId: p.tenantId, projectId: p.projectId, requestedSessionId: null, vars: { title }, allowedOrigins: [],
-      testCases: [{ id: 'tc_x', title, steps: 2 }], planId: null, testRunId: null, finishTestRun: false,
-      steps: [0, 1].map((stepIndex) => ({ stepIndex, caseIndex: 0, testCaseId: 'tc_x', action: { action: 'navigate', url: 'https://a.test' }, timeoutMs: 1000, continueOnFail: false })),
+      id: newId('otr'),
+      tenantId: p.tenantId,
+      projectId: p.projectId,
+      requestedSessionId: null,
+      vars: { title },
+      allowedOrigins: [],
+      testCases: [{ id: 'tc_x', title, steps: 2 }],
+      planId: null,
+      testRunId: null,
+      finishTestRun: false,
+      steps: [0, 1].map((stepIndex) => ({
+        stepIndex,
+        caseIndex: 0,
+        testCaseId: 'tc_x',
+        action: { action: 'navigate', url: 'https://a.test' },
+        timeoutMs: 1000,
+        continueOnFail: false,
+      })),
     });
     // A value the statement cannot store (jsonb refuses \u0000) in the third run.
     const runs = [newRun('first'), newRun('ok1'), newRun('a\u0000b'), newRun('ok2')];
     const statements: number[] = [];
     const counted = (q: { sql: string; bindings?: unknown[] }) => {
-      if (q.sql.includes('INSERT INTO otp_runs') && q.sql.includes('jsonb_to_recordset')) statements.push(Number(q.bindings?.[1]));
+      if (q.sql.includes('INSERT INTO otp_runs') && q.sql.includes('jsonb_to_recordset'))
+        statements.push(Number(q.bindings?.[1]));
     };
     t.service.db.on('query', counted);
     try {
       // The first insert goes at once, alone; the three that arrive while it is in flight share the next statement.
       const results = await Promise.allSettled(runs.map((run) => store.insertRun(run)));
       expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-      expect(results.map((r) => (r.status === 'fulfilled' ? [r.value.id, r.value.status, (r.value.vars as { title: string }).title] : null))).to.deep.equal([
-        [runs[0]!.id, 'queued', 'first'], [runs[1]!.id, 'queued', 'ok1'], null, [runs[3]!.id, 'queued', 'ok2'],
+      expect(
+        results.map((r) =>
+          r.status === 'fulfilled' ? [r.value.id, r.value.status, (r.value.vars as { title: string }).title] : null,
+        ),
+      ).to.deep.equal([
+        [runs[0]!.id, 'queued', 'first'],
+        [runs[1]!.id, 'queued', 'ok1'],
+        null,
+        [runs[3]!.id, 'queued', 'ok2'],
       ]);
       // The shared statement failed whole; each of its runs was then tried alone.
       expect(statements).to.deep.equal([1, 3, 1, 1, 1]);
@@ -189,8 +283,17 @@ describe('Runs left without a driver, and results that cannot be written', () =>
       t.service.db.off('query', counted);
     }
     const ids = runs.map((r) => r.id);
-    const steps = await t.service.db('otp_run_steps').whereIn('run_id', ids).groupBy('run_id').select('run_id').count<{ run_id: string; count: string }[]>('* as n');
-    expect(Object.fromEntries(steps.map((s: any) => [s.run_id, Number(s.n)]))).to.deep.equal({ [ids[0]!]: 2, [ids[1]!]: 2, [ids[3]!]: 2 });
+    const steps = await t.service
+      .db('otp_run_steps')
+      .whereIn('run_id', ids)
+      .groupBy('run_id')
+      .select('run_id')
+      .count<{ run_id: string; count: string }[]>('* as n');
+    expect(Object.fromEntries(steps.map((s: any) => [s.run_id, Number(s.n)]))).to.deep.equal({
+      [ids[0]!]: 2,
+      [ids[1]!]: 2,
+      [ids[3]!]: 2,
+    });
     expect(await t.service.db('otp_runs').whereIn('id', ids).pluck('id')).to.have.members([ids[0], ids[1], ids[3]]);
     await t.service.db('otp_runs').whereIn('id', ids).update({ status: 'cancelled' });
   });
@@ -200,11 +303,35 @@ describe('Runs left without a driver, and results that cannot be written', () =>
     const planner = new RunStore(t.service.db);
     const other = new RunStore(t.service.db);
     const newRun = (title: string): NewRun => ({
-      id: newId('otr'), tenantId: p.tenantId, projectId: p.projectId, requestedSessionId: null, vars: { title }, allowedOrigins: ['https://a.test'],
-      testCases: [{ id: 'tc_x', title, steps: 2 }], planId: null, testRunId: null, finishTestRun: false,
+      id: newId('otr'),
+      tenantId: p.tenantId,
+      projectId: p.projectId,
+      requestedSessionId: null,
+      vars: { title },
+      allowedOrigins: ['https://a.test'],
+      testCases: [{ id: 'tc_x', title, steps: 2 }],
+      planId: null,
+      testRunId: null,
+      finishTestRun: false,
       steps: [
-        { stepIndex: 0, caseIndex: 0, testCaseId: 'tc_x', action: { action: 'navigate', url: 'https://a.test' }, timeoutMs: 1000, continueOnFail: false },
-        { stepIndex: 1, caseIndex: 0, testCaseId: 'tc_x', action: { action: 'click', locator: { by: 'css', value: '#go' } }, timeoutMs: 2000, continueOnFail: true, evidence: 'always', label: 'Go' },
+        {
+          stepIndex: 0,
+          caseIndex: 0,
+          testCaseId: 'tc_x',
+          action: { action: 'navigate', url: 'https://a.test' },
+          timeoutMs: 1000,
+          continueOnFail: false,
+        },
+        {
+          stepIndex: 1,
+          caseIndex: 0,
+          testCaseId: 'tc_x',
+          action: { action: 'click', locator: { by: 'css', value: '#go' } },
+          timeoutMs: 2000,
+          continueOnFail: true,
+          evidence: 'always',
+          label: 'Go',
+        },
       ],
     });
     const [older, newer] = [newRun('older'), newRun('newer')];
@@ -218,7 +345,8 @@ describe('Runs left without a driver, and results that cannot be written', () =>
       if (q.sql.includes('WITH claimed AS')) asked.push(q.bindings?.[5]);
     };
     const onResponse = (response: { rows?: Array<{ steps: unknown }> }, q: { sql: string }) => {
-      if (q.sql.includes('WITH claimed AS')) claims.push({ known: asked.shift(), steps: (response.rows ?? []).map((row) => row.steps) });
+      if (q.sql.includes('WITH claimed AS'))
+        claims.push({ known: asked.shift(), steps: (response.rows ?? []).map((row) => row.steps) });
     };
     t.service.db.on('query', onQuery).on('query-response', onResponse);
     let fromDatabase, fromMemory;
@@ -235,7 +363,11 @@ describe('Runs left without a driver, and results that cannot be written', () =>
     expect(claims[1]!.steps).to.deep.equal([null]);
     // The same run either way: as planned, the steps without their test case ids.
     const asClaimed = (run: NewRun) => ({
-      id: run.id, projectId: run.projectId, vars: run.vars, allowedOrigins: run.allowedOrigins, testCases: run.testCases,
+      id: run.id,
+      projectId: run.projectId,
+      vars: run.vars,
+      allowedOrigins: run.allowedOrigins,
+      testCases: run.testCases,
       steps: run.steps.map(({ testCaseId: _, ...step }) => step),
     });
     expect(fromDatabase).to.deep.equal(asClaimed(older));
@@ -247,7 +379,9 @@ describe('Runs left without a driver, and results that cannot be written', () =>
 
   it('ends a run whose result PostgreSQL refuses as error in the database, and the runs beside it pass', async () => {
     // A row the database refuses, as any constraint or storage failure would.
-    await t.service.db.raw(`ALTER TABLE otp_run_steps ADD CONSTRAINT test_poison CHECK (actual IS DISTINCT FROM 'poison')`);
+    await t.service.db.raw(
+      `ALTER TABLE otp_run_steps ADD CONSTRAINT test_poison CHECK (actual IS DISTINCT FROM 'poison')`,
+    );
     try {
       const p = await project();
       const executor = await TestExecutor.connect(t.otpUrl, { key: p.key });
@@ -265,8 +399,10 @@ describe('Runs left without a driver, and results that cannot be written', () =>
       executor.result(execs.get(good2)!, 'pass');
       const finished = await executor.next('run.finished', (f) => f.runId === bad);
       expect(finished.payload.status).to.equal('error');
-      for (const runId of [good1, good2]) executor.result(await executor.next('step.exec', (f) => f.runId === runId), 'pass');
-      for (const runId of [good1, good2]) expect((await executor.next('run.finished', (f) => f.runId === runId)).payload.status).to.equal('passed');
+      for (const runId of [good1, good2])
+        executor.result(await executor.next('step.exec', (f) => f.runId === runId), 'pass');
+      for (const runId of [good1, good2])
+        expect((await executor.next('run.finished', (f) => f.runId === runId)).payload.status).to.equal('passed');
 
       const view = (await p.req('GET', `/otp/runs/${bad}`)).body;
       expect(view.status).to.equal('error');
@@ -291,7 +427,14 @@ describe('Runs left without a driver, and results that cannot be written', () =>
     // No executor claimed them; as if a process had claimed them and vanished without its sweep,
     // or this process had lost the run's driver.
     const claim = (runId: string, instanceId: string) =>
-      t.service.db('otp_runs').where('id', runId).update({ status: 'running', instance_id: instanceId, started_at: t.service.db.raw(`now() - interval '1 minute'`) });
+      t.service
+        .db('otp_runs')
+        .where('id', runId)
+        .update({
+          status: 'running',
+          instance_id: instanceId,
+          started_at: t.service.db.raw(`now() - interval '1 minute'`),
+        });
     await claim(ghost, 'ins_ghost');
     await claim(dropped, t.service.instanceId);
     const finished = async (runId: string) => {
@@ -312,7 +455,10 @@ describe('Runs left without a driver, and results that cannot be written', () =>
     await executor.hello();
     const runId = await p.run();
     const exec = await executor.next('step.exec');
-    await t.service.db('otp_runs').where('id', runId).update({ started_at: t.service.db.raw(`now() - interval '1 minute'`) });
+    await t.service
+      .db('otp_runs')
+      .where('id', runId)
+      .update({ started_at: t.service.db.raw(`now() - interval '1 minute'`) });
     // The check finds it among the candidates (this process's, running for a minute) and leaves it.
     expect(await t.service.orphans.check()).to.equal(0);
     expect((await p.req('GET', `/otp/runs/${runId}`)).body.status).to.equal('running');
@@ -336,12 +482,26 @@ describe('A run claimed for a session that went away before it started', () => {
     const store = new RunStore(t.service.db);
     const session = async () => {
       const id = newId('ots');
-      await store.insertSession({ id, tenantId, projectId, keyId: 'key_x', instanceId: 'ins_claimer', executor: 'test', capabilities: {}, maxParallel: 4 });
+      await store.insertSession({
+        id,
+        tenantId,
+        projectId,
+        keyId: 'key_x',
+        instanceId: 'ins_claimer',
+        executor: 'test',
+        capabilities: {},
+        maxParallel: 4,
+      });
       return id;
     };
     const run = (requestedSessionId: string | null) => insertOneStepRun(store, tenantId, projectId, requestedSessionId);
     const [open, closing] = [await session(), await session()];
-    const [free, cancelled, pinnedOpen, pinnedClosed] = [await run(null), await run(null), await run(open), await run(closing)];
+    const [free, cancelled, pinnedOpen, pinnedClosed] = [
+      await run(null),
+      await run(null),
+      await run(open),
+      await run(closing),
+    ];
     const claim = async (sessionId: string, limit: number) =>
       (await store.claimRuns({ id: sessionId, projectId }, 'ins_claimer', limit)).map((r) => r.id);
     expect(await claim(open, 3)).to.deep.equal([free, cancelled, pinnedOpen]);
@@ -355,7 +515,11 @@ describe('A run claimed for a session that went away before it started', () => {
     expect(await store.requeueUnstarted(pinnedClosed, 'ins_claimer')).to.equal(null);
     expect(await store.requeueUnstarted(cancelled, 'ins_claimer')).to.equal(null);
 
-    const rows = await t.service.db('otp_runs').whereIn('id', [free, cancelled, pinnedOpen, pinnedClosed]).orderBy('id').select('id', 'status', 'session_id', 'instance_id', 'started_at');
+    const rows = await t.service
+      .db('otp_runs')
+      .whereIn('id', [free, cancelled, pinnedOpen, pinnedClosed])
+      .orderBy('id')
+      .select('id', 'status', 'session_id', 'instance_id', 'started_at');
     expect(rows.map((r) => [r.status, r.session_id, r.instance_id, r.started_at])).to.deep.equal([
       ['queued', null, null, null],
       ['running', open, 'ins_claimer', rows[1].started_at],

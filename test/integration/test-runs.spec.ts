@@ -1,9 +1,9 @@
 // Test runs and results recorded by OTP runs (testRunId, finishTestRun), links between artifacts on
 // both ends, and the coverage of a requirement.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { TestExecutor } from '../support/executor.js';
 import { eventually } from '../support/eventually.js';
+import { TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 const navigate = { otp: { action: 'navigate', url: 'https://app.test/' } };
 const click = { otp: { action: 'click', locator: { by: 'role', value: 'button', name: 'Go' } } };
@@ -43,7 +43,15 @@ describe('Test runs, results from OTP runs, links and coverage', () => {
       const c = await p.make('/tests/cases', { title: 'C', steps: [evalStep] });
       const testRunId = await p.make('/tests/runs', { title: 'regression', testCaseIds: [a, b, c] });
       expect((await p.req('GET', `/tests/runs/${testRunId}`)).body.summary).to.deep.equal({
-        total: 3, untested: 3, passed: 0, failed: 0, skipped: 0, blocked: 0, error: 0, cancelled: 0, flaky: 0,
+        total: 3,
+        untested: 3,
+        passed: 0,
+        failed: 0,
+        skipped: 0,
+        blocked: 0,
+        error: 0,
+        cancelled: 0,
+        flaky: 0,
       });
 
       const executor = await p.executor({ eval: false });
@@ -54,7 +62,9 @@ describe('Test runs, results from OTP runs, links and coverage', () => {
       executor.send('ack', undefined, { runId: start.runId, ref: start.id });
       executor.result(await executor.next('step.exec'), 'pass');
       executor.result(await executor.next('step.exec'), 'pass');
-      executor.result(await executor.next('step.exec'), 'fail', { error: { code: 'E_LOCATOR_NOT_FOUND', message: 'no Go' } });
+      executor.result(await executor.next('step.exec'), 'fail', {
+        error: { code: 'E_LOCATOR_NOT_FOUND', message: 'no Go' },
+      });
       expect((await executor.next('run.finished')).payload.status).to.equal('failed');
 
       const recorded = await eventually(async () => {
@@ -63,10 +73,21 @@ describe('Test runs, results from OTP runs, links and coverage', () => {
         return items;
       });
       const byCase = Object.fromEntries(recorded.map((r) => [r.testCaseId, r]));
-      expect(byCase[a]).to.deep.include({ status: 'passed', otpRunId: run.body.runId, testRunId, stepCounts: { passed: 2, failed: 0, skipped: 0, total: 2 } });
-      expect(byCase[b]).to.deep.include({ status: 'failed', stepCounts: { passed: 0, failed: 1, skipped: 0, total: 1 } });
+      expect(byCase[a]).to.deep.include({
+        status: 'passed',
+        otpRunId: run.body.runId,
+        testRunId,
+        stepCounts: { passed: 2, failed: 0, skipped: 0, total: 2 },
+      });
+      expect(byCase[b]).to.deep.include({
+        status: 'failed',
+        stepCounts: { passed: 0, failed: 1, skipped: 0, total: 1 },
+      });
       // A case whose only step needs a capability the executor lacks is skipped, not failed.
-      expect(byCase[c]).to.deep.include({ status: 'skipped', stepCounts: { passed: 0, failed: 0, skipped: 1, total: 1 } });
+      expect(byCase[c]).to.deep.include({
+        status: 'skipped',
+        stepCounts: { passed: 0, failed: 0, skipped: 1, total: 1 },
+      });
       expect(byCase[a].executedBy).to.equal(`otp:${executor.sessionId}`);
 
       const testRun = await eventually(async () => {
@@ -75,7 +96,17 @@ describe('Test runs, results from OTP runs, links and coverage', () => {
         return res.body;
       });
       expect(testRun.closedAt).to.be.a('string');
-      expect(testRun.summary).to.deep.equal({ total: 3, untested: 0, passed: 1, failed: 1, skipped: 1, blocked: 0, error: 0, cancelled: 0, flaky: 0 });
+      expect(testRun.summary).to.deep.equal({
+        total: 3,
+        untested: 0,
+        passed: 1,
+        failed: 1,
+        skipped: 1,
+        blocked: 0,
+        error: 0,
+        cancelled: 0,
+        flaky: 0,
+      });
 
       // A closed test run takes no more runs and no more results.
       const again = await p.req('POST', '/otp/runs', { testCaseIds: [a], testRunId });
@@ -107,7 +138,9 @@ describe('Test runs, results from OTP runs, links and coverage', () => {
       expect(foreign.status).to.equal(404);
       const lonely = await p.req('POST', '/otp/runs', { testCaseIds: [a], finishTestRun: true });
       expect(lonely.status).to.equal(400);
-      expect(lonely.body.error.details.fields.map((f: { field: string }) => f.field)).to.deep.equal(['body.finishTestRun']);
+      expect(lonely.body.error.details.fields.map((f: { field: string }) => f.field)).to.deep.equal([
+        'body.finishTestRun',
+      ]);
       const after = await t.service.db('otp_runs').count({ n: '*' }).first();
       expect(after?.n).to.equal(before?.n);
     });
@@ -127,7 +160,12 @@ describe('Test runs, results from OTP runs, links and coverage', () => {
         expect(items).to.have.length(2);
         return items;
       });
-      expect(recorded.map((r) => [r.testCaseId, r.status]).sort()).to.deep.equal([[a, 'cancelled'], [b, 'cancelled']].sort());
+      expect(recorded.map((r) => [r.testCaseId, r.status]).sort()).to.deep.equal(
+        [
+          [a, 'cancelled'],
+          [b, 'cancelled'],
+        ].sort(),
+      );
       const testRun = (await p.req('GET', `/tests/runs/${testRunId}`)).body;
       expect(testRun.status).to.equal('open');
       expect(testRun.summary).to.include({ total: 2, cancelled: 2, untested: 0 });
@@ -190,15 +228,30 @@ describe('Test runs, results from OTP runs, links and coverage', () => {
       expect(specifies.body).to.deep.include({ relation: 'specifies', direction: 'outgoing', reads: 'specifies' });
       expect(specifies.body.artifact).to.deep.equal({ id: req, kind: 'requirement', title: 'Users can sign in' });
       // From the requirement's end, a test case covering it is an incoming link.
-      const covers = await p.req('POST', `/requirements/${req}/links`, { targetId: tc, relation: 'covers', direction: 'incoming' });
+      const covers = await p.req('POST', `/requirements/${req}/links`, {
+        targetId: tc,
+        relation: 'covers',
+        direction: 'incoming',
+      });
       expect(covers.body).to.deep.include({ relation: 'covers', direction: 'incoming', reads: 'covered_by' });
-      expect((await p.req('POST', `/bugs/${bug}/links`, { targetId: result, relation: 'found_by' })).status).to.equal(201);
-      expect((await p.req('POST', `/bugs/${bug}/links`, { targetId: release, relation: 'fixed_in' })).status).to.equal(201);
+      expect((await p.req('POST', `/bugs/${bug}/links`, { targetId: result, relation: 'found_by' })).status).to.equal(
+        201,
+      );
+      expect((await p.req('POST', `/bugs/${bug}/links`, { targetId: release, relation: 'fixed_in' })).status).to.equal(
+        201,
+      );
 
       const ofRequirement = (await p.req('GET', `/requirements/${req}/links`)).body.items;
-      expect(ofRequirement.map((l: any) => [l.artifact.id, l.reads]).sort()).to.deep.equal([[spec, 'specified_by'], [tc, 'covered_by']].sort());
+      expect(ofRequirement.map((l: any) => [l.artifact.id, l.reads]).sort()).to.deep.equal(
+        [
+          [spec, 'specified_by'],
+          [tc, 'covered_by'],
+        ].sort(),
+      );
       const ofCase = (await p.req('GET', `/tests/cases/${tc}/links`)).body.items;
-      expect(ofCase.map((l: any) => [l.artifact.id, l.direction, l.relation])).to.deep.equal([[req, 'outgoing', 'covers']]);
+      expect(ofCase.map((l: any) => [l.artifact.id, l.direction, l.relation])).to.deep.equal([
+        [req, 'outgoing', 'covers'],
+      ]);
       const ofResult = (await p.req('GET', `/tests/results/${result}/links`)).body.items;
       expect(ofResult.map((l: any) => [l.artifact.id, l.reads])).to.deep.equal([[bug, 'found']]);
       const ofRelease = (await p.req('GET', `/releases/${release}/links?direction=incoming`)).body.items;
@@ -231,7 +284,10 @@ describe('Test runs, results from OTP runs, links and coverage', () => {
       for (const [body, field, status] of cases) {
         const res = await p.req('POST', `/requirements/${req}/links`, body);
         expect(res.status, JSON.stringify(body)).to.equal(status);
-        expect(res.body.error.details.fields.map((f: { field: string }) => f.field), JSON.stringify(body)).to.include(field);
+        expect(
+          res.body.error.details.fields.map((f: { field: string }) => f.field),
+          JSON.stringify(body),
+        ).to.include(field);
       }
       expect((await p.req('POST', `/requirements/${req}/links`, { targetId: tc })).status).to.equal(201);
       const duplicate = await p.req('POST', `/requirements/${req}/links`, { targetId: tc });

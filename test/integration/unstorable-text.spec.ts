@@ -4,9 +4,9 @@
 // cleaned: observed-text.spec.ts). Before, most of these reached a statement and answered 500.
 import net from 'node:net';
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { TestExecutor, msgId } from '../support/executor.js';
 import { postFile } from '../support/assets.js';
+import { msgId, TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 const NUL_MESSAGE = 'contains a NUL character (U+0000), which cannot be stored';
 const SURROGATE_MESSAGE = 'contains an unpaired UTF-16 surrogate, which is not valid Unicode text';
@@ -29,9 +29,19 @@ describe('Text that PostgreSQL cannot store is refused at the edge', () => {
   }
 
   it('refuses a NUL in an id of the path, with or without a key', async () => {
-    expectRefused(await t.request('GET', '/assets/public/ast_a%00b', { key: null }), 'path', /^segment "ast_a%00b" contains a NUL/, 'public asset');
+    expectRefused(
+      await t.request('GET', '/assets/public/ast_a%00b', { key: null }),
+      'path',
+      /^segment "ast_a%00b" contains a NUL/,
+      'public asset',
+    );
     expectRefused(await t.request('GET', '/tests/cases/tc_%00'), 'path', /contains a NUL/, 'test case');
-    expectRefused(await t.request('PATCH', '/bugs/bug_%00', { body: { title: 'x' } }), 'path', /contains a NUL/, 'bug update');
+    expectRefused(
+      await t.request('PATCH', '/bugs/bug_%00', { body: { title: 'x' } }),
+      'path',
+      /contains a NUL/,
+      'bug update',
+    );
     expectRefused(await t.request('GET', '/otp/runs/otr_%00x'), 'path', /contains a NUL/, 'run');
     // Percent-escapes that are not UTF-8 stay as they came (the router keeps them): not found, not refused.
     expect((await t.request('GET', '/tests/cases/tc_%ED%A0%80')).status).to.equal(404);
@@ -41,7 +51,12 @@ describe('Text that PostgreSQL cannot store is refused at the edge', () => {
     expectRefused(await t.request('GET', '/bugs?assignee=a%00b'), 'query.assignee', NUL_MESSAGE, 'filter');
     expectRefused(await t.request('GET', '/bugs?labels=a&labels=%00'), 'query.labels', NUL_MESSAGE, 'repeated filter');
     expectRefused(await t.request('GET', '/bugs?a%00=1'), 'query.a\u0000', /^has a name that contains a NUL/, 'name');
-    expectRefused(await t.request('GET', '/assets/public/ast_x?x=%00', { key: null }), 'query.x', NUL_MESSAGE, 'public asset query');
+    expectRefused(
+      await t.request('GET', '/assets/public/ast_x?x=%00', { key: null }),
+      'query.x',
+      NUL_MESSAGE,
+      'public asset query',
+    );
   });
 
   it('refuses a NUL or a lone surrogate in any string of a JSON body, at any depth and in keys', async () => {
@@ -50,13 +65,26 @@ describe('Text that PostgreSQL cannot store is refused at the edge', () => {
     expectRefused(await post('/bugs', '{"title":"\\ud800"}'), 'body.title', SURROGATE_MESSAGE, 'lone high surrogate');
     expectRefused(await post('/bugs', '{"title":"x\\udc00y"}'), 'body.title', SURROGATE_MESSAGE, 'lone low surrogate');
     expectRefused(
-      await post('/tests/cases', '{"title":"t","steps":[{"otp":{"action":"navigate","url":"https://a.test"}},{"otp":{"action":"type","locator":{"by":"label","value":"x\\u0000"},"text":"y"}}]}'),
+      await post(
+        '/tests/cases',
+        '{"title":"t","steps":[{"otp":{"action":"navigate","url":"https://a.test"}},{"otp":{"action":"type","locator":{"by":"label","value":"x\\u0000"},"text":"y"}}]}',
+      ),
       'body.steps[1].otp.locator.value',
       NUL_MESSAGE,
       'deep string',
     );
-    expectRefused(await post('/otp/runs', '{"testCaseIds":["tc_x"],"vars":{"a\\u0000":"1"}}'), 'body.vars', /^has a property name that contains a NUL/, 'key');
-    expectRefused(await post('/otp/runs', '{"testCaseIds":["tc_x"],"vars":{"\\udfff":"1"}}'), 'body.vars', /^has a property name that contains an unpaired/, 'surrogate key');
+    expectRefused(
+      await post('/otp/runs', '{"testCaseIds":["tc_x"],"vars":{"a\\u0000":"1"}}'),
+      'body.vars',
+      /^has a property name that contains a NUL/,
+      'key',
+    );
+    expectRefused(
+      await post('/otp/runs', '{"testCaseIds":["tc_x"],"vars":{"\\udfff":"1"}}'),
+      'body.vars',
+      /^has a property name that contains an unpaired/,
+      'surrogate key',
+    );
     // A surrogate pair is ordinary text.
     const paired = await post('/bugs', '{"title":"\\ud83d\\ude00 works"}');
     expect(paired.status).to.equal(201);
@@ -81,9 +109,13 @@ describe('Text that PostgreSQL cannot store is refused at the edge', () => {
   });
 
   it('refuses a NUL in a multipart text field of an upload', async () => {
-    const res = await postFile(t, '/assets/buckets/profil/assets', new Uint8Array([1, 2, 3]), { fields: { visibility: 'pub\u0000lic' } });
+    const res = await postFile(t, '/assets/buckets/profil/assets', new Uint8Array([1, 2, 3]), {
+      fields: { visibility: 'pub\u0000lic' },
+    });
     expectRefused(res, 'body.visibility', NUL_MESSAGE, 'upload field');
-    const evidence = await postFile(t, '/otp/evidence', new Uint8Array([1, 2, 3]), { fields: { runId: 'otr_\u0000', stepIndex: '0', kind: 'screenshot' } });
+    const evidence = await postFile(t, '/otp/evidence', new Uint8Array([1, 2, 3]), {
+      fields: { runId: 'otr_\u0000', stepIndex: '0', kind: 'screenshot' },
+    });
     expectRefused(evidence, 'body.runId', NUL_MESSAGE, 'evidence field');
   });
 
@@ -91,7 +123,9 @@ describe('Text that PostgreSQL cannot store is refused at the edge', () => {
     const executor = await TestExecutor.connect(t.otpUrl, { key: t.adminKey });
     try {
       const helloId = msgId();
-      executor.raw(`{"otp":"1.0","id":"${helloId}","ts":"${new Date().toISOString()}","type":"hello","payload":{"executor":"runner","name":"a\\ud800","capabilities":{}}}`);
+      executor.raw(
+        `{"otp":"1.0","id":"${helloId}","ts":"${new Date().toISOString()}","type":"hello","payload":{"executor":"runner","name":"a\\ud800","capabilities":{}}}`,
+      );
       const refused = await executor.next('error', (f) => f.ref === helloId);
       expect(refused.payload.code).to.equal('E_INVALID_FRAME');
       expect(refused.payload.details.fields).to.deep.equal([{ field: 'payload.name', message: SURROGATE_MESSAGE }]);
@@ -110,7 +144,9 @@ describe('Text that PostgreSQL cannot store is refused at the edge', () => {
         `{"otp":"1.0","id":"${errorId}","ts":"${new Date().toISOString()}","type":"error","sessionId":"${executor.sessionId}","payload":{"code":"E_INTERNAL","message":"m","details":{"deep":[{"k\\u0000":1}]}}}`,
       );
       const key = await executor.next('error', (f) => f.ref === errorId);
-      expect(key.payload.details.fields).to.deep.equal([{ field: 'payload.details.deep[0]', message: `has a property name that ${NUL_MESSAGE}` }]);
+      expect(key.payload.details.fields).to.deep.equal([
+        { field: 'payload.details.deep[0]', message: `has a property name that ${NUL_MESSAGE}` },
+      ]);
     } finally {
       executor.close();
     }

@@ -2,24 +2,31 @@
 // standardwebhooks package; events come from real REST writes and a real OTP run driven by a test
 // executor; payloads are checked against the event schemas of /openapi.json.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { TestExecutor } from '../support/executor.js';
-import { eventually } from '../support/eventually.js';
-import { WebhookReceiver, verifies, type Received } from '../support/webhook-receiver.js';
+import { WebhookSubscriptions } from '../../src/artifacts/index.js';
+import { EventType } from '../../src/db/change-events.js';
+import { createLogger } from '../../src/log.js';
+import { startService } from '../../src/service.js';
 import { ajv } from '../../src/validation/ajv.js';
+import { DeliveryStore } from '../../src/webhook-delivery/delivery-store.js';
 import { webhookEvents } from '../../src/webhook-delivery/index.js';
 import { Outbox } from '../../src/webhook-delivery/outbox.js';
 import { SubscribedProjects } from '../../src/webhook-delivery/subscribed-projects.js';
-import { DeliveryStore } from '../../src/webhook-delivery/delivery-store.js';
-import { WebhookSubscriptions } from '../../src/artifacts/index.js';
-import { EventType } from '../../src/db/change-events.js';
-import { startService } from '../../src/service.js';
-import { createLogger } from '../../src/log.js';
+import { eventually } from '../support/eventually.js';
+import { TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { type Received, verifies, WebhookReceiver } from '../support/webhook-receiver.js';
 
 const navigate = { otp: { action: 'navigate', url: 'https://app.test/' } };
 // Fast retries, but the service's own attempt time-out: no test here is about a slow receiver, and on a
 // loaded machine a local receiver can take seconds to answer (a 2 s time-out made a second attempt).
-const fastDelivery = { retryScheduleMs: [100, 200, 400, 800], jitter: 0.2, attemptTimeoutMs: 10_000, pollMs: 500, disableAfterFailures: 3, disableAfterMs: 0 };
+const fastDelivery = {
+  retryScheduleMs: [100, 200, 400, 800],
+  jitter: 0.2,
+  attemptTimeoutMs: 10_000,
+  pollMs: 500,
+  disableAfterFailures: 3,
+  disableAfterMs: 0,
+};
 
 /** The payload matches the schema of its event type (the one /openapi.json publishes). */
 function expectSchema(r: Received) {
@@ -48,13 +55,15 @@ describe('Webhook delivery', () => {
 
   async function project(service = t) {
     const { key, projectId } = await service.newProject('admin');
-    const req = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => service.request(method, path, { key, body, headers });
+    const req = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+      service.request(method, path, { key, body, headers });
     const make = async (path: string, body: unknown) => {
       const res = await req('POST', path, body);
       expect(res.status, `${path}: ${JSON.stringify(res.body)}`).to.equal(201);
       return res.body.id as string;
     };
-    const deliveries = async (webhookId: string, query = '') => (await req('GET', `/webhooks/${webhookId}/deliveries?limit=200${query}`)).body.items as any[];
+    const deliveries = async (webhookId: string, query = '') =>
+      (await req('GET', `/webhooks/${webhookId}/deliveries?limit=200${query}`)).body.items as any[];
     return { key, projectId, req, make, deliveries };
   }
 
@@ -62,7 +71,7 @@ describe('Webhook delivery', () => {
     this.timeout(30_000);
     const r = await receiver();
     const p = await project();
-    const secret = 'whsec_' + Buffer.from('a'.repeat(32)).toString('base64');
+    const secret = `whsec_${Buffer.from('a'.repeat(32)).toString('base64')}`;
     const hook = await p.make('/webhooks', { url: r.url, events: ['*'], secret });
     const bugsOnly = await receiver();
     await p.make('/webhooks', { url: bugsOnly.url, events: ['bug.created'] });
@@ -78,7 +87,12 @@ describe('Webhook delivery', () => {
       ['requirement', '/requirements', { title: 'Sign in works' }, { title: 'Signing in works' }],
       ['specification', '/specifications', { title: 'Login flow' }, { title: 'The login flow' }],
       ['test_plan', '/tests/plans', { title: 'Smoke', testCaseIds: [caseId] }, { title: 'Smoke tests' }],
-      ['test_result', '/tests/results', { testRunId: runId, testCaseId: caseId, status: 'passed' }, { status: 'failed' }],
+      [
+        'test_result',
+        '/tests/results',
+        { testRunId: runId, testCaseId: caseId, status: 'passed' },
+        { status: 'failed' },
+      ],
       ['release', '/releases', { name: '1.0.0' }, { releaseDate: '2027-01-01' }],
       ['release_plan', '/release-plans', { title: '1.0 plan' }, { title: 'The 1.0 plan' }],
       ['milestone', '/milestones', { title: 'Beta' }, { dueDate: '2027-01-01' }],
@@ -116,7 +130,10 @@ describe('Webhook delivery', () => {
     const ask = recorder.send('record.start', { title: 'Recorded flow' });
     const recordingId = (await recorder.next('record.start', (f) => f.ref === ask)).payload.recordingId as string;
     for (const value of ['a', 'b', 'c']) {
-      const id = recorder.send('event.recorded', { step: { otp: { action: 'click', locator: { by: 'testid', value } } }, recordingId });
+      const id = recorder.send('event.recorded', {
+        step: { otp: { action: 'click', locator: { by: 'testid', value } } },
+        recordingId,
+      });
       await recorder.next('ack', (f) => f.ref === id);
     }
     const stopAsk = recorder.send('record.stop', { recordingId });
@@ -129,7 +146,12 @@ describe('Webhook delivery', () => {
     const finishedAt = new Date().toISOString();
     await t.service.db
       .transaction(async (trx) => {
-        await outbox.record(trx, { type: EventType.recordingFinished, tenantId: 'ten_x', projectId: p.projectId, data: { id: 'rec_never', stepCount: 0, finishedAt } });
+        await outbox.record(trx, {
+          type: EventType.recordingFinished,
+          tenantId: 'ten_x',
+          projectId: p.projectId,
+          data: { id: 'rec_never', stepCount: 0, finishedAt },
+        });
         throw new Error('rolled back');
       })
       .catch(() => {});
@@ -144,13 +166,25 @@ describe('Webhook delivery', () => {
       expect(x.id).to.equal(x.payload.id);
       expect(x.payload.projectId).to.equal(p.projectId);
       expect(verifies(x, secret), `${x.payload.type} is signed with the webhook's secret`).to.equal(true);
-      expect(verifies(x, 'whsec_' + Buffer.from('b'.repeat(32)).toString('base64'))).to.equal(false);
+      expect(verifies(x, `whsec_${Buffer.from('b'.repeat(32)).toString('base64')}`)).to.equal(false);
       expectSchema(x);
     }
     expect(new Set(r.received.map((x) => x.id)).size, 'one request per event id').to.equal(r.received.length);
-    expect(r.received.find((x) => x.payload.type === 'run.finished')!.payload.data).to.include({ id: run2, status: 'passed', testRunId });
-    expect(r.received.find((x) => x.payload.type === 'test_run.closed')!.payload.data).to.include({ id: testRunId, status: 'closed' });
-    expect(r.received.find((x) => x.payload.type === 'recording.finished')!.payload.data).to.include({ id: recordingId, stepCount: 3, testCaseId: recordedCaseId, sessionId: recorder.sessionId });
+    expect(r.received.find((x) => x.payload.type === 'run.finished')!.payload.data).to.include({
+      id: run2,
+      status: 'passed',
+      testRunId,
+    });
+    expect(r.received.find((x) => x.payload.type === 'test_run.closed')!.payload.data).to.include({
+      id: testRunId,
+      status: 'closed',
+    });
+    expect(r.received.find((x) => x.payload.type === 'recording.finished')!.payload.data).to.include({
+      id: recordingId,
+      stepCount: 3,
+      testCaseId: recordedCaseId,
+      sessionId: recorder.sessionId,
+    });
     await bugsOnly.waitFor('bug.created', (all) => all.length >= 1);
     expect(bugsOnly.received.map((x) => x.payload.type)).to.deep.equal(['bug.created']);
 
@@ -162,10 +196,19 @@ describe('Webhook delivery', () => {
     });
     expect(log).to.have.length(expected.length);
     for (const d of log) {
-      expect(d).to.include({ webhookId: hook, status: 'succeeded', attempts: 1, lastStatusCode: 200, lastError: null, nextAttemptAt: null });
+      expect(d).to.include({
+        webhookId: hook,
+        status: 'succeeded',
+        attempts: 1,
+        lastStatusCode: 200,
+        lastError: null,
+        nextAttemptAt: null,
+      });
       expect(d.attemptLog).to.have.length(1);
     }
-    expect((await p.deliveries(hook, '&eventType=run.finished')).map((d) => d.eventType)).to.deep.equal(['run.finished']);
+    expect((await p.deliveries(hook, '&eventType=run.finished')).map((d) => d.eventType)).to.deep.equal([
+      'run.finished',
+    ]);
     const one = await p.req('GET', `/webhooks/${hook}/deliveries/${log[0].id}`);
     expect(one.status).to.equal(200);
     expect(one.body.payload.id).to.equal(log[0].eventId);
@@ -190,7 +233,11 @@ describe('Webhook delivery', () => {
       return items;
     });
     expect(delivery).to.include({ attempts: 3, lastStatusCode: 204, lastError: null });
-    expect(delivery.attemptLog.map((a: any) => [a.statusCode, a.error])).to.deep.equal([[500, 'answered 500'], [500, 'answered 500'], [204, null]]);
+    expect(delivery.attemptLog.map((a: any) => [a.statusCode, a.error])).to.deep.equal([
+      [500, 'answered 500'],
+      [500, 'answered 500'],
+      [204, null],
+    ]);
     const at = delivery.attemptLog.map((a: any) => Date.parse(a.attemptedAt));
     // Waits of 100 ms then 200 ms, jittered by at most 20 %.
     expect(at[1] - at[0]).to.be.at.least(80);
@@ -231,7 +278,9 @@ describe('Webhook delivery', () => {
     const redelivered = await r.one('the redelivery', (x) => x.status === 200);
     expect(redelivered.id).to.equal(delivery.eventId);
     expect(redelivered.body).to.equal(r.received[0].body);
-    await eventually(async () => expect((await p.deliveries(hook))[0]).to.include({ status: 'succeeded', attempts: 4 }));
+    await eventually(async () =>
+      expect((await p.deliveries(hook))[0]).to.include({ status: 'succeeded', attempts: 4 }),
+    );
     expect((await p.req('POST', `/webhooks/${hook}/deliveries/whd_unknown/redeliver`)).status).to.equal(404);
   });
 
@@ -253,7 +302,7 @@ describe('Webhook delivery', () => {
     expect(verifies(during, second)).to.equal(true);
     expect(verifies(during, first)).to.equal(true);
 
-    const third = 'whsec_' + Buffer.from('c'.repeat(32)).toString('base64');
+    const third = `whsec_${Buffer.from('c'.repeat(32)).toString('base64')}`;
     const ended = await p.req('POST', `/webhooks/${hook}/rotate-secret`, { secret: third, graceSeconds: 0 });
     expect(ended.body).to.deep.equal({ id: hook, secret: third, previousSecretExpiresAt: null });
     await p.make('/notes', { content: 'after' });
@@ -284,7 +333,8 @@ describe('Webhook delivery', () => {
       expect(r.maxConcurrentPerId).to.equal(1);
       for (const [id, ok] of r.delivered()) expect(ok, id).to.have.length(1);
       expect(r.received).to.have.length(2 * count);
-      const senders = await first.service.db('webhook_attempts as a')
+      const senders = await first.service
+        .db('webhook_attempts as a')
         .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
         .where('d.webhook_id', hook)
         .distinct('a.instance_id')
@@ -310,7 +360,13 @@ describe('Webhook targets on private addresses, when the service does not allow 
   });
 
   it('refuses them when a subscription is written, naming the url', async () => {
-    for (const url of [r.url, 'http://localhost:9/x', 'http://10.0.0.1/', 'http://[::1]/', 'http://169.254.169.254/latest/meta-data']) {
+    for (const url of [
+      r.url,
+      'http://localhost:9/x',
+      'http://10.0.0.1/',
+      'http://[::1]/',
+      'http://169.254.169.254/latest/meta-data',
+    ]) {
       const res = await t.request('POST', '/webhooks', { body: { url, events: ['*'] } });
       expect(res.status, url).to.equal(400);
       expect(res.body.error.code).to.equal('VALIDATION_ERROR');
@@ -323,11 +379,16 @@ describe('Webhook targets on private addresses, when the service does not allow 
   });
 
   it('refuses them at delivery, after resolving the name, and sends nothing', async () => {
-    const ok = await t.request('POST', '/webhooks', { body: { url: 'https://8.8.4.4/hook', events: ['note.created'] } });
+    const ok = await t.request('POST', '/webhooks', {
+      body: { url: 'https://8.8.4.4/hook', events: ['note.created'] },
+    });
     expect(ok.status).to.equal(201);
     // As if its name now resolved to this host: written behind the API's back.
     const url = r.url.replace('127.0.0.1', 'localhost');
-    await t.service.db('artifacts').where('id', ok.body.id).update({ data: t.service.db.raw(`data || jsonb_build_object('url', ?::text)`, [url]) });
+    await t.service
+      .db('artifacts')
+      .where('id', ok.body.id)
+      .update({ data: t.service.db.raw(`data || jsonb_build_object('url', ?::text)`, [url]) });
     await t.request('POST', '/notes', { body: { content: 'for nobody' } });
     const [delivery] = await eventually(async () => {
       const items = (await t.request('GET', `/webhooks/${ok.body.id}/deliveries`)).body.items;
@@ -354,12 +415,25 @@ describe('Webhook dispatcher with nothing to send', () => {
   it('knows when nothing is pending: no due time, so an idle dispatcher waits for a notice or its poll', async () => {
     const store = new DeliveryStore(t.service.db);
     expect(await store.nextDueInMs()).to.equal(null);
-    const hook = await t.request('POST', '/webhooks', { body: { url: 'https://8.8.8.8/idle', events: ['note.created'] } });
+    const hook = await t.request('POST', '/webhooks', {
+      body: { url: 'https://8.8.8.8/idle', events: ['note.created'] },
+    });
     expect(hook.status).to.equal(201);
     // A delivery due in an hour, written without a notice so that no dispatcher takes it meanwhile.
-    const { tenant_id: tenantId, project_id: projectId } = await t.service.db('artifacts').where('id', hook.body.id).first('tenant_id', 'project_id');
-    await t.service.db('webhook_events').insert({ id: 'evt_idle', tenant_id: tenantId, project_id: projectId, type: 'note.created', body: '{}' });
-    await t.service.db('webhook_deliveries').insert({ id: 'whd_idle', event_id: 'evt_idle', webhook_id: hook.body.id, project_id: projectId, next_attempt_at: t.service.db.raw(`now() + interval '1 hour'`) });
+    const { tenant_id: tenantId, project_id: projectId } = await t.service
+      .db('artifacts')
+      .where('id', hook.body.id)
+      .first('tenant_id', 'project_id');
+    await t.service
+      .db('webhook_events')
+      .insert({ id: 'evt_idle', tenant_id: tenantId, project_id: projectId, type: 'note.created', body: '{}' });
+    await t.service.db('webhook_deliveries').insert({
+      id: 'whd_idle',
+      event_id: 'evt_idle',
+      webhook_id: hook.body.id,
+      project_id: projectId,
+      next_attempt_at: t.service.db.raw(`now() + interval '1 hour'`),
+    });
     expect(await store.nextDueInMs()).to.be.within(3_590_000, 3_600_000);
     await t.service.db('webhook_events').where('id', 'evt_idle').del();
     expect(await store.nextDueInMs()).to.equal(null);

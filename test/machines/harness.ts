@@ -5,7 +5,7 @@
 // through `answer` (machines/effects.ts), as src/ does: the test decides when and how each write
 // settles by giving a function that returns its promise.
 import { expect } from 'chai';
-import { SimulatedClock, createActor, type Actor } from 'xstate';
+import { type Actor, createActor, SimulatedClock } from 'xstate';
 import { answer } from '../../machines/effects.js';
 import { runMachine } from '../../machines/run.machine.js';
 import { sessionMachine } from '../../machines/session.machine.js';
@@ -142,6 +142,7 @@ export function startRun(input: RunInput, writes: RunWrites = {}): RunHarness {
 }
 
 const click: StepAction = { action: 'click', locator: { css: '#go' } };
+
 export { click };
 
 export function step(
@@ -163,9 +164,7 @@ export const execs = (calls: RunCall[]) =>
   calls.flatMap((call) => (call.type === 'sendStepExec' ? [call.params.stepIndex] : []));
 /** The outcomes of each write (recordSteps and finishRun), in order. */
 export const writes = (calls: RunCall[]) =>
-  calls.flatMap((call) =>
-    call.type === 'recordSteps' || call.type === 'finishRun' ? [call.params.outcomes] : [],
-  );
+  calls.flatMap((call) => (call.type === 'recordSteps' || call.type === 'finishRun' ? [call.params.outcomes] : []));
 /** The one finishRun of the run. */
 export const finishCall = (calls: RunCall[]) => {
   const found = calls.filter((call): call is CallFor<'finishRun'> => call.type === 'finishRun');
@@ -216,10 +215,15 @@ export function startSession(input: SessionInput, writes: SessionWrites = {}): S
   const send = (event: SessionEvent) => actor.send(event);
   const { calls, errors } = begin<SessionEffect>(actor, (effect) => {
     if (effect.type === 'registerSession') {
-      answer<SessionEvent>(Promise.resolve(writes.register?.(effect)), send, { type: 'SESSION_REGISTERED' }, (message) => ({
-        type: 'SESSION_NOT_REGISTERED',
-        message,
-      }));
+      answer<SessionEvent>(
+        Promise.resolve(writes.register?.(effect)),
+        send,
+        { type: 'SESSION_REGISTERED' },
+        (message) => ({
+          type: 'SESSION_NOT_REGISTERED',
+          message,
+        }),
+      );
     }
   });
   return { actor, calls, errors, clock };

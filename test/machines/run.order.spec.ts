@@ -9,14 +9,14 @@ import {
   expectEachRecordedOnce,
   finishCall,
   flush,
+  type RunCall,
+  type RunHarness,
   recordCalls,
   runInput,
   startRun,
   step,
   tracked,
   types,
-  type RunCall,
-  type RunHarness,
 } from './harness.js';
 
 describe('run machine: order of frames and writes', () => {
@@ -85,11 +85,7 @@ describe('run machine: order of frames and writes', () => {
 
     it('puts the step fields into step.exec', () => {
       const h = track(
-        startRun(
-          runInput([
-            step(0, 0, { timeoutMs: 5000, continueOnFail: true, label: 'Open', evidence: 'onFail' }),
-          ]),
-        ),
+        startRun(runInput([step(0, 0, { timeoutMs: 5000, continueOnFail: true, label: 'Open', evidence: 'onFail' })])),
       );
       expect(h.calls[1]).to.deep.equal({
         type: 'sendStepExec',
@@ -134,13 +130,17 @@ describe('run machine: order of frames and writes', () => {
       expect(types(zeroSteps.calls)).to.deep.equal(['sendRunStart', 'finishRun']);
       zeroSteps.actor.stop();
       const allSkipped = track(
-        startRun(runInput([step(0, 0, { action: { action: 'eval', script: 'x' } })], { capabilities: { eval: false } })),
+        startRun(
+          runInput([step(0, 0, { action: { action: 'eval', script: 'x' } })], { capabilities: { eval: false } }),
+        ),
       );
       expect(types(allSkipped.calls)).to.deep.equal(['sendRunStart', 'finishRun']);
       allSkipped.actor.stop();
       const leadingSkip = track(
         startRun(
-          runInput([step(0, 0, { action: { action: 'eval', script: 'x' } }), step(1, 0)], { capabilities: { eval: false } }),
+          runInput([step(0, 0, { action: { action: 'eval', script: 'x' } }), step(1, 0)], {
+            capabilities: { eval: false },
+          }),
         ),
       );
       expect(types(leadingSkip.calls)).to.deep.equal(['sendRunStart', 'recordSteps']);

@@ -3,19 +3,19 @@
 import { expect } from 'chai';
 import {
   codeOf,
+  type Deferred,
   deferred,
   execs,
   expectDone,
   flush,
   outcomeByIndex,
+  type RunHarness,
   runInput,
   startRun,
   step,
   tracked,
   types,
   writes,
-  type Deferred,
-  type RunHarness,
 } from './harness.js';
 
 const WINDOW = 5_000;
@@ -95,7 +95,11 @@ describe('run machine: database outages', () => {
     expect(codeOf(byIndex.get(0))).to.deep.equal({ status: 'pass', source: 'executor', code: undefined });
     expect(codeOf(byIndex.get(1))).to.deep.equal({ status: 'skip', source: 'service', code: 'E_DATABASE_UNAVAILABLE' });
     expect(codeOf(byIndex.get(2))).to.deep.equal({ status: 'skip', source: 'service', code: 'E_DATABASE_UNAVAILABLE' });
-    expect(writes(h.calls).at(-1)!.map((o) => o.stepIndex)).to.deep.equal([0, 1, 2]);
+    expect(
+      writes(h.calls)
+        .at(-1)!
+        .map((o) => o.stepIndex),
+    ).to.deep.equal([0, 1, 2]);
     // A late answer of the write that waited changes nothing.
     records[0]!.resolve();
     await flush();
@@ -103,7 +107,10 @@ describe('run machine: database outages', () => {
     finishes[0]!.resolve();
     await flush();
     expect(expectDone(h)).to.deep.include({ status: 'error' });
-    expect(h.calls.filter((call) => call.type === 'sendRunFinished'), 'run.finished is not sent twice').to.have.length(1);
+    expect(
+      h.calls.filter((call) => call.type === 'sendRunFinished'),
+      'run.finished is not sent twice',
+    ).to.have.length(1);
   });
 
   it('the verdict waits for the database and is told once it is durable', async () => {
@@ -128,7 +135,11 @@ describe('run machine: database outages', () => {
     await flush();
     const finishRuns = h.calls.filter((call) => call.type === 'finishRun');
     expect(finishRuns.map((call) => (call.params as { status: string }).status)).to.deep.equal(['passed', 'error']);
-    expect(h.calls.filter((call) => call.type === 'sendRunFinished').map((call) => (call.params as { status: string }).status)).to.deep.equal(['error']);
+    expect(
+      h.calls
+        .filter((call) => call.type === 'sendRunFinished')
+        .map((call) => (call.params as { status: string }).status),
+    ).to.deep.equal(['error']);
     finishes[1]!.resolve();
     await flush();
     expect(expectDone(h).status).to.equal('error');

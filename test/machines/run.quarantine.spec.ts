@@ -1,6 +1,12 @@
 // The verdict with quarantined test cases: their failures are counted and left out of the verdict.
 import { expect } from 'chai';
-import { decideOutput, decideReport, decideTimeout, initialContext, type RunContext } from '../../machines/run.steps.js';
+import {
+  decideOutput,
+  decideReport,
+  decideTimeout,
+  initialContext,
+  type RunContext,
+} from '../../machines/run.steps.js';
 import type { PlannedStep, RunInput, StepReport } from '../../machines/types.js';
 
 const step = (stepIndex: number, caseIndex: number, continueOnFail = false): PlannedStep => ({
@@ -26,8 +32,14 @@ function input(quarantinedCases?: number[]): RunInput {
 function play(context: RunContext, statuses: Array<StepReport['status'] | 'timeout'>): RunContext {
   let c = context;
   for (const status of statuses) {
-    while (c.pending.some((o) => o.stepIndex === c.input.steps[c.cursor]?.stepIndex)) c = { ...c, cursor: c.cursor + 1 };
-    c = { ...c, ...(status === 'timeout' ? decideTimeout(c) : decideReport(c, { stepIndex: c.input.steps[c.cursor]!.stepIndex, status })) };
+    while (c.pending.some((o) => o.stepIndex === c.input.steps[c.cursor]?.stepIndex))
+      c = { ...c, cursor: c.cursor + 1 };
+    c = {
+      ...c,
+      ...(status === 'timeout'
+        ? decideTimeout(c)
+        : decideReport(c, { stepIndex: c.input.steps[c.cursor]!.stepIndex, status })),
+    };
   }
   return c;
 }
@@ -36,10 +48,16 @@ describe('run verdict with quarantined test cases', () => {
   it('fails without a quarantine, passes when every failing case is quarantined, and counts the failures either way', () => {
     const statuses: Array<StepReport['status'] | 'timeout'> = ['fail', 'error', 'pass', 'pass'];
     const plain = play(initialContext(input()), statuses);
-    expect(decideOutput(plain)).to.deep.equal({ status: 'failed', counts: { passed: 2, failed: 2, skipped: 0, total: 4 } });
+    expect(decideOutput(plain)).to.deep.equal({
+      status: 'failed',
+      counts: { passed: 2, failed: 2, skipped: 0, total: 4 },
+    });
     const quarantined = play(initialContext(input([0])), statuses);
     expect(quarantined.quarantinedFailures).to.equal(2);
-    expect(decideOutput(quarantined)).to.deep.equal({ status: 'passed', counts: { passed: 2, failed: 2, skipped: 0, total: 4 } });
+    expect(decideOutput(quarantined)).to.deep.equal({
+      status: 'passed',
+      counts: { passed: 2, failed: 2, skipped: 0, total: 4 },
+    });
   });
 
   it('still fails on a failure outside the quarantine, a time-out included', () => {

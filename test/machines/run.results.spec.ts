@@ -1,6 +1,7 @@
 // A step.result that never comes (time-out) and one that is not for the step in flight.
-import { closeUndriven } from '../../machines/run.steps.js';
+
 import { expect } from 'chai';
+import { closeUndriven } from '../../machines/run.steps.js';
 import {
   codeOf,
   deferred,
@@ -10,6 +11,7 @@ import {
   finishCall,
   flush,
   outcomeByIndex,
+  type RunHarness,
   recordCalls,
   runInput,
   startRun,
@@ -17,7 +19,6 @@ import {
   tracked,
   types,
   writes,
-  type RunHarness,
 } from './harness.js';
 
 describe('run machine: missing and stray results', () => {
@@ -25,9 +26,7 @@ describe('run machine: missing and stray results', () => {
 
   describe('step time-out', () => {
     it('records E_TIMEOUT at exactly timeoutMs + grace, not a millisecond before', async () => {
-      const h = track(
-        startRun(runInput([step(0, 0, { timeoutMs: 1000 }), step(1, 0), step(2, 1)], { graceMs: 250 })),
-      );
+      const h = track(startRun(runInput([step(0, 0, { timeoutMs: 1000 }), step(1, 0), step(2, 1)], { graceMs: 250 })));
       h.clock.increment(1249);
       await flush();
       expect(types(h.calls)).to.deep.equal(['sendRunStart', 'sendStepExec']);
@@ -99,7 +98,9 @@ describe('run machine: missing and stray results', () => {
     });
 
     it('a result before the time-out cancels the timer', async () => {
-      const h = track(startRun(runInput([step(0, 0, { timeoutMs: 100 }), step(1, 0, { timeoutMs: 100 })], { graceMs: 0 })));
+      const h = track(
+        startRun(runInput([step(0, 0, { timeoutMs: 100 }), step(1, 0, { timeoutMs: 100 })], { graceMs: 0 })),
+      );
       h.clock.increment(99);
       h.result({ stepIndex: 0, status: 'pass' });
       await flush();
@@ -189,13 +190,26 @@ describe('closeUndriven: the end of a run no machine drives', () => {
       'cancelled by request',
     );
     expect(outcomes).to.deep.equal([
-      { stepIndex: 2, status: 'skip', source: 'service', error: { code: 'E_CANCELLED', message: 'cancelled by request' } },
-      { stepIndex: 4, status: 'skip', source: 'service', error: { code: 'E_CANCELLED', message: 'cancelled by request' } },
+      {
+        stepIndex: 2,
+        status: 'skip',
+        source: 'service',
+        error: { code: 'E_CANCELLED', message: 'cancelled by request' },
+      },
+      {
+        stepIndex: 4,
+        status: 'skip',
+        source: 'service',
+        error: { code: 'E_CANCELLED', message: 'cancelled by request' },
+      },
     ]);
     expect(counts).to.deep.equal({ total: 5, passed: 1, failed: 1, skipped: 3 });
   });
 
   it('ends a run without steps with nothing counted', () => {
-    expect(closeUndriven([], 0, 'E_INTERNAL', 'gone')).to.deep.equal({ outcomes: [], counts: { total: 0, passed: 0, failed: 0, skipped: 0 } });
+    expect(closeUndriven([], 0, 'E_INTERNAL', 'gone')).to.deep.equal({
+      outcomes: [],
+      counts: { total: 0, passed: 0, failed: 0, skipped: 0 },
+    });
   });
 });

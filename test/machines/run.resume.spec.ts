@@ -2,7 +2,22 @@
 // step in flight is sent again with its time-out started over. And a run taken over from another
 // process (input.recorded) goes on from its first step without an outcome.
 import { expect } from 'chai';
-import { codeOf, deferred, execs, expectDone, expectEachRecordedOnce, finishCall, flush, outcomeByIndex, runInput, startRun, step, tracked, types, type RunHarness } from './harness.js';
+import {
+  codeOf,
+  deferred,
+  execs,
+  expectDone,
+  expectEachRecordedOnce,
+  finishCall,
+  flush,
+  outcomeByIndex,
+  type RunHarness,
+  runInput,
+  startRun,
+  step,
+  tracked,
+  types,
+} from './harness.js';
 
 describe('run machine: detached and resumed', () => {
   const track = tracked<RunHarness>();
@@ -23,7 +38,11 @@ describe('run machine: detached and resumed', () => {
     expect(h.actor.getSnapshot().value).to.equal('running');
     h.clock.increment(1);
     await flush();
-    expect(codeOf(outcomeByIndex(h.calls).get(0))).to.deep.equal({ status: 'error', source: 'service', code: 'E_TIMEOUT' });
+    expect(codeOf(outcomeByIndex(h.calls).get(0))).to.deep.equal({
+      status: 'error',
+      source: 'service',
+      code: 'E_TIMEOUT',
+    });
   });
 
   it('a write answered while detached leads to paused; the next step goes out on resume only', async () => {
@@ -51,7 +70,13 @@ describe('run machine: detached and resumed', () => {
     h.actor.send({ type: 'EXECUTOR_DETACHED' });
     h.actor.send({ type: 'CANCEL', reason: 'stop' });
     await flush();
-    expect(types(h.calls)).to.deep.equal(['sendRunStart', 'sendStepExec', 'sendRunCancel', 'finishRun', 'sendRunFinished']);
+    expect(types(h.calls)).to.deep.equal([
+      'sendRunStart',
+      'sendStepExec',
+      'sendRunCancel',
+      'finishRun',
+      'sendRunFinished',
+    ]);
     expect(finishCall(h.calls).outcomes.map((o) => o.error?.code)).to.deep.equal(['E_CANCELLED', 'E_CANCELLED']);
     expect(expectDone(h).status).to.equal('cancelled');
   });
@@ -62,7 +87,10 @@ describe('run machine: detached and resumed', () => {
     h.actor.send({ type: 'EXECUTOR_LOST', reason: 'not resumed' });
     await flush();
     const outcomes = finishCall(h.calls).outcomes;
-    expect(outcomes.map((o) => [o.status, o.error?.code])).to.deep.equal([['error', 'E_INTERNAL'], ['skip', 'E_INTERNAL']]);
+    expect(outcomes.map((o) => [o.status, o.error?.code])).to.deep.equal([
+      ['error', 'E_INTERNAL'],
+      ['skip', 'E_INTERNAL'],
+    ]);
     expect(types(h.calls)).to.not.include('sendRunFinished');
     expect(expectDone(h)).to.deep.include({ status: 'error', reason: 'not resumed' });
   });

@@ -3,14 +3,15 @@
 // flaky and does not fail the run.
 import { expect } from 'chai';
 import type { RunEffect } from '../../machines/types.js';
-import { expectDone, flush, runInput, startRun, step, tracked, type RunHarness } from './harness.js';
+import { expectDone, flush, type RunHarness, runInput, startRun, step, tracked } from './harness.js';
 
 type Exec = Extract<RunEffect, { type: 'sendStepExec' }>['payload'];
 
 describe('run machine: retries', () => {
   const track = tracked<RunHarness>();
   const sent = (h: RunHarness) => h.calls.flatMap((c) => (c.type === 'sendStepExec' ? [c.params as Exec] : []));
-  const records = (h: RunHarness) => h.calls.flatMap((c) => (c.type === 'recordSteps' ? [c.params as Extract<RunEffect, { type: 'recordSteps' }>] : []));
+  const records = (h: RunHarness) =>
+    h.calls.flatMap((c) => (c.type === 'recordSteps' ? [c.params as Extract<RunEffect, { type: 'recordSteps' }>] : []));
   const lastSent = (h: RunHarness) => sent(h).at(-1)!;
 
   it('runs a failed case again from its first step, in a fresh context, and counts it flaky when it then passes', async () => {
@@ -37,7 +38,11 @@ describe('run machine: retries', () => {
     h.result({ stepIndex: 2, status: 'pass' });
     await flush();
     const output = expectDone(h);
-    expect(output).to.deep.equal({ status: 'passed', counts: { passed: 3, failed: 0, skipped: 0, total: 3 }, flaky: 1 });
+    expect(output).to.deep.equal({
+      status: 'passed',
+      counts: { passed: 3, failed: 0, skipped: 0, total: 3 },
+      flaky: 1,
+    });
   });
 
   it('fails the run when every attempt fails, and stops after the last retry', async () => {
@@ -48,7 +53,11 @@ describe('run machine: retries', () => {
       await flush();
     }
     expect(sent(h)).to.have.length(3);
-    expect(expectDone(h)).to.deep.equal({ status: 'failed', counts: { passed: 0, failed: 1, skipped: 0, total: 1 }, flaky: 0 });
+    expect(expectDone(h)).to.deep.equal({
+      status: 'failed',
+      counts: { passed: 0, failed: 1, skipped: 0, total: 1 },
+      flaky: 0,
+    });
   });
 
   it('retries a case whose step timed out, and one cut short by a failure (its skipped rest archived with it)', async () => {

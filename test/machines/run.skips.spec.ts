@@ -9,13 +9,13 @@ import {
   finishCall,
   flush,
   outcomeByIndex,
+  type RunHarness,
   recordCalls,
   runInput,
   startRun,
   step,
   tracked,
   types,
-  type RunHarness,
 } from './harness.js';
 
 describe('run machine: steps not sent', () => {

@@ -8,12 +8,12 @@ import {
   expectEachRecordedOnce,
   finishCall,
   flush,
+  type RunHarness,
   runInput,
   startRun,
   step,
   tracked,
   types,
-  type RunHarness,
 } from './harness.js';
 
 describe('run machine: cancel and executor lost', () => {

@@ -7,11 +7,11 @@ import {
   finishCall,
   flush,
   outcomeByIndex,
+  type RunHarness,
   runInput,
   startRun,
   step,
   tracked,
-  type RunHarness,
 } from './harness.js';
 
 describe('run machine: durable writes', () => {
@@ -54,9 +54,7 @@ describe('run machine: durable writes', () => {
     });
 
     it('a rejected finishRun still ends the run, as error', async () => {
-      const h = track(
-        startRun(runInput([step(0, 0)]), { finish: () => Promise.reject(new Error('disk full')) }),
-      );
+      const h = track(startRun(runInput([step(0, 0)]), { finish: () => Promise.reject(new Error('disk full')) }));
       h.result({ stepIndex: 0, status: 'pass' });
       await flush();
       const counts = { passed: 1, failed: 0, skipped: 0, total: 1 };

@@ -1,7 +1,7 @@
 // The session machine: handshake, keepalive, invalid frames and closing.
 import { expect } from 'chai';
 import { CloseCode, type HelloPayload, type SessionInput } from '../../machines/types.js';
-import { flush, startSession, tracked, type SessionHarness, type SessionWrites } from './harness.js';
+import { flush, type SessionHarness, type SessionWrites, startSession, tracked } from './harness.js';
 
 const input: SessionInput = {
   keepaliveMs: 30_000,
@@ -66,7 +66,7 @@ describe('session machine', () => {
       expect(h.calls.map((call) => call.type)).to.deep.equal(['registerSession', 'sendWelcome']);
     });
 
-    it('closes with 1011 and a reason of its own (never the write\'s message) when registerSession rejects', async () => {
+    it("closes with 1011 and a reason of its own (never the write's message) when registerSession rejects", async () => {
       const h = track(start({ register: () => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.5:5432')) }));
       h.actor.send({ type: 'HELLO', hello, ref: 'msg_1' });
       await flush();
@@ -83,7 +83,10 @@ describe('session machine', () => {
       h.actor.send({ type: 'HELLO', hello, ref: 'msg_1' });
       h.actor.send({ type: 'SESSION_NOT_REGISTERED', message: 'database unavailable', retryable: true });
       await flush();
-      expect(h.calls.at(-1)).to.deep.equal({ type: 'closeSocket', params: { code: 1013, reason: 'database unavailable: connect again later' } });
+      expect(h.calls.at(-1)).to.deep.equal({
+        type: 'closeSocket',
+        params: { code: 1013, reason: 'database unavailable: connect again later' },
+      });
       expectClosed(h, 1013, 'database unavailable: connect again later');
     });
 

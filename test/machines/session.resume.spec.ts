@@ -2,9 +2,15 @@
 // resumes it, or the window ends it (SimulatedClock).
 import { expect } from 'chai';
 import { CloseCode, type HelloPayload, type SessionInput } from '../../machines/types.js';
-import { flush, startSession, tracked, type SessionHarness } from './harness.js';
+import { flush, type SessionHarness, startSession, tracked } from './harness.js';
 
-const input: SessionInput = { keepaliveMs: 30_000, pongTimeoutMs: 10_000, helloTimeoutMs: 5_000, maxInvalidFrames: 3, resumeWindowMs: 20_000 };
+const input: SessionInput = {
+  keepaliveMs: 30_000,
+  pongTimeoutMs: 10_000,
+  helloTimeoutMs: 5_000,
+  maxInvalidFrames: 3,
+  resumeWindowMs: 20_000,
+};
 const hello: HelloPayload = { executor: 'runner', capabilities: { maxParallel: 1 } };
 
 async function startReady(overrides: Partial<SessionInput> = {}): Promise<SessionHarness> {

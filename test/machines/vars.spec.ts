@@ -54,13 +54,27 @@ describe('machines/vars', () => {
     });
 
     it('answers the action itself when there is nothing to fill, and copies only the parts that change', () => {
-      const locator = { candidates: [{ by: 'css', value: '#a' }, { by: 'text', value: 'Hi {{user}}' }] };
+      const locator = {
+        candidates: [
+          { by: 'css', value: '#a' },
+          { by: 'text', value: 'Hi {{user}}' },
+        ],
+      };
       const within = { by: 'css', value: 'form' };
       const plain: StepAction = { action: 'click', locator: { by: 'css', value: '#go', within } };
       expect(fillVars(plain, { user: 'ada' })).to.equal(plain);
       const action: StepAction = { action: 'click', locator, frame: within };
       const filled = fillVars(action, { user: 'ada' });
-      expect(filled).to.deep.equal({ action: 'click', locator: { candidates: [{ by: 'css', value: '#a' }, { by: 'text', value: 'Hi ada' }] }, frame: within });
+      expect(filled).to.deep.equal({
+        action: 'click',
+        locator: {
+          candidates: [
+            { by: 'css', value: '#a' },
+            { by: 'text', value: 'Hi ada' },
+          ],
+        },
+        frame: within,
+      });
       expect(filled.frame).to.equal(within);
       expect((filled.locator as any).candidates[0]).to.equal(locator.candidates[0]);
       expect(locator.candidates[1]!.value).to.equal('Hi {{user}}');
@@ -102,7 +116,12 @@ describe('machines/vars', () => {
 describe('machines/counts', () => {
   it('counts pass, fail + error and skip, with total given', () => {
     const statuses = ['pass', 'fail', 'error', 'skip', 'skip', 'pass'] as const;
-    expect(countOutcomes(statuses.map((status) => ({ status })), 7)).to.deep.equal({
+    expect(
+      countOutcomes(
+        statuses.map((status) => ({ status })),
+        7,
+      ),
+    ).to.deep.equal({
       passed: 2,
       failed: 2,
       skipped: 2,

@@ -1,10 +1,10 @@
 // What Dispatch remembers of queued runs, against a real database (its claims find the queue empty).
 import { expect } from 'chai';
+import { createDb, type Db, migrate } from '../../src/db/connect.js';
+import { createLogger } from '../../src/log.js';
 import { Dispatch } from '../../src/otp/engine/dispatch.js';
 import type { ExecutorSession } from '../../src/otp/engine/session.js';
 import { RunStore } from '../../src/otp/store/run-store.js';
-import { createDb, migrate, type Db } from '../../src/db/connect.js';
-import { createLogger } from '../../src/log.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /** What Dispatch reads of a session: its id, its project, its room. */
@@ -20,7 +20,13 @@ describe('Dispatch: the queued runs it has heard of', () => {
     db = createDb(database.url);
     await migrate(db);
     const store = new RunStore(db);
-    dispatch = new Dispatch({ store, instanceId: 'ins_test', log: createLogger('silent'), draining: () => false, start: async () => {} });
+    dispatch = new Dispatch({
+      store,
+      instanceId: 'ins_test',
+      log: createLogger('silent'),
+      draining: () => false,
+      start: async () => {},
+    });
   });
   after(async () => {
     await db?.destroy();

@@ -19,7 +19,9 @@ describe('frameTemplate (step.exec frames made from a per-run template)', () => 
     const b = JSON.parse(built);
     expect(Object.keys(a)).to.deep.equal(Object.keys(b));
     expect({ ...a, id: 'x', ts: 'x' }).to.deep.equal({ ...b, id: 'x', ts: 'x' });
-    expect(fromTemplate.replace(/"id":"[^"]+","ts":"[^"]+"/, '')).to.equal(built.replace(/"id":"[^"]+","ts":"[^"]+"/, ''));
+    expect(fromTemplate.replace(/"id":"[^"]+","ts":"[^"]+"/, '')).to.equal(
+      built.replace(/"id":"[^"]+","ts":"[^"]+"/, ''),
+    );
   });
 
   it('gives every frame its own message id and a current time, valid as a step.exec', () => {

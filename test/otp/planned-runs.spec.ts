@@ -5,10 +5,23 @@ import type { NewRun } from '../../src/otp/store/run-store.js';
 let n = 0;
 function run(projectId: string, steps: number, requestedSessionId: string | null = null): NewRun {
   return {
-    id: `otr_${String(++n).padStart(4, '0')}`, tenantId: 'ten_1', projectId, requestedSessionId, vars: {}, allowedOrigins: [],
-    testCases: [{ id: 'tc_x', title: 'x', steps }], planId: null, testRunId: null, finishTestRun: false,
+    id: `otr_${String(++n).padStart(4, '0')}`,
+    tenantId: 'ten_1',
+    projectId,
+    requestedSessionId,
+    vars: {},
+    allowedOrigins: [],
+    testCases: [{ id: 'tc_x', title: 'x', steps }],
+    planId: null,
+    testRunId: null,
+    finishTestRun: false,
     steps: Array.from({ length: steps }, (_, stepIndex) => ({
-      stepIndex, caseIndex: 0, testCaseId: 'tc_x', action: { action: 'navigate', url: 'https://a.test' }, timeoutMs: 1000, continueOnFail: false,
+      stepIndex,
+      caseIndex: 0,
+      testCaseId: 'tc_x',
+      action: { action: 'navigate', url: 'https://a.test' },
+      timeoutMs: 1000,
+      continueOnFail: false,
     })),
   };
 }
@@ -16,13 +29,31 @@ function run(projectId: string, steps: number, requestedSessionId: string | null
 describe('PlannedRuns (the runs a claim of this process need not read back)', () => {
   it('offers a session the oldest runs of its project it may take: unpinned, or pinned to it', () => {
     const planned = new PlannedRuns();
-    const runs = [run('prj_a', 1), run('prj_a', 1, 'ots_other'), run('prj_b', 1), run('prj_a', 1, 'ots_mine'), run('prj_a', 1)];
+    const runs = [
+      run('prj_a', 1),
+      run('prj_a', 1, 'ots_other'),
+      run('prj_b', 1),
+      run('prj_a', 1, 'ots_mine'),
+      run('prj_a', 1),
+    ];
     for (const r of runs) planned.remember(r);
-    expect([...planned.candidates('prj_a', 'ots_mine', 10).keys()]).to.deep.equal([runs[0]!.id, runs[3]!.id, runs[4]!.id]);
+    expect([...planned.candidates('prj_a', 'ots_mine', 10).keys()]).to.deep.equal([
+      runs[0]!.id,
+      runs[3]!.id,
+      runs[4]!.id,
+    ]);
     expect([...planned.candidates('prj_a', 'ots_mine', 2).keys()]).to.deep.equal([runs[0]!.id, runs[3]!.id]);
     expect([...planned.candidates('prj_c', 'ots_mine', 10).keys()]).to.deep.equal([]);
     const offered = planned.candidates('prj_b', 'ots_any', 1).get(runs[2]!.id)!;
-    expect(offered.steps).to.deep.equal([{ stepIndex: 0, caseIndex: 0, action: { action: 'navigate', url: 'https://a.test' }, timeoutMs: 1000, continueOnFail: false }]);
+    expect(offered.steps).to.deep.equal([
+      {
+        stepIndex: 0,
+        caseIndex: 0,
+        action: { action: 'navigate', url: 'https://a.test' },
+        timeoutMs: 1000,
+        continueOnFail: false,
+      },
+    ]);
     planned.forget(runs[0]!.id);
     expect([...planned.candidates('prj_a', 'ots_mine', 1).keys()]).to.deep.equal([runs[3]!.id]);
     expect(planned.size).to.equal(4);

@@ -3,7 +3,12 @@ import { RunViewCache } from '../../src/otp/store/run-view-cache.js';
 import type { RunView } from '../../src/otp/store/run-views.js';
 
 function view(id: string, status: string, steps = 1): RunView {
-  return { id, runId: id, status, steps: Array.from({ length: steps }, (_, i) => ({ stepIndex: i })) } as unknown as RunView;
+  return {
+    id,
+    runId: id,
+    status,
+    steps: Array.from({ length: steps }, (_, i) => ({ stepIndex: i })),
+  } as unknown as RunView;
 }
 
 describe('RunViewCache', () => {
@@ -30,7 +35,10 @@ describe('RunViewCache', () => {
         loaded = true;
         throw new Error('Run r1 not found');
       }),
-    ).then(() => null, (err: Error) => err);
+    ).then(
+      () => null,
+      (err: Error) => err,
+    );
     expect(loaded).to.equal(true);
     expect(error?.message).to.equal('Run r1 not found');
   });
@@ -41,7 +49,11 @@ describe('RunViewCache', () => {
     cache.invalidate('r1');
     expect(cache.size.runs).to.equal(0);
     let release!: () => void;
-    const slow = cache.read('p', 'r2', () => new Promise<RunView>((resolve) => (release = () => resolve(view('r2', 'passed')))));
+    const slow = cache.read(
+      'p',
+      'r2',
+      () => new Promise<RunView>((resolve) => (release = () => resolve(view('r2', 'passed')))),
+    );
     cache.invalidate('r2');
     release();
     await slow;
@@ -69,7 +81,8 @@ describe('RunViewCache', () => {
     expect(cache.size.runs).to.equal(3);
     expect(cache.size.bytes).to.be.at.most(one * 3);
     const reloaded: string[] = [];
-    for (const id of ['r0', 'r2', 'r3', 'r1']) await cache.read('p', id, async () => (reloaded.push(id), view(id, 'passed', 10)));
+    for (const id of ['r0', 'r2', 'r3', 'r1'])
+      await cache.read('p', id, async () => (reloaded.push(id), view(id, 'passed', 10)));
     expect(reloaded).to.deep.equal(['r1']);
     // A run larger than the whole cache is served but never kept.
     const tiny = new RunViewCache(10);

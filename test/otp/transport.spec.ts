@@ -3,14 +3,14 @@
 // frames), paths other than /otp refused, and a socket library's exception kept out of the process.
 // Real sockets and real adapters; the session behind the gateway is a small echo of its own, so
 // the test can make the service write as much as it likes.
-import net from 'node:net';
+import type net from 'node:net';
 import { expect } from 'chai';
 import WebSocket from 'ws';
-import { createOtpTransport, type OtpTransport } from '../../src/otp/transport/index.js';
-import type { SocketSession } from '../../src/otp/transport/gateway.js';
-import type { Connection } from '../../src/otp/engine/session.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { createLogger } from '../../src/log.js';
+import type { Connection } from '../../src/otp/engine/session.js';
+import type { SocketSession } from '../../src/otp/transport/gateway.js';
+import { createOtpTransport, type OtpTransport } from '../../src/otp/transport/index.js';
 import { describeEachTransport } from '../support/transports.js';
 
 const KEY = 'good-key';
@@ -81,7 +81,9 @@ describeEachTransport('OTP transport adapter', (name) => {
     const socket = (ws as unknown as { _socket: net.Socket })._socket;
     socket.pause();
     const frames: string[] = [];
-    const all = new Promise<void>((resolve) => ws.on('message', (data) => frames.push(data.toString()) === 96 && resolve()));
+    const all = new Promise<void>((resolve) =>
+      ws.on('message', (data) => frames.push(data.toString()) === 96 && resolve()),
+    );
     // 3 MiB, under the 4 MiB the service buffers for a reader (plus what the kernel holds).
     ws.send('burst 96 32768');
     await session.written;

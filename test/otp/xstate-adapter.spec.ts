@@ -1,12 +1,13 @@
-import { expect } from 'chai';
-import { SimulatedClock, createActor, type AnyTransitionDefinition, type InspectionEvent } from 'xstate';
-import { runMachine } from '../../machines/run.machine.js';
 import { createRequire } from 'node:module';
+import { expect } from 'chai';
+import { type AnyTransitionDefinition, createActor, type InspectionEvent, SimulatedClock } from 'xstate';
+import { runMachine } from '../../machines/run.machine.js';
 import { eventLabel, fastInspection, transitionsOf, XSTATE_VERIFIED } from '../../src/otp/engine/xstate-adapter.js';
 import { runInput, step } from '../machines/harness.js';
 
 type Microstep = Extract<InspectionEvent, { type: '@xstate.microstep' }>;
-const label = (t: AnyTransitionDefinition) => `${t.eventType || 'always'}:${t.source.path.join('.')}>${t.target?.[0]?.path.join('.') ?? ''}`;
+const label = (t: AnyTransitionDefinition) =>
+  `${t.eventType || 'always'}:${t.source.path.join('.')}>${t.target?.[0]?.path.join('.') ?? ''}`;
 
 /**
  * Drives a run of three steps (a pass, a time-out, a failure that ends it) and lists the
@@ -36,7 +37,7 @@ function traceOf(fast: boolean): { transitions: string[]; patched: boolean } {
 
 // The XState internals the service relies on (src/otp/engine/xstate-adapter.ts): each is checked here
 // against the installed XState, so that a release that changes one fails this file and nothing else.
-describe('The XState adapter: what the service needs beyond XState\'s documented API', () => {
+describe("The XState adapter: what the service needs beyond XState's documented API", () => {
   it('runs on an XState version the adapter was checked against (pinned exactly in package.json)', () => {
     const installed = (createRequire(import.meta.url)('xstate/package.json') as { version: string }).version;
     expect(XSTATE_VERIFIED).to.include(installed);
@@ -45,7 +46,8 @@ describe('The XState adapter: what the service needs beyond XState\'s documented
   it('names delayed and eventless transitions as the trace shows them', () => {
     const labels = new Set<string>();
     const actor = createActor(runMachine, { input: runInput([step(0, 0)]), clock: new SimulatedClock() });
-    for (const node of Object.values(actor.logic.states)) for (const t of node.transitions.values()) for (const d of t) labels.add(eventLabel(d));
+    for (const node of Object.values(actor.logic.states))
+      for (const t of node.transitions.values()) for (const d of t) labels.add(eventLabel(d));
     expect([...labels]).to.include('after stepTimeout');
   });
 
@@ -58,7 +60,11 @@ describe('The XState adapter: what the service needs beyond XState\'s documented
   it('hands the trace the same transitions as XState inspection, eventless and delayed ones included', () => {
     const plain = traceOf(false).transitions;
     expect(traceOf(true).transitions).to.deep.equal(plain);
-    expect(plain).to.include.members(['always:advancing>running', 'STEP_RESULT:running>recording', 'STEPS_RECORDED:recording>running']);
+    expect(plain).to.include.members([
+      'always:advancing>running',
+      'STEP_RESULT:running>recording',
+      'STEPS_RECORDED:recording>running',
+    ]);
     expect(plain.some((t) => t.startsWith('xstate.after.stepTimeout'))).to.equal(true);
     expect(plain.at(-1)).to.equal('RUN_FINISH_WRITTEN:finishing>done');
   });

@@ -1,9 +1,10 @@
 // POST /otp/recordings: a finished recording, in this service's format or as Chrome DevTools Recorder
 // JSON (as the JSON and as the file @puppeteer/replay writes, source-map line and all), becomes a test case.
-import { expect } from 'chai';
+
 import fs from 'node:fs';
 import path from 'node:path';
 import { JSONStringifyExtension, parse, stringify } from '@puppeteer/replay';
+import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/service.js';
 
 const chrome = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'fixtures/chrome-login.json'), 'utf8'));
@@ -53,12 +54,28 @@ describe('Recordings: POST /otp/recordings', function () {
   it("takes this service's own format and answers the test case", async () => {
     const steps = [
       { otp: { action: 'navigate', url: 'http://127.0.0.1:4000/' }, label: 'Open' },
-      { otp: { action: 'type', locator: { candidates: [{ by: 'testid', value: 'pw' }, { by: 'label', value: 'Password' }] }, text: '{{secret_1}}' } },
+      {
+        otp: {
+          action: 'type',
+          locator: {
+            candidates: [
+              { by: 'testid', value: 'pw' },
+              { by: 'label', value: 'Password' },
+            ],
+          },
+          text: '{{secret_1}}',
+        },
+      },
     ];
-    const res = await svc.request('POST', '/otp/recordings', { body: { format: 'otp', title: 'Own format', startUrl: 'http://127.0.0.1:4000/', steps } });
+    const res = await svc.request('POST', '/otp/recordings', {
+      body: { format: 'otp', title: 'Own format', startUrl: 'http://127.0.0.1:4000/', steps },
+    });
     expect(res.status).to.equal(201);
     expect(res.body.id).to.match(/^tc_/);
-    expect(res.body).to.include({ title: 'Own format', description: 'Imported recording. Recorded from http://127.0.0.1:4000/.' });
+    expect(res.body).to.include({
+      title: 'Own format',
+      description: 'Imported recording. Recorded from http://127.0.0.1:4000/.',
+    });
     expect(res.body.steps).to.deep.equal(steps);
     expect(res.body.labels).to.deep.equal(['recorded']);
     const read = await svc.request('GET', `/tests/cases/${res.body.id}`);
@@ -70,7 +87,9 @@ describe('Recordings: POST /otp/recordings', function () {
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     expect(res.body.title).to.equal('Sign in to the demo');
     expect(res.body.steps).to.deep.equal(expectedSteps);
-    expect(res.body.description).to.equal('Imported from a Chrome DevTools Recorder recording. Steps with no OTP equivalent were left out: setViewport ×1, keyUp ×1.');
+    expect(res.body.description).to.equal(
+      'Imported from a Chrome DevTools Recorder recording. Steps with no OTP equivalent were left out: setViewport ×1, keyUp ×1.',
+    );
   });
 
   it('takes the file @puppeteer/replay writes, with its //# recorderSourceMap= line, as text/plain', async () => {
@@ -78,7 +97,11 @@ describe('Recordings: POST /otp/recordings', function () {
     expect(text).to.contain('//# recorderSourceMap=');
     // The test client sends JSON; the file goes as it is.
     const post = (body: string) =>
-      fetch(`${svc.api}/otp/recordings`, { method: 'POST', body, headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'text/plain' } });
+      fetch(`${svc.api}/otp/recordings`, {
+        method: 'POST',
+        body,
+        headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'text/plain' },
+      });
     const res = await post(text);
     const created = await res.json();
     expect(res.status, JSON.stringify(created)).to.equal(201);
@@ -94,11 +117,15 @@ describe('Recordings: POST /otp/recordings', function () {
     expect(bad.status).to.equal(400);
     expect(bad.body.error.message).to.contain('Not a Chrome DevTools Recorder recording');
 
-    const onlyViewport = await svc.request('POST', '/otp/recordings', { body: { title: 'Nothing', steps: [chrome.steps[0]] } });
+    const onlyViewport = await svc.request('POST', '/otp/recordings', {
+      body: { title: 'Nothing', steps: [chrome.steps[0]] },
+    });
     expect(onlyViewport.status).to.equal(400);
     expect(onlyViewport.body.error.details.fields[0].message).to.contain('setViewport');
 
-    const badOwn = await svc.request('POST', '/otp/recordings', { body: { title: 'Bad own', steps: [{ otp: { action: 'tap' } }] } });
+    const badOwn = await svc.request('POST', '/otp/recordings', {
+      body: { title: 'Bad own', steps: [{ otp: { action: 'tap' } }] },
+    });
     expect(badOwn.status).to.equal(400);
     expect(badOwn.body.error.details.fields.map((f: any) => f.field)).to.include('body.steps[0].otp.action');
 

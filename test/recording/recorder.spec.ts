@@ -2,11 +2,11 @@
 // person's actions (trusted input through Playwright's mouse and keyboard) become steps with ranked
 // locator candidates, each matching exactly one element, and sensitive text becomes {{secret_N}}.
 import { expect } from 'chai';
-import type { Locator as PwLocator, Page } from 'playwright-core';
-import { startTestService, type TestService } from '../support/service.js';
-import { startRecorder, type RecordedStep, type Recorder } from '../../src/runner/record/recorder.js';
-import { servePages, type PageServer } from './pages.js';
+import type { Page, Locator as PwLocator } from 'playwright-core';
+import { type RecordedStep, type Recorder, startRecorder } from '../../src/runner/record/recorder.js';
 import { eventually } from '../support/eventually.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { type PageServer, servePages } from './pages.js';
 
 const RANK = ['testid', 'role', 'label', 'placeholder', 'alt', 'text', 'title', 'css'];
 
@@ -21,14 +21,22 @@ interface Loc {
 function playwrightLocator(page: Page, loc: Loc): PwLocator {
   const exact = loc.exact ?? false;
   switch (loc.by) {
-    case 'testid': return page.getByTestId(loc.value);
-    case 'role': return page.getByRole(loc.value as Parameters<Page['getByRole']>[0], { name: loc.name, exact });
-    case 'label': return page.getByLabel(loc.value, { exact });
-    case 'placeholder': return page.getByPlaceholder(loc.value, { exact });
-    case 'alt': return page.getByAltText(loc.value, { exact });
-    case 'text': return page.getByText(loc.value, { exact });
-    case 'title': return page.getByTitle(loc.value, { exact });
-    default: return page.locator(loc.value);
+    case 'testid':
+      return page.getByTestId(loc.value);
+    case 'role':
+      return page.getByRole(loc.value as Parameters<Page['getByRole']>[0], { name: loc.name, exact });
+    case 'label':
+      return page.getByLabel(loc.value, { exact });
+    case 'placeholder':
+      return page.getByPlaceholder(loc.value, { exact });
+    case 'alt':
+      return page.getByAltText(loc.value, { exact });
+    case 'text':
+      return page.getByText(loc.value, { exact });
+    case 'title':
+      return page.getByTitle(loc.value, { exact });
+    default:
+      return page.locator(loc.value);
   }
 }
 
@@ -61,7 +69,13 @@ describe('Recorder: trusted input in real Chromium becomes steps', function () {
 
   it('records clicks, typing, keys, a select and a checkbox with unique ranked candidates; passwords and card numbers as {{secret_N}}', async () => {
     const start = `${pages.origin}/login`;
-    recorder = await startRecorder({ server: svc.otpUrl, key: svc.adminKey, url: start, title: 'Sign in', headed: false });
+    recorder = await startRecorder({
+      server: svc.otpUrl,
+      key: svc.adminKey,
+      url: start,
+      title: 'Sign in',
+      headed: false,
+    });
     const page = recorder.page;
     await page.waitForLoadState('load');
 
@@ -83,7 +97,19 @@ describe('Recorder: trusted input in real Chromium becomes steps', function () {
 
     const steps = recorder.steps;
     const actions = steps.map((s) => s.otp.action);
-    expect(actions).to.deep.equal(['navigate', 'click', 'type', 'press', 'type', 'click', 'type', 'press', 'select', 'check', 'click']);
+    expect(actions).to.deep.equal([
+      'navigate',
+      'click',
+      'type',
+      'press',
+      'type',
+      'click',
+      'type',
+      'press',
+      'select',
+      'check',
+      'click',
+    ]);
     expect(steps[0]!.otp).to.deep.equal({ action: 'navigate', url: start });
     expect(steps[2]!.otp).to.include({ text: 'ada@example.com', clear: true });
     expect(steps[3]!.otp.key).to.equal('Tab');
@@ -110,7 +136,10 @@ describe('Recorder: trusted input in real Chromium becomes steps', function () {
       const ranks = candidates.map((c) => RANK.indexOf(c.by));
       expect(ranks, JSON.stringify(candidates)).to.deep.equal([...ranks].sort((a, b) => a - b));
       for (const candidate of candidates) {
-        expect(await playwrightLocator(check, candidate).count(), `${step.otp.action} ${JSON.stringify(candidate)}`).to.equal(1);
+        expect(
+          await playwrightLocator(check, candidate).count(),
+          `${step.otp.action} ${JSON.stringify(candidate)}`,
+        ).to.equal(1);
       }
     }
     await check.close();
@@ -152,7 +181,9 @@ describe('Recorder: a recording started and stopped over REST', function () {
       expect(id).to.be.a('string');
       return id as string;
     });
-    const started = await svc.request('POST', `/otp/sessions/${sessionId}/recordings`, { body: { title: 'About page', url: `${pages.origin}/login` } });
+    const started = await svc.request('POST', `/otp/sessions/${sessionId}/recordings`, {
+      body: { title: 'About page', url: `${pages.origin}/login` },
+    });
     expect(started.status).to.equal(201);
     const recorder = await waiting;
     expect(recorder.recordingId).to.equal(started.body.id);
@@ -165,16 +196,28 @@ describe('Recorder: a recording started and stopped over REST', function () {
     const stopped = await svc.request('POST', `/otp/recordings/${started.body.id}/stop`);
     expect(stopped.status).to.equal(200);
     const result = await recorder.done;
-    expect(result).to.include({ recordingId: started.body.id, testCaseId: stopped.body.testCaseId, steps: 2, reason: 'stopped by request' });
+    expect(result).to.include({
+      recordingId: started.body.id,
+      testCaseId: stopped.body.testCaseId,
+      steps: 2,
+      reason: 'stopped by request',
+    });
     const testCase = await svc.request('GET', `/tests/cases/${result.testCaseId}`);
     expect(testCase.body.steps).to.deep.equal([
       { otp: { action: 'navigate', url: `${pages.origin}/login` } },
-      { otp: { action: 'click', locator: { candidates: [
-        { by: 'role', value: 'link', name: 'About', exact: true },
-        { by: 'text', value: 'About', exact: true },
-        { by: 'title', value: 'About us', exact: true },
-        { by: 'css', value: 'body > p:nth-of-type(2) > a' },
-      ] } } },
+      {
+        otp: {
+          action: 'click',
+          locator: {
+            candidates: [
+              { by: 'role', value: 'link', name: 'About', exact: true },
+              { by: 'text', value: 'About', exact: true },
+              { by: 'title', value: 'About us', exact: true },
+              { by: 'css', value: 'body > p:nth-of-type(2) > a' },
+            ],
+          },
+        },
+      },
     ]);
     await recorder.stop();
   });

@@ -1,11 +1,11 @@
 // A recording made with trusted input, replayed by the reference runner, passes.
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { startTestService, type TestService } from '../support/service.js';
-import { eventually } from '../support/eventually.js';
-import { startRecorder } from '../../src/runner/record/recorder.js';
 import { startRunner } from '../../src/runner/index.js';
-import { servePages, type PageServer } from './pages.js';
+import { startRecorder } from '../../src/runner/record/recorder.js';
+import { eventually } from '../support/eventually.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { type PageServer, servePages } from './pages.js';
 
 async function mouseClick(page: Page, selector: string): Promise<void> {
   const box = await page.locator(selector).boundingBox();
@@ -27,7 +27,13 @@ describe('Recording replayed by otp-runner', function () {
 
   it('records a sign-in with the mouse and keyboard, and the runner replays it green', async () => {
     const start = `${pages.origin}/login`;
-    const recorder = await startRecorder({ server: svc.otpUrl, key: svc.adminKey, url: start, title: 'Sign in', headed: false });
+    const recorder = await startRecorder({
+      server: svc.otpUrl,
+      key: svc.adminKey,
+      url: start,
+      title: 'Sign in',
+      headed: false,
+    });
     const page = recorder.page;
     await page.waitForLoadState('load');
     await mouseClick(page, '#email');
@@ -49,21 +55,43 @@ describe('Recording replayed by otp-runner', function () {
     const testCase = await svc.request('GET', `/tests/cases/${testCaseId}`);
     const steps = [
       ...testCase.body.steps,
-      { otp: { action: 'assert', kind: 'text', locator: { by: 'css', value: '#who' }, op: 'equals', expected: 'ada@example.com' } },
-      { otp: { action: 'assert', kind: 'text', locator: { by: 'css', value: '#plan' }, op: 'equals', expected: 'p remembered' } },
+      {
+        otp: {
+          action: 'assert',
+          kind: 'text',
+          locator: { by: 'css', value: '#who' },
+          op: 'equals',
+          expected: 'ada@example.com',
+        },
+      },
+      {
+        otp: {
+          action: 'assert',
+          kind: 'text',
+          locator: { by: 'css', value: '#plan' },
+          op: 'equals',
+          expected: 'p remembered',
+        },
+      },
     ];
     expect((await svc.request('PATCH', `/tests/cases/${testCaseId}`, { body: { steps } })).status).to.equal(200);
 
     const runner = await startRunner({ server: svc.otpUrl, key: svc.adminKey, name: 'replay' });
     await runner.ready;
     try {
-      const run = await svc.request('POST', '/otp/runs', { body: { testCaseIds: [testCaseId], vars: { secret_1: 'hunter2', secret_2: '4111 1111 1111 1111' } } });
+      const run = await svc.request('POST', '/otp/runs', {
+        body: { testCaseIds: [testCaseId], vars: { secret_1: 'hunter2', secret_2: '4111 1111 1111 1111' } },
+      });
       expect(run.status, JSON.stringify(run.body)).to.equal(202);
-      const done = await eventually(async () => {
-        const { body } = await svc.request('GET', `/otp/runs/${run.body.id}`);
-        expect(['passed', 'failed', 'error', 'cancelled']).to.include(body.status);
-        return body;
-      }, 30_000, 100);
+      const done = await eventually(
+        async () => {
+          const { body } = await svc.request('GET', `/otp/runs/${run.body.id}`);
+          expect(['passed', 'failed', 'error', 'cancelled']).to.include(body.status);
+          return body;
+        },
+        30_000,
+        100,
+      );
       expect(done.status, JSON.stringify(done.steps.filter((s: any) => s.status !== 'pass'))).to.equal('passed');
       expect(done.counts).to.include({ passed: steps.length, failed: 0 });
     } finally {

@@ -1,12 +1,25 @@
 // Recordings on the service side: record.start / event.recorded / record.stop over a real socket,
 // the REST door to start and stop them, durability of each event, and the errors around them.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { TestExecutor } from '../support/executor.js';
 import { eventually } from '../support/eventually.js';
+import { TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
 
-const step = (n: number) => ({ otp: { action: 'click', locator: { candidates: [{ by: 'testid', value: `b${n}` }, { by: 'css', value: `#b${n}` }] } }, label: `Click ${n}` });
-const typed = { otp: { action: 'type', locator: { by: 'label', value: 'Password' }, text: '{{secret_1}}', clear: true } };
+const step = (n: number) => ({
+  otp: {
+    action: 'click',
+    locator: {
+      candidates: [
+        { by: 'testid', value: `b${n}` },
+        { by: 'css', value: `#b${n}` },
+      ],
+    },
+  },
+  label: `Click ${n}`,
+});
+const typed = {
+  otp: { action: 'type', locator: { by: 'label', value: 'Password' }, text: '{{secret_1}}', clear: true },
+};
 
 describe('Recordings: service side', function () {
   this.timeout(20_000);
@@ -31,7 +44,11 @@ describe('Recordings: service side', function () {
 
   /** Sends event.recorded and waits for its ack (the event is durable once acked). */
   async function record(e: TestExecutor, s: unknown, recordingId?: string): Promise<void> {
-    const id = e.send('event.recorded', { step: s, at: new Date().toISOString(), ...(recordingId ? { recordingId } : {}) });
+    const id = e.send('event.recorded', {
+      step: s,
+      at: new Date().toISOString(),
+      ...(recordingId ? { recordingId } : {}),
+    });
     await e.next('ack', (f) => f.ref === id);
   }
 
@@ -50,7 +67,13 @@ describe('Recordings: service side', function () {
     // Durable as they arrive: visible over REST while still recording.
     const during = await svc.request('GET', `/otp/recordings/${recordingId}`);
     expect(during.status).to.equal(200);
-    expect(during.body).to.include({ status: 'recording', eventCount: 3, sessionId: e.sessionId, startedBy: 'executor', testCaseId: null });
+    expect(during.body).to.include({
+      status: 'recording',
+      eventCount: 3,
+      sessionId: e.sessionId,
+      startedBy: 'executor',
+      testCaseId: null,
+    });
     expect(during.body.events.map((ev: any) => ev.seq)).to.deep.equal([1, 2, 3]);
     expect(during.body.events[1].step).to.deep.equal(step(1));
 
@@ -62,7 +85,11 @@ describe('Recordings: service side', function () {
     const tc = await svc.request('GET', `/tests/cases/${testCaseId}`);
     expect(tc.status).to.equal(200);
     expect(tc.body.title).to.equal('Login flow');
-    expect(tc.body.steps).to.deep.equal([{ otp: { action: 'navigate', url: 'http://127.0.0.1:1/login' } }, step(1), typed]);
+    expect(tc.body.steps).to.deep.equal([
+      { otp: { action: 'navigate', url: 'http://127.0.0.1:1/login' } },
+      step(1),
+      typed,
+    ]);
     expect(tc.body.labels).to.deep.equal(['recorded']);
 
     const after = await svc.request('GET', `/otp/recordings/${recordingId}`);
@@ -83,11 +110,23 @@ describe('Recordings: service side', function () {
 
   it('a REST caller starts and stops a recording on a connected session; the executor hears both', async () => {
     const e = await executor();
-    const started = await svc.request('POST', `/otp/sessions/${e.sessionId}/recordings`, { body: { title: 'Checkout', url: 'http://127.0.0.1:1/shop' } });
+    const started = await svc.request('POST', `/otp/sessions/${e.sessionId}/recordings`, {
+      body: { title: 'Checkout', url: 'http://127.0.0.1:1/shop' },
+    });
     expect(started.status).to.equal(201);
-    expect(started.body).to.include({ status: 'recording', startedBy: 'request', title: 'Checkout', startUrl: 'http://127.0.0.1:1/shop', eventCount: 0 });
+    expect(started.body).to.include({
+      status: 'recording',
+      startedBy: 'request',
+      title: 'Checkout',
+      startUrl: 'http://127.0.0.1:1/shop',
+      eventCount: 0,
+    });
     const frame = await e.next('record.start');
-    expect(frame.payload).to.deep.equal({ recordingId: started.body.id, title: 'Checkout', url: 'http://127.0.0.1:1/shop' });
+    expect(frame.payload).to.deep.equal({
+      recordingId: started.body.id,
+      title: 'Checkout',
+      url: 'http://127.0.0.1:1/shop',
+    });
 
     // A second recording on the same session is refused while this one runs.
     const twice = await svc.request('POST', `/otp/sessions/${e.sessionId}/recordings`, { body: {} });
@@ -107,7 +146,11 @@ describe('Recordings: service side', function () {
     expect(stop.body).to.include({ status: 'stopped', eventCount: 2, stopReason: 'stopped by request' });
     expect(stop.body.events.map((ev: any) => ev.step)).to.deep.equal([step(1), step(2)]);
     const told = await e.next('record.stop');
-    expect(told.payload).to.deep.equal({ recordingId: started.body.id, testCaseId: stop.body.testCaseId, reason: 'stopped by request' });
+    expect(told.payload).to.deep.equal({
+      recordingId: started.body.id,
+      testCaseId: stop.body.testCaseId,
+      reason: 'stopped by request',
+    });
     const tc = await svc.request('GET', `/tests/cases/${stop.body.testCaseId}`);
     expect(tc.body.steps).to.deep.equal([step(1), step(2)]);
 
@@ -120,7 +163,7 @@ describe('Recordings: service side', function () {
     expect(listed.body.items.map((r: any) => r.id)).to.include(started.body.id);
   });
 
-  it('refuses unknown ids, closed sessions and another project\'s sessions and recordings', async () => {
+  it("refuses unknown ids, closed sessions and another project's sessions and recordings", async () => {
     const other = await svc.newProject('write');
     const theirs = await executor(other.key);
     const mine = await executor();
@@ -132,7 +175,10 @@ describe('Recordings: service side', function () {
     expect((await svc.request('GET', '/otp/recordings/rec_unknown')).status).to.equal(404);
     expect((await svc.request('POST', '/otp/recordings/rec_unknown/stop')).status).to.equal(404);
 
-    const started = await svc.request('POST', `/otp/sessions/${theirs.sessionId}/recordings`, { key: other.key, body: {} });
+    const started = await svc.request('POST', `/otp/sessions/${theirs.sessionId}/recordings`, {
+      key: other.key,
+      body: {},
+    });
     expect(started.status).to.equal(201);
     expect((await svc.request('GET', `/otp/recordings/${started.body.id}`)).status).to.equal(404);
     expect((await svc.request('POST', `/otp/recordings/${started.body.id}/stop`)).status).to.equal(404);
@@ -143,7 +189,9 @@ describe('Recordings: service side', function () {
     mine.close();
     await mine.closed;
     // The session is marked closed once the socket is gone.
-    await eventually(async () => expect((await svc.request('GET', `/otp/sessions/${mine.sessionId}`)).body.status).to.equal('closed'));
+    await eventually(async () =>
+      expect((await svc.request('GET', `/otp/sessions/${mine.sessionId}`)).body.status).to.equal('closed'),
+    );
     const closed = await svc.request('POST', `/otp/sessions/${mine.sessionId}/recordings`, { body: {} });
     expect(closed.status).to.equal(409);
     expect(closed.body.error.message).to.contain('closed');

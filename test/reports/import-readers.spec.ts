@@ -1,12 +1,13 @@
 // The readers of imported reports: JUnit as Playwright, Jest, pytest and Maven Surefire write it (real
 // shapes in fixtures/), CTRF, and malformed files refused with the line and column that are wrong.
-import { expect } from 'chai';
+
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { readJunit } from '../../src/artifacts/imports/junit-reader.js';
+import { expect } from 'chai';
 import { readCtrf } from '../../src/artifacts/imports/ctrf-reader.js';
-import { externalKey, caseIdIn, type ImportedTest } from '../../src/artifacts/imports/imported-test.js';
+import { caseIdIn, externalKey, type ImportedTest } from '../../src/artifacts/imports/imported-test.js';
+import { readJunit } from '../../src/artifacts/imports/junit-reader.js';
 import { AppError } from '../../src/errors.js';
 
 const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, 'fixtures', name), 'utf8');
@@ -66,7 +67,10 @@ describe('Reading imported reports', () => {
   });
 
   it('answers tests in batches as the stream goes, and keeps a character split between chunks whole', async () => {
-    const cases = Array.from({ length: 1200 }, (_, i) => `<testcase classname="c" name="prüfung ${i} ✓" time="0.001"/>`).join('\n');
+    const cases = Array.from(
+      { length: 1200 },
+      (_, i) => `<testcase classname="c" name="prüfung ${i} ✓" time="0.001"/>`,
+    ).join('\n');
     const batches: number[] = [];
     const buf = Buffer.from(`<testsuite name="s">${cases}</testsuite>`);
     const chunks = Array.from({ length: Math.ceil(buf.length / 7) }, (_, i) => buf.subarray(i * 7, (i + 1) * 7));
@@ -80,7 +84,11 @@ describe('Reading imported reports', () => {
   });
 
   it('refuses XML that is not well-formed, or not JUnit, with the line and column', async () => {
-    const broken = await refusal(() => junit('<testsuites>\n  <testsuite name="a">\n    <testcase name="x" classname="c">\n  </testsuite>\n</testsuites>\n'));
+    const broken = await refusal(() =>
+      junit(
+        '<testsuites>\n  <testsuite name="a">\n    <testcase name="x" classname="c">\n  </testsuite>\n</testsuites>\n',
+      ),
+    );
     expect(broken.status).to.equal(400);
     expect(broken.details).to.include({ line: 4 });
     expect(broken.message).to.match(/^Not well-formed XML: .*\(line 4, column \d+\)$/);
@@ -105,9 +113,15 @@ describe('Reading imported reports', () => {
     ]);
     expect(tests[2]!.message).to.equal('Expected "No results" to be visible');
     expect(externalKey(tests[0]!)).to.equal('tests/search.spec.ts::search finds a product');
-    const syntax = await refusal(() => readCtrf('{\n  "results": {\n    "tests": [\n      { "name": "a", "status": "passed" },,\n    ]\n  }\n}'));
+    const syntax = await refusal(() =>
+      readCtrf('{\n  "results": {\n    "tests": [\n      { "name": "a", "status": "passed" },,\n    ]\n  }\n}'),
+    );
     expect(syntax.details).to.deep.equal({ line: 4, column: 43 }); // the second comma
-    const badStatus = await refusal(() => readCtrf('{ "results": { "tests": [\n  { "name": "a", "status": "passed" },\n  { "name": "b", "status": "exploded" }\n] } }'));
+    const badStatus = await refusal(() =>
+      readCtrf(
+        '{ "results": { "tests": [\n  { "name": "a", "status": "passed" },\n  { "name": "b", "status": "exploded" }\n] } }',
+      ),
+    );
     expect(badStatus.message).to.contain('"exploded"');
     expect(badStatus.details).to.deep.equal({ line: 3, column: 28 }); // the value's opening quote
     const noTests = await refusal(() => readCtrf('{ "results": {} }'));

@@ -1,16 +1,17 @@
 // What must fail fails, with the code and the facts the spec names; and the executor's rules hold:
 // allowedOrigins, eval refused without --allow-eval, cancel mid-step, evidence, one fresh context per
 // run (cookies), reconnecting after the socket drops. Real service, real runner, real Chromium.
-import { expect } from 'chai';
+
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
 import { WebSocketServer } from 'ws';
 import { perform } from '../../src/runner/actions.js';
 import { Deadline } from '../../src/runner/deadline.js';
 import { OriginGuard } from '../../src/runner/origins.js';
 import { StepError } from '../../src/runner/step-error.js';
+import { type RunnerHarness, servePages, startHarness, step } from './harness.js';
 import { crossOriginPage, FRAME_PAGE, PLAN_PAGE } from './pages.js';
-import { servePages, startHarness, step, type RunnerHarness } from './harness.js';
 
 const COOKIE_PAGE = `<!doctype html><title>Cookies</title>
 <label for="v">Value</label><input id="v"><button onclick="document.cookie = 'who=' + document.getElementById('v').value">Set</button>
@@ -32,7 +33,14 @@ describe('otp-runner: failures, origins, eval, cancel, evidence, contexts, recon
 
   before(async () => {
     other = await otherOrigin();
-    site = await servePages({ '/': PLAN_PAGE, '/frame': FRAME_PAGE, '/cookie': COOKIE_PAGE, '/noisy': NOISY_PAGE, '/unstorable': UNSTORABLE_PAGE, '/cross': crossOriginPage(other.origin) });
+    site = await servePages({
+      '/': PLAN_PAGE,
+      '/frame': FRAME_PAGE,
+      '/cookie': COOKIE_PAGE,
+      '/noisy': NOISY_PAGE,
+      '/unstorable': UNSTORABLE_PAGE,
+      '/cross': crossOriginPage(other.origin),
+    });
     h = await startHarness({ maxParallel: 2 });
   });
   after(async () => {
@@ -58,18 +66,28 @@ describe('otp-runner: failures, origins, eval, cancel, evidence, contexts, recon
       get sockets() {
         return state.sockets;
       },
-      close: () => new Promise<void>((resolve) => {
-        wss.close();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+      close: () =>
+        new Promise<void>((resolve) => {
+          wss.close();
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
     };
   }
 
   it('fails an assert that does not hold with E_ASSERT_FAILED and the observed actual, and stores a downloadable screenshot', async () => {
     const run = await h.run([
       step({ action: 'navigate', url: site.url('/') }),
-      step({ action: 'assert', kind: 'text', locator: { by: 'testid', value: 'heading' }, op: 'equals', expected: 'Something else' }, { timeoutMs: 400 }),
+      step(
+        {
+          action: 'assert',
+          kind: 'text',
+          locator: { by: 'testid', value: 'heading' },
+          op: 'equals',
+          expected: 'Something else',
+        },
+        { timeoutMs: 400 },
+      ),
     ]);
     expect(run.status).to.equal('failed');
     const failed = run.steps[1];
@@ -80,24 +98,39 @@ describe('otp-runner: failures, origins, eval, cancel, evidence, contexts, recon
     // evidence onFail (the default): uploaded through POST /otp/evidence, downloadable through its signed link
     expect(failed.evidence.screenshotAssetId).to.match(/^ast_/);
     expect(run.steps[0].evidence, JSON.stringify(run.steps[0].evidence)).to.equal(null);
-    const res = await fetch(`${h.t.service.restUrl}${failed.evidence.screenshotUrl}`, { headers: { authorization: `Bearer ${h.key}` } });
+    const res = await fetch(`${h.t.service.restUrl}${failed.evidence.screenshotUrl}`, {
+      headers: { authorization: `Bearer ${h.key}` },
+    });
     expect(res.status).to.equal(200);
-    expect(Buffer.from(await res.arrayBuffer()).subarray(1, 4).toString()).to.equal('PNG');
+    expect(
+      Buffer.from(await res.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).to.equal('PNG');
   });
 
   it('reports E_LOCATOR_NOT_FOUND with every candidate tried and how many elements each matched', async () => {
-    const candidates = [{ by: 'testid', value: 'missing' }, { by: 'css', value: 'li.item', nth: 5 }];
+    const candidates = [
+      { by: 'testid', value: 'missing' },
+      { by: 'css', value: 'li.item', nth: 5 },
+    ];
     const single = { by: 'role', value: 'button', name: 'Nowhere' };
     const run = await h.run([
       step({ action: 'navigate', url: site.url('/') }),
       step({ action: 'click', locator: { candidates } }, { timeoutMs: 400, continueOnFail: true, evidence: 'never' }),
       step({ action: 'click', locator: single }, { timeoutMs: 400, continueOnFail: true, evidence: 'never' }),
-      step({ action: 'assert', kind: 'value', locator: single, expected: 'x' }, { timeoutMs: 400, continueOnFail: true, evidence: 'never' }),
+      step(
+        { action: 'assert', kind: 'value', locator: single, expected: 'x' },
+        { timeoutMs: 400, continueOnFail: true, evidence: 'never' },
+      ),
     ]);
     const [, failed, click, assert] = run.steps;
     expect(failed.status).to.equal('fail');
     expect(failed.error.code).to.equal('E_LOCATOR_NOT_FOUND');
-    expect(failed.error.triedLocators).to.deep.equal([{ ...candidates[0], count: 0 }, { ...candidates[1], count: 3 }]);
+    expect(failed.error.triedLocators).to.deep.equal([
+      { ...candidates[0], count: 0 },
+      { ...candidates[1], count: 3 },
+    ]);
     for (const s of [click, assert]) {
       expect(s.status).to.equal('fail');
       expect(s.error.code).to.equal('E_LOCATOR_NOT_FOUND');
@@ -107,7 +140,10 @@ describe('otp-runner: failures, origins, eval, cancel, evidence, contexts, recon
 
   it('reports E_TIMEOUT when the element is there but the action cannot complete within timeoutMs', async () => {
     const started = Date.now();
-    const run = await h.run([step({ action: 'navigate', url: site.url('/') }), step({ action: 'click', locator: { by: 'css', value: '#off' } }, { timeoutMs: 500, evidence: 'never' })]);
+    const run = await h.run([
+      step({ action: 'navigate', url: site.url('/') }),
+      step({ action: 'click', locator: { by: 'css', value: '#off' } }, { timeoutMs: 500, evidence: 'never' }),
+    ]);
     const failed = run.steps[1];
     expect(failed.status).to.equal('error');
     expect(failed.error.code).to.equal('E_TIMEOUT');
@@ -121,8 +157,14 @@ describe('otp-runner: failures, origins, eval, cancel, evidence, contexts, recon
     const run = await h.run(
       [
         step({ action: 'navigate', url: site.url('/cross') }, { continueOnFail: true }),
-        step({ action: 'assert', kind: 'text', locator: { by: 'css', value: '#img' }, expected: 'blocked' }, { continueOnFail: true }),
-        step({ action: 'assert', kind: 'text', locator: { by: 'css', value: '#ws' }, op: 'matches', expected: '^closed' }, { continueOnFail: true }),
+        step(
+          { action: 'assert', kind: 'text', locator: { by: 'css', value: '#img' }, expected: 'blocked' },
+          { continueOnFail: true },
+        ),
+        step(
+          { action: 'assert', kind: 'text', locator: { by: 'css', value: '#ws' }, op: 'matches', expected: '^closed' },
+          { continueOnFail: true },
+        ),
         step({ action: 'click', locator: { by: 'css', value: '#away' } }, { continueOnFail: true }),
         step({ action: 'navigate', url: site.url('/cross') }, { continueOnFail: true }),
         step({ action: 'navigate', url: `${other.origin}/direct` }, { continueOnFail: true, evidence: 'never' }),
@@ -132,7 +174,15 @@ describe('otp-runner: failures, origins, eval, cancel, evidence, contexts, recon
     );
     const codes = run.steps.map((s: any) => s.error?.code ?? s.status);
     // 3: a click on a link to another origin; 5: a navigate step to another origin
-    expect(codes).to.deep.equal(['pass', 'pass', 'pass', 'E_NAVIGATION_BLOCKED', 'pass', 'E_NAVIGATION_BLOCKED', 'pass']);
+    expect(codes).to.deep.equal([
+      'pass',
+      'pass',
+      'pass',
+      'E_NAVIGATION_BLOCKED',
+      'pass',
+      'E_NAVIGATION_BLOCKED',
+      'pass',
+    ]);
     expect(run.steps[3].status).to.equal('fail');
     expect(other.requests, 'nothing reached the other origin').to.deep.equal([]);
     expect(other.sockets).to.equal(0);
@@ -151,8 +201,19 @@ describe('otp-runner: failures, origins, eval, cancel, evidence, contexts, recon
     const context = await h.runner.browser.newContext();
     try {
       const page = await context.newPage();
-      const env = { page, deadline: new Deadline(1000), guard: new OriginGuard([]), allowEval: false, download: async () => { throw new Error('none'); } };
-      const err = await perform({ action: 'eval', script: 'window.ran = true' }, env).then(() => undefined, (e) => e);
+      const env = {
+        page,
+        deadline: new Deadline(1000),
+        guard: new OriginGuard([]),
+        allowEval: false,
+        download: async () => {
+          throw new Error('none');
+        },
+      };
+      const err = await perform({ action: 'eval', script: 'window.ran = true' }, env).then(
+        () => undefined,
+        (e) => e,
+      );
       expect(err).to.be.instanceOf(StepError);
       expect((err as StepError).code).to.equal('E_CAPABILITY');
       expect(await page.evaluate('window.ran')).to.equal(undefined);
@@ -205,7 +266,16 @@ describe('otp-runner: failures, origins, eval, cancel, evidence, contexts, recon
     const run = await h.run([
       step({ action: 'navigate', url: site.url('/unstorable') }),
       step({ action: 'click', locator: { by: 'css', value: '#log' } }),
-      step({ action: 'assert', kind: 'attribute', attribute: 'data-x', locator: { by: 'css', value: '#v' }, expected: 'ab' }, { continueOnFail: true }),
+      step(
+        {
+          action: 'assert',
+          kind: 'attribute',
+          attribute: 'data-x',
+          locator: { by: 'css', value: '#v' },
+          expected: 'ab',
+        },
+        { continueOnFail: true },
+      ),
     ]);
     expect(run.status).to.equal('failed');
     const [, click, assert] = run.steps;
@@ -220,26 +290,41 @@ describe('otp-runner: failures, origins, eval, cancel, evidence, contexts, recon
     expect(run.steps[0].textReplaced).to.equal(null);
     // Cleaned by the runner itself, before sending: the frames it sent hold no such text.
     h.runner.off('result', onResult);
-    expect(sent.map((p) => p.textReplaced)).to.deep.equal([undefined, ['evidence.consoleErrors'], ['actual', 'error.message']]);
+    expect(sent.map((p) => p.textReplaced)).to.deep.equal([
+      undefined,
+      ['evidence.consoleErrors'],
+      ['actual', 'error.message'],
+    ]);
     expect(sent[2].actual).to.equal('a\ufffdb');
   });
 
-  it('gives each run its own fresh context: two parallel runs do not see each other\'s cookies', async () => {
+  it("gives each run its own fresh context: two parallel runs do not see each other's cookies", async () => {
     const cookieRun = (value: string) => [
       step({ action: 'navigate', url: site.url('/cookie') }),
       step({ action: 'type', locator: { by: 'label', value: 'Value' }, text: value }),
       step({ action: 'click', locator: { by: 'role', value: 'button', name: 'Set' } }),
       step({ action: 'wait', ms: 400 }),
       step({ action: 'navigate', url: site.url('/cookie') }),
-      step({ action: 'assert', kind: 'text', locator: { by: 'css', value: '#cookie' }, expected: `who=${value}` }, { timeoutMs: 500 }),
+      step(
+        { action: 'assert', kind: 'text', locator: { by: 'css', value: '#cookie' }, expected: `who=${value}` },
+        { timeoutMs: 500 },
+      ),
     ];
     const [a, b] = await Promise.all([h.start(cookieRun('alpha')), h.start(cookieRun('beta'))]);
     const [runA, runB] = await Promise.all([a.finished, b.finished]);
-    expect([runA.status, runB.status, runA.steps[5].actual, runB.steps[5].actual]).to.deep.equal(['passed', 'passed', 'who=alpha', 'who=beta']);
+    expect([runA.status, runB.status, runA.steps[5].actual, runB.steps[5].actual]).to.deep.equal([
+      'passed',
+      'passed',
+      'who=alpha',
+      'who=beta',
+    ]);
     // They did overlap in time (the session takes two at once).
     expect(Date.parse(runA.startedAt)).to.be.lessThan(Date.parse(runB.finishedAt));
     expect(Date.parse(runB.startedAt)).to.be.lessThan(Date.parse(runA.finishedAt));
-    const later = await h.run([step({ action: 'navigate', url: site.url('/cookie') }), step({ action: 'assert', kind: 'text', locator: { by: 'css', value: '#cookie' }, expected: 'none' })]);
+    const later = await h.run([
+      step({ action: 'navigate', url: site.url('/cookie') }),
+      step({ action: 'assert', kind: 'text', locator: { by: 'css', value: '#cookie' }, expected: 'none' }),
+    ]);
     expect(later.status).to.equal('passed');
   });
 

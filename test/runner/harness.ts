@@ -2,14 +2,16 @@
 // by the test itself, a real otp-runner (real headless Chromium) and a way to run steps through it.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startRunner, type Runner, type StartOptions } from '../../src/runner/index.js';
 import type { RunFinishedPayload } from '../../src/otp/protocol/schemas/messages.js';
+import { type Runner, type StartOptions, startRunner } from '../../src/runner/index.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 export type Pages = Record<string, string | ((req: http.IncomingMessage, res: http.ServerResponse) => void)>;
 
 /** An HTTP server on 127.0.0.1 serving the given pages (HTML strings or handlers). */
-export async function servePages(pages: Pages): Promise<{ origin: string; url(path: string): string; close(): Promise<void> }> {
+export async function servePages(
+  pages: Pages,
+): Promise<{ origin: string; url(path: string): string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const page = pages[path];
@@ -48,7 +50,10 @@ export interface RunnerHarness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(options: Partial<StartOptions> = {}, existing?: TestService): Promise<RunnerHarness> {
+export async function startHarness(
+  options: Partial<StartOptions> = {},
+  existing?: TestService,
+): Promise<RunnerHarness> {
   const t = existing ?? (await startTestService());
   const { key, projectId } = await t.newProject('write');
   const runner = await startRunner({ server: t.otpUrl, key, backoff: { baseMs: 20, maxMs: 200 }, ...options });

@@ -23,10 +23,14 @@ export function contextsClosed(h: RunnerHarness): Promise<unknown> {
   return Promise.all(h.runner.browser.contexts().map((c) => new Promise((resolve) => c.once('close', resolve))));
 }
 
-const codes = (run: any, from: number, count: number) => run.steps.slice(from, from + count).map((s: any) => s.error?.code ?? s.status);
+const codes = (run: any, from: number, count: number) =>
+  run.steps.slice(from, from + count).map((s: any) => s.error?.code ?? s.status);
 
 /** What went wrong with a way, one line each: the suites expect none, and print them all at once. */
-const describeSteps = (run: any, from: number, count: number) => JSON.stringify(run.steps.slice(from, from + count).map((s: any) => s.error ? `${s.error.code}: ${s.error.message}` : s.status));
+const describeSteps = (run: any, from: number, count: number) =>
+  JSON.stringify(
+    run.steps.slice(from, from + count).map((s: any) => (s.error ? `${s.error.code}: ${s.error.message}` : s.status)),
+  );
 
 /** With B allowed: every way reached B (its mark seen there), and every step passed. */
 export async function runAllowed(h: RunnerHarness, ways: Way[], site: Site, B: Counter): Promise<void> {
@@ -39,9 +43,11 @@ export async function runAllowed(h: RunnerHarness, ways: Way[], site: Site, B: C
   for (const way of ways) {
     const from = at.get(way.name)!;
     const count = way.steps(site.origin, B.origin).length;
-    if (codes(run, from, count).some((c: string) => c !== 'pass')) problems.push(`${way.name}: steps ${describeSteps(run, from, count)}`);
+    if (codes(run, from, count).some((c: string) => c !== 'pass'))
+      problems.push(`${way.name}: steps ${describeSteps(run, from, count)}`);
     if (way.mark !== 'none' && !(await B.arrived(way.mark, 0))) problems.push(`${way.name}: did not reach B`);
-    if (way.seesRefusal && way.mark !== 'none' && site.outcomes.get(way.name) !== 'ok') problems.push(`${way.name}: its page saw ${site.outcomes.get(way.name)}`);
+    if (way.seesRefusal && way.mark !== 'none' && site.outcomes.get(way.name) !== 'ok')
+      problems.push(`${way.name}: its page saw ${site.outcomes.get(way.name)}`);
   }
   expect(problems, `with B allowed; B saw ${B.summary()}`).to.deep.equal([]);
 }
@@ -61,7 +67,16 @@ export async function runForbidden(h: RunnerHarness, ways: Way[], site: Site, B:
   // once the run's context is closed its gate is closed too, and nothing of the run can reach B any
   // more: B's counts are final from here, with no settling time.
   await contextsClosed(h);
-  expect({ connections: B.connections, requests: B.requests, upgrades: B.upgrades, notHttp: B.notHttp, datagrams: B.datagrams }, 'nothing reached B').to.deep.equal({
+  expect(
+    {
+      connections: B.connections,
+      requests: B.requests,
+      upgrades: B.upgrades,
+      notHttp: B.notHttp,
+      datagrams: B.datagrams,
+    },
+    'nothing reached B',
+  ).to.deep.equal({
     connections: 0,
     requests: [],
     upgrades: [],
@@ -73,13 +88,24 @@ export async function runForbidden(h: RunnerHarness, ways: Way[], site: Site, B:
     const from = at.get(way.name)!;
     const count = way.steps(site.origin, B.origin).length;
     const got = codes(run, from, count);
-    const blocked = got.map((c: string, i: number) => (c === 'E_NAVIGATION_BLOCKED' ? i : -1)).filter((i: number) => i >= 0);
-    const wanted = way.kind === 'sub' ? [] : way.blockedAt !== undefined ? [way.blockedAt] : blocked.length === 1 ? blocked : ['one step'];
+    const blocked = got
+      .map((c: string, i: number) => (c === 'E_NAVIGATION_BLOCKED' ? i : -1))
+      .filter((i: number) => i >= 0);
+    const wanted =
+      way.kind === 'sub'
+        ? []
+        : way.blockedAt !== undefined
+          ? [way.blockedAt]
+          : blocked.length === 1
+            ? blocked
+            : ['one step'];
     const others = got.filter((c: string, i: number) => c !== 'pass' && !blocked.includes(i));
     const named = blocked.every((i: number) => run.steps[from + i].error.message.includes(`${B.origin}/b/${way.name}`));
-    if (JSON.stringify(blocked) !== JSON.stringify(wanted) || others.length || !named) problems.push(`${way.name}: steps ${describeSteps(run, from, count)}`);
+    if (JSON.stringify(blocked) !== JSON.stringify(wanted) || others.length || !named)
+      problems.push(`${way.name}: steps ${describeSteps(run, from, count)}`);
     // The attempt was made, and refused: the page saw it fail.
-    if (way.seesRefusal && site.outcomes.get(way.name) !== 'failed') problems.push(`${way.name}: its page saw ${site.outcomes.get(way.name)}`);
+    if (way.seesRefusal && site.outcomes.get(way.name) !== 'failed')
+      problems.push(`${way.name}: its page saw ${site.outcomes.get(way.name)}`);
   }
   expect(problems, 'with only A allowed').to.deep.equal([]);
 }
@@ -98,7 +124,8 @@ export async function runPlain(ways: Way[], site: Site, B: Counter): Promise<voi
     for (const way of ways.filter((w) => w.plain)) {
       B.reset();
       await page.goto(`${site.origin}/way/${way.name}`);
-      if (!(await B.arrived(way.plain!, 10_000))) problems.push(`${way.name}: did not reach B from a plain Chromium (${B.summary()})`);
+      if (!(await B.arrived(way.plain!, 10_000)))
+        problems.push(`${way.name}: did not reach B from a plain Chromium (${B.summary()})`);
     }
   } finally {
     await browser.close();

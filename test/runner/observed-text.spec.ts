@@ -22,7 +22,11 @@ describe('observed text cleaned before it is sent (otp-runner) or stored (servic
       stepIndex: 3,
       status: 'fail',
       durationMs: 12,
-      error: { code: 'E_ASSERT_FAILED', message: 'expected "ok", got "\u0000"', triedLocators: [{ by: 'testid', value: 'x', count: 0 }] },
+      error: {
+        code: 'E_ASSERT_FAILED',
+        message: 'expected "ok", got "\u0000"',
+        triedLocators: [{ by: 'testid', value: 'x', count: 0 }],
+      },
       evidence: { consoleErrors: ['fine', 'cut \ud83d', 'also fine'], screenshotAssetId: 'ast_1' },
       actual: 'a\u0000b',
       usedLocator: { by: 'testid', value: 'x' },
@@ -32,7 +36,11 @@ describe('observed text cleaned before it is sent (otp-runner) or stored (servic
       stepIndex: 3,
       status: 'fail',
       durationMs: 12,
-      error: { code: 'E_ASSERT_FAILED', message: 'expected "ok", got "\ufffd"', triedLocators: [{ by: 'testid', value: 'x', count: 0 }] },
+      error: {
+        code: 'E_ASSERT_FAILED',
+        message: 'expected "ok", got "\ufffd"',
+        triedLocators: [{ by: 'testid', value: 'x', count: 0 }],
+      },
       evidence: { consoleErrors: ['fine', 'cut \ufffd', 'also fine'], screenshotAssetId: 'ast_1' },
       actual: 'a\ufffdb',
       usedLocator: { by: 'testid', value: 'x' },
@@ -45,7 +53,12 @@ describe('observed text cleaned before it is sent (otp-runner) or stored (servic
     cleanObservedText(clean);
     expect(clean).to.deep.equal({ stepIndex: 0, status: 'pass', actual: 'ok', evidence: { consoleErrors: ['x'] } });
 
-    const named: StepResultPayload = { stepIndex: 1, status: 'pass', actual: '\ud800', textReplaced: ['evidence.consoleErrors'] };
+    const named: StepResultPayload = {
+      stepIndex: 1,
+      status: 'pass',
+      actual: '\ud800',
+      textReplaced: ['evidence.consoleErrors'],
+    };
     cleanObservedText(named);
     expect(named.textReplaced).to.deep.equal(['actual', 'evidence.consoleErrors']);
     const already: StepResultPayload = { stepIndex: 2, status: 'pass', actual: '\ufffd', textReplaced: ['actual'] };
@@ -54,9 +67,23 @@ describe('observed text cleaned before it is sent (otp-runner) or stored (servic
   });
 
   it('gives a frame the service accepts: what the runner sends passes the inbound check unchanged', () => {
-    const payload: StepResultPayload = { stepIndex: 0, status: 'fail', error: { code: 'E_ASSERT_FAILED', message: 'got "\u0000"' }, actual: '\udfff' };
+    const payload: StepResultPayload = {
+      stepIndex: 0,
+      status: 'fail',
+      error: { code: 'E_ASSERT_FAILED', message: 'got "\u0000"' },
+      actual: '\udfff',
+    };
     cleanObservedText(payload);
-    const text = JSON.stringify({ otp: '1.0', id: 'msg_1', ts: new Date().toISOString(), type: 'step.result', sessionId: 'ots_1', runId: 'otr_1', ref: 'msg_0', payload });
+    const text = JSON.stringify({
+      otp: '1.0',
+      id: 'msg_1',
+      ts: new Date().toISOString(),
+      type: 'step.result',
+      sessionId: 'ots_1',
+      runId: 'otr_1',
+      ref: 'msg_0',
+      payload,
+    });
     const checked = validateInbound(JSON.parse(text), text);
     expect(checked.ok).to.equal(true);
     expect(JSON.parse(text).payload).to.deep.equal(payload);

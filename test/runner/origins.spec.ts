@@ -2,24 +2,42 @@
 // application's own WebSocket, and a representative few of the hostile page's ways out, each shown to
 // reach the other origin when allowed and then to reach nothing (test/slow/hostile.spec.ts runs them
 // all). Real service, real runner, real Chromium.
-import { expect } from 'chai';
-import net from 'node:net';
+
 import type { AddressInfo } from 'node:net';
+import net from 'node:net';
+import { expect } from 'chai';
 import { openGate } from '../../src/runner/gate.js';
 import { OriginGuard, originOf } from '../../src/runner/origins.js';
-import { startHarness, step, type RunnerHarness } from './harness.js';
-import { startCounter, startSite, WAYS, type Counter, type Site } from './hostile.js';
+import { type RunnerHarness, startHarness, step } from './harness.js';
+import { type Counter, type Site, startCounter, startSite, WAYS } from './hostile.js';
 import { runAllowed, runForbidden } from './hostile-run.js';
 
 /** One of each family: navigation redirects, a chain, sub-resource redirects, popups, workers, WebRTC. */
-const FEW = ['navigate-302', 'navigate-chain', 'form-post-307', 'link', 'img-redirect', 'fetch-307', 'window-open', 'popup-redirect', 'worker-websocket', 'shared-worker', 'webrtc'];
+const FEW = [
+  'navigate-302',
+  'navigate-chain',
+  'form-post-307',
+  'link',
+  'img-redirect',
+  'fetch-307',
+  'window-open',
+  'popup-redirect',
+  'worker-websocket',
+  'shared-worker',
+  'webrtc',
+];
 
 describe('otp-runner: allowedOrigins', function () {
   this.timeout(60_000);
 
   describe('the origin rule', () => {
     it('judges ws as http and wss as https on the same host and port, with default ports filled in', () => {
-      const guard = new OriginGuard(['https://app.test', 'http://127.0.0.1:8080/some/path', 'not a url', 'ftp://files.test']);
+      const guard = new OriginGuard([
+        'https://app.test',
+        'http://127.0.0.1:8080/some/path',
+        'not a url',
+        'ftp://files.test',
+      ]);
       expect(guard.allows('wss://app.test/socket')).to.equal(true);
       expect(guard.allows('https://app.test:443/x')).to.equal(true);
       expect(guard.allows('ws://127.0.0.1:8080/live')).to.equal(true);
@@ -33,8 +51,13 @@ describe('otp-runner: allowedOrigins', function () {
       expect(guard.allows('ftp://files.test/')).to.equal(false);
       expect(guard.allows('file:///etc/passwd')).to.equal(false);
       // nothing from the network
-      for (const url of ['about:blank', 'data:text/html,x', 'blob:https://app.test/1', 'javascript:void 0']) expect(guard.allows(url), url).to.equal(true);
-      expect(originOf('WSS://App.Test:443/x')).to.deep.equal({ origin: 'https://app.test:443', host: 'app.test', port: 443 });
+      for (const url of ['about:blank', 'data:text/html,x', 'blob:https://app.test/1', 'javascript:void 0'])
+        expect(guard.allows(url), url).to.equal(true);
+      expect(originOf('WSS://App.Test:443/x')).to.deep.equal({
+        origin: 'https://app.test:443',
+        host: 'app.test',
+        port: 443,
+      });
     });
 
     it('lets the gate connect only to the host:port pairs of the list, whatever the spelling of the host', () => {
@@ -65,7 +88,11 @@ describe('otp-runner: allowedOrigins', function () {
     after(() => target.close());
 
     /** A SOCKS5 client: greeting, then CONNECT to host:port by name; answers the reply code and the socket. */
-    async function connectThrough(proxy: string, host: string, to: number): Promise<{ code: number; socket: net.Socket }> {
+    async function connectThrough(
+      proxy: string,
+      host: string,
+      to: number,
+    ): Promise<{ code: number; socket: net.Socket }> {
       const socket = net.connect(Number(proxy.split(':').at(-1)), '127.0.0.1');
       const chunks: Buffer[] = [];
       const read = (n: number) =>
@@ -90,7 +117,10 @@ describe('otp-runner: allowedOrigins', function () {
 
     it('pipes an allowed connection and refuses any other before connecting (reply 2), then carries on', async () => {
       const refused: string[] = [];
-      const gate = await openGate({ allows: (host, p) => host === '127.0.0.1' && p === port, refused: (host, p) => refused.push(`${host}:${p}`) });
+      const gate = await openGate({
+        allows: (host, p) => host === '127.0.0.1' && p === port,
+        refused: (host, p) => refused.push(`${host}:${p}`),
+      });
       try {
         const before = connections;
         const ok = await connectThrough(gate.server, '127.0.0.1', port);
@@ -160,17 +190,25 @@ describe('otp-runner: allowedOrigins', function () {
 
     it('lets an application talk to its own server over a WebSocket with only its http origin allowed', async () => {
       const before = site.ownSockets;
-      const run = await h.run([step({ action: 'navigate', url: `${site.origin}/own-ws` }), step({ action: 'assert', kind: 'text', locator: { by: 'css', value: '#ws' }, expected: 'echo from A' })], {
-        allowedOrigins: [site.origin],
-      });
+      const run = await h.run(
+        [
+          step({ action: 'navigate', url: `${site.origin}/own-ws` }),
+          step({ action: 'assert', kind: 'text', locator: { by: 'css', value: '#ws' }, expected: 'echo from A' }),
+        ],
+        {
+          allowedOrigins: [site.origin],
+        },
+      );
       expect(run.steps.map((s: any) => s.error?.message ?? s.status)).to.deep.equal(['pass', 'pass']);
       expect(site.ownSockets - before).to.equal(1);
     });
 
-    it('shows a run\'s list on its console page: by default the origins of its navigate steps', async () => {
+    it("shows a run's list on its console page: by default the origins of its navigate steps", async () => {
       const run = await h.run([step({ action: 'navigate', url: `${site.origin}/own-ws` })]);
       expect(run.allowedOrigins).to.deep.equal([site.origin]);
-      const res = await fetch(`${h.t.service.restUrl}/console/f/runs/${run.id}`, { headers: { authorization: `Bearer ${h.key}` } });
+      const res = await fetch(`${h.t.service.restUrl}/console/f/runs/${run.id}`, {
+        headers: { authorization: `Bearer ${h.key}` },
+      });
       expect(res.status).to.equal(200);
       expect(/<dd id="allowed-origins"[^>]*>([^<]*)<\/dd>/.exec(await res.text())?.[1]).to.equal(site.origin);
     });
@@ -188,7 +226,7 @@ describe('otp-runner: allowedOrigins', function () {
       expect(logs.filter((l) => l.includes(`connection to ${B.origin.slice(7)} refused`))).to.have.length(1);
     });
 
-    it('names a target that does not answer in a navigate step\'s error', async () => {
+    it("names a target that does not answer in a navigate step's error", async () => {
       const closed = net.createServer();
       await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
       const origin = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;

@@ -3,8 +3,8 @@
 // within, frame and candidates whose first misses. Each action leaves a mark in the page, which a
 // later step reads back; the test checks each step's status and the `actual` it reported.
 import { expect } from 'chai';
+import { type RunnerHarness, servePages, startHarness, step } from './harness.js';
 import { FRAME_PAGE, PLAN_PAGE, SECOND_PAGE } from './pages.js';
-import { servePages, startHarness, step, type RunnerHarness } from './harness.js';
 
 type Expectation = { actual?: string | RegExp; usedLocator?: unknown };
 
@@ -25,7 +25,11 @@ describe('otp-runner: every action, assert kind, op and locator strategy', funct
     await h.t.request('POST', '/assets/buckets', { key: h.key, body: { name: 'files' } });
     const form = new FormData();
     form.set('file', new Blob([text], { type: 'text/plain' }), name);
-    const res = await fetch(`${h.t.api}/assets/buckets/files/assets`, { method: 'POST', headers: { authorization: `Bearer ${h.key}` }, body: form });
+    const res = await fetch(`${h.t.api}/assets/buckets/files/assets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.key}` },
+      body: form,
+    });
     const body = (await res.json()) as { id: string };
     expect(res.status, JSON.stringify(body)).to.equal(201);
     return body.id;
@@ -34,7 +38,13 @@ describe('otp-runner: every action, assert kind, op and locator strategy', funct
   it('performs the whole plan and reports each step with its actual value', async () => {
     const assetId = await uploadAsset('hello.txt', 'hello from an asset');
     const css = (value: string, extra: Record<string, unknown> = {}) => ({ by: 'css', value, ...extra });
-    const text = (locator: unknown, op: string, expected: string) => ({ action: 'assert', kind: 'text', locator, op, expected });
+    const text = (locator: unknown, op: string, expected: string) => ({
+      action: 'assert',
+      kind: 'text',
+      locator,
+      op,
+      expected,
+    });
     const log = (id: string, expected: string) => text(css(`#log-${id}`), 'equals', expected);
     const plan: Array<[Record<string, unknown>, Expectation?, Record<string, unknown>?]> = [
       // navigate (waitUntil) and the page asserts: url and title, each with equals, contains, matches
@@ -48,19 +58,80 @@ describe('otp-runner: every action, assert kind, op and locator strategy', funct
       // the nine strategies
       [text({ by: 'testid', value: 'heading' }, 'equals', 'Runner plan'), { actual: 'Runner plan' }],
       [{ action: 'click', locator: { by: 'role', value: 'button', name: 'Save', exact: true } }],
-      [{ action: 'assert', kind: 'count', locator: { by: 'role', value: 'button', name: 'Save', exact: true }, expected: '1' }, { actual: '1' }],
-      [{ action: 'assert', kind: 'count', locator: { by: 'role', value: 'button', name: 'Save' }, op: 'gt', expected: '1' }, { actual: '2' }],
+      [
+        {
+          action: 'assert',
+          kind: 'count',
+          locator: { by: 'role', value: 'button', name: 'Save', exact: true },
+          expected: '1',
+        },
+        { actual: '1' },
+      ],
+      [
+        {
+          action: 'assert',
+          kind: 'count',
+          locator: { by: 'role', value: 'button', name: 'Save' },
+          op: 'gt',
+          expected: '1',
+        },
+        { actual: '2' },
+      ],
       [{ action: 'type', locator: { by: 'label', value: 'Name' }, text: ' one' }],
-      [{ action: 'assert', kind: 'value', locator: { by: 'label', value: 'Name', exact: true }, expected: 'pre one' }, { actual: 'pre one' }],
+      [
+        { action: 'assert', kind: 'value', locator: { by: 'label', value: 'Name', exact: true }, expected: 'pre one' },
+        { actual: 'pre one' },
+      ],
       [{ action: 'type', locator: { by: 'placeholder', value: 'Your name' }, text: 'Grace', clear: true, delayMs: 5 }],
-      [{ action: 'assert', kind: 'value', locator: { by: 'placeholder', value: 'Your name' }, op: 'contains', expected: 'rac' }, { actual: 'Grace' }],
-      [{ action: 'assert', kind: 'value', locator: css('#name'), op: 'matches', expected: '^G\\w+e$' }, { actual: 'Grace' }],
+      [
+        {
+          action: 'assert',
+          kind: 'value',
+          locator: { by: 'placeholder', value: 'Your name' },
+          op: 'contains',
+          expected: 'rac',
+        },
+        { actual: 'Grace' },
+      ],
+      [
+        { action: 'assert', kind: 'value', locator: css('#name'), op: 'matches', expected: '^G\\w+e$' },
+        { actual: 'Grace' },
+      ],
       [{ action: 'dblclick', locator: { by: 'text', value: 'Double me', exact: true } }],
       [log('dbl', 'double'), { actual: 'double' }],
       [{ action: 'assert', kind: 'visible', locator: { by: 'alt', value: 'Company logo' } }, { actual: 'visible' }],
-      [{ action: 'assert', kind: 'attribute', locator: { by: 'title', value: 'Status line' }, attribute: 'data-state', expected: 'ready' }, { actual: 'ready' }],
-      [{ action: 'assert', kind: 'attribute', locator: css('#status'), attribute: 'title', op: 'contains', expected: 'line' }, { actual: 'Status line' }],
-      [{ action: 'assert', kind: 'attribute', locator: css('#status'), attribute: 'id', op: 'matches', expected: '^st' }, { actual: 'status' }],
+      [
+        {
+          action: 'assert',
+          kind: 'attribute',
+          locator: { by: 'title', value: 'Status line' },
+          attribute: 'data-state',
+          expected: 'ready',
+        },
+        { actual: 'ready' },
+      ],
+      [
+        {
+          action: 'assert',
+          kind: 'attribute',
+          locator: css('#status'),
+          attribute: 'title',
+          op: 'contains',
+          expected: 'line',
+        },
+        { actual: 'Status line' },
+      ],
+      [
+        {
+          action: 'assert',
+          kind: 'attribute',
+          locator: css('#status'),
+          attribute: 'id',
+          op: 'matches',
+          expected: '^st',
+        },
+        { actual: 'status' },
+      ],
       [{ action: 'rightClick', locator: { by: 'xpath', value: '//button[@id="ctx"]' } }],
       [log('ctx', 'right')],
       // text asserts normalise white space; equals, contains, matches
@@ -133,9 +204,14 @@ describe('otp-runner: every action, assert kind, op and locator strategy', funct
     ];
     const steps = plan.map(([otp, , extra]) => step(otp, { continueOnFail: true, evidence: 'never', ...extra }));
     const run = await h.run(steps);
-    if (process.env.RUNNER_TIMES) console.log(run.steps.map((s: any, i: number) => `${i} ${plan[i]![0].action} ${s.durationMs}`).join('\n'));
+    if (process.env.RUNNER_TIMES)
+      console.log(run.steps.map((s: any, i: number) => `${i} ${plan[i]![0].action} ${s.durationMs}`).join('\n'));
     const problems = run.steps
-      .map((s: any, i: number) => (s.status === 'pass' ? '' : `step ${i} ${JSON.stringify(plan[i]![0])}: ${s.status} ${JSON.stringify(s.error)} actual=${s.actual}`))
+      .map((s: any, i: number) =>
+        s.status === 'pass'
+          ? ''
+          : `step ${i} ${JSON.stringify(plan[i]![0])}: ${s.status} ${JSON.stringify(s.error)} actual=${s.actual}`,
+      )
       .filter(Boolean);
     expect(problems).to.deep.equal([]);
     expect(run.status).to.equal('passed');
@@ -150,12 +226,22 @@ describe('otp-runner: every action, assert kind, op and locator strategy', funct
     // Every action of spec 2.6 and every assert kind of 2.7 is in the plan.
     expect(new Set(plan.map(([o]) => o.action)).size).to.equal(16);
     expect(new Set(plan.filter(([o]) => o.action === 'assert').map(([o]) => o.kind)).size).to.equal(11);
-    expect(new Set(plan.filter(([o]) => o.action === 'assert').map(([o]) => o.op ?? 'equals'))).to.have.all.keys('equals', 'contains', 'matches', 'gt', 'lt');
+    expect(new Set(plan.filter(([o]) => o.action === 'assert').map(([o]) => o.op ?? 'equals'))).to.have.all.keys(
+      'equals',
+      'contains',
+      'matches',
+      'gt',
+      'lt',
+    );
 
     // The full-page screenshot went to the service as evidence and is taller than the viewport.
     const shot = run.steps[plan.findIndex(([o]) => o.action === 'screenshot')];
     expect(shot.evidence.screenshotAssetId).to.match(/^ast_/);
-    const png = await (await fetch(`${h.t.service.restUrl}${shot.evidence.screenshotUrl}`, { headers: { authorization: `Bearer ${h.key}` } })).arrayBuffer();
+    const png = await (
+      await fetch(`${h.t.service.restUrl}${shot.evidence.screenshotUrl}`, {
+        headers: { authorization: `Bearer ${h.key}` },
+      })
+    ).arrayBuffer();
     const height = Buffer.from(png).readUInt32BE(20);
     expect(height).to.be.greaterThan(3000);
   });
@@ -167,7 +253,15 @@ describe('otp-runner: every action, assert kind, op and locator strategy', funct
         { otp: { action: 'navigate', url: '{{base}}/demo' } },
         { otp: { action: 'type', locator: { by: 'label', value: 'Your name' }, text: 'Ada' } },
         { otp: { action: 'click', locator: { by: 'role', value: 'button', name: 'Greet' } } },
-        { otp: { action: 'assert', kind: 'text', locator: { by: 'testid', value: 'greeting' }, expected: 'Hello, Ada!' }, timeoutMs: 5000 },
+        {
+          otp: {
+            action: 'assert',
+            kind: 'text',
+            locator: { by: 'testid', value: 'greeting' },
+            expected: 'Hello, Ada!',
+          },
+          timeoutMs: 5000,
+        },
       ],
       { vars: { base } },
     );

@@ -3,7 +3,7 @@
 // passes with the case flaky.
 import { expect } from 'chai';
 import { chromium } from 'playwright-core';
-import { servePages, startHarness, type RunnerHarness } from './harness.js';
+import { type RunnerHarness, servePages, startHarness } from './harness.js';
 
 describe('otp-runner: retries of a failed test case', function () {
   this.timeout(60_000);
@@ -18,7 +18,9 @@ describe('otp-runner: retries of a failed test case', function () {
         visits++;
         const fresh = !(req.headers.cookie ?? '').includes('seen=1');
         res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'seen=1; Path=/' });
-        res.end(`<!doctype html><title>App</title><p id="state">${visits === 1 ? 'loading' : 'ready'} ${fresh ? 'fresh' : 'stale'}</p>`);
+        res.end(
+          `<!doctype html><title>App</title><p id="state">${visits === 1 ? 'loading' : 'ready'} ${fresh ? 'fresh' : 'stale'}</p>`,
+        );
       },
     });
     h = await startHarness();
@@ -32,7 +34,16 @@ describe('otp-runner: retries of a failed test case', function () {
     const run = await h.run(
       [
         { otp: { action: 'navigate', url: site.url('/app') } },
-        { otp: { action: 'assert', kind: 'text', locator: { by: 'css', value: '#state' }, op: 'equals', expected: 'ready fresh' }, timeoutMs: 2_000 },
+        {
+          otp: {
+            action: 'assert',
+            kind: 'text',
+            locator: { by: 'css', value: '#state' },
+            op: 'equals',
+            expected: 'ready fresh',
+          },
+          timeoutMs: 2_000,
+        },
       ],
       { retries: 1 },
     );
@@ -56,7 +67,8 @@ describe('otp-runner: retries of a failed test case', function () {
       expect(await page.locator('dl.facts').innerText()).to.include('1 test case flaky (passed on a retry)');
       const assertRow = page.locator('tr[data-step="1"]');
       expect(await assertRow.innerText()).to.match(/attempt 2[\s\S]*Attempt 1: fail E_ASSERT_FAILED/);
-      if (process.env.SCREENSHOTS) await page.screenshot({ path: `${process.env.SCREENSHOTS}/run-retried.png`, fullPage: true });
+      if (process.env.SCREENSHOTS)
+        await page.screenshot({ path: `${process.env.SCREENSHOTS}/run-retried.png`, fullPage: true });
     } finally {
       await browser.close();
     }

@@ -36,7 +36,11 @@ describe('Assert steps: locator, expected, attribute and op depend on the kind',
   it('requires expected for the value kinds', () => {
     for (const kind of ['text', 'value', 'count', 'attribute']) {
       const extra = kind === 'attribute' ? { attribute: 'href' } : {};
-      expectOnly(action({ action: 'assert', kind, locator: loc, ...extra }), 'otp.expected', `is required when kind is "${kind}"`);
+      expectOnly(
+        action({ action: 'assert', kind, locator: loc, ...extra }),
+        'otp.expected',
+        `is required when kind is "${kind}"`,
+      );
     }
     for (const kind of ['url', 'title']) {
       expectOnly(action({ action: 'assert', kind }), 'otp.expected', `is required when kind is "${kind}"`);
@@ -47,14 +51,34 @@ describe('Assert steps: locator, expected, attribute and op depend on the kind',
     for (const kind of ['visible', 'hidden', 'enabled', 'disabled', 'checked']) {
       expectOnly(action({ action: 'assert', kind }), 'otp.locator', `is required when kind is "${kind}"`);
     }
-    expectOnly(action({ action: 'assert', kind: 'text', expected: 'x' }), 'otp.locator', 'is required when kind is "text"');
-    expectOnly(action({ action: 'assert', kind: 'url', expected: '/x', locator: loc }), 'otp.locator', 'is not allowed when kind is "url"');
-    expectOnly(action({ action: 'assert', kind: 'title', expected: 'x', locator: loc }), 'otp.locator', 'is not allowed when kind is "title"');
+    expectOnly(
+      action({ action: 'assert', kind: 'text', expected: 'x' }),
+      'otp.locator',
+      'is required when kind is "text"',
+    );
+    expectOnly(
+      action({ action: 'assert', kind: 'url', expected: '/x', locator: loc }),
+      'otp.locator',
+      'is not allowed when kind is "url"',
+    );
+    expectOnly(
+      action({ action: 'assert', kind: 'title', expected: 'x', locator: loc }),
+      'otp.locator',
+      'is not allowed when kind is "title"',
+    );
   });
 
   it('requires attribute for kind attribute only', () => {
-    expectOnly(action({ action: 'assert', kind: 'attribute', locator: loc, expected: 'x' }), 'otp.attribute', 'is required when kind is "attribute"');
-    expectOnly(action({ action: 'assert', kind: 'text', locator: loc, expected: 'x', attribute: 'href' }), 'otp.attribute', 'is not allowed when kind is "text"');
+    expectOnly(
+      action({ action: 'assert', kind: 'attribute', locator: loc, expected: 'x' }),
+      'otp.attribute',
+      'is required when kind is "attribute"',
+    );
+    expectOnly(
+      action({ action: 'assert', kind: 'text', locator: loc, expected: 'x', attribute: 'href' }),
+      'otp.attribute',
+      'is not allowed when kind is "text"',
+    );
   });
 
   it('refuses op and expected on state kinds', () => {
@@ -66,13 +90,33 @@ describe('Assert steps: locator, expected, attribute and op depend on the kind',
   });
 
   it('allows gt and lt only for count, and count only equals, gt, lt', () => {
-    expectOnly(action({ action: 'assert', kind: 'text', locator: loc, op: 'gt', expected: '3' }), 'otp.kind', 'must be "count" when op is "gt"');
-    expectOnly(action({ action: 'assert', kind: 'url', op: 'lt', expected: '3' }), 'otp.kind', 'must be "count" when op is "lt"');
-    expectOnly(action({ action: 'assert', kind: 'count', locator: loc, op: 'contains', expected: '3' }), 'otp.op', 'must be one of: equals, gt, lt when kind is "count"');
+    expectOnly(
+      action({ action: 'assert', kind: 'text', locator: loc, op: 'gt', expected: '3' }),
+      'otp.kind',
+      'must be "count" when op is "gt"',
+    );
+    expectOnly(
+      action({ action: 'assert', kind: 'url', op: 'lt', expected: '3' }),
+      'otp.kind',
+      'must be "count" when op is "lt"',
+    );
+    expectOnly(
+      action({ action: 'assert', kind: 'count', locator: loc, op: 'contains', expected: '3' }),
+      'otp.op',
+      'must be one of: equals, gt, lt when kind is "count"',
+    );
   });
 
   it('reports an unknown kind or op once', () => {
-    expectOnly(action({ action: 'assert', kind: 'exists', locator: loc }), 'otp.kind', 'must be one of: visible, hidden, enabled, disabled, checked, text, value, count, url, title, attribute');
-    expectOnly(action({ action: 'assert', kind: 'text', locator: loc, op: 'startsWith', expected: 'a' }), 'otp.op', 'must be one of: equals, contains, matches, gt, lt');
+    expectOnly(
+      action({ action: 'assert', kind: 'exists', locator: loc }),
+      'otp.kind',
+      'must be one of: visible, hidden, enabled, disabled, checked, text, value, count, url, title, attribute',
+    );
+    expectOnly(
+      action({ action: 'assert', kind: 'text', locator: loc, op: 'startsWith', expected: 'a' }),
+      'otp.op',
+      'must be one of: equals, contains, matches, gt, lt',
+    );
   });
 });

@@ -14,7 +14,16 @@ describe('formatErrors: field paths with prefixes and indexes, one message per d
 
   it('builds paths with a prefix, array indexes and escaped keys', () => {
     const fn = ajv.getSchema('RunStartPayload')!;
-    expect(fn({ runId: RUN, vars: { 'a/b': 1 }, allowedOrigins: [], testCases: [{ id: 'tc', title: 't', steps: -1 }], totalSteps: 0, defaults: { stepTimeoutMs: 1 } })).to.equal(false);
+    expect(
+      fn({
+        runId: RUN,
+        vars: { 'a/b': 1 },
+        allowedOrigins: [],
+        testCases: [{ id: 'tc', title: 't', steps: -1 }],
+        totalSteps: 0,
+        defaults: { stepTimeoutMs: 1 },
+      }),
+    ).to.equal(false);
     expect(formatErrors(fn.errors, 'payload')).to.deep.equal([
       { field: 'payload.vars.a/b', message: 'must be a string' },
       { field: 'payload.testCases[0].steps', message: 'must be >= 0' },

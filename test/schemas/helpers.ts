@@ -24,7 +24,11 @@ export function expectValid(result: { ok: boolean; errors?: FieldError[] }, what
 }
 
 /** Exactly one error, on `field`, whose message contains `text`. */
-export function expectOnly(result: { ok: true } | { ok: false; errors: FieldError[] }, field: string, text: string): void {
+export function expectOnly(
+  result: { ok: true } | { ok: false; errors: FieldError[] },
+  field: string,
+  text: string,
+): void {
   const errors = errorsOf(result);
   expect(errors, JSON.stringify(errors)).to.have.length(1);
   expect(errors[0]!.field).to.equal(field);
@@ -32,7 +36,11 @@ export function expectOnly(result: { ok: true } | { ok: false; errors: FieldErro
 }
 
 /** Some error on `field` whose message contains `text`. */
-export function expectError(result: { ok: true } | { ok: false; errors: FieldError[] }, field: string, text: string): void {
+export function expectError(
+  result: { ok: true } | { ok: false; errors: FieldError[] },
+  field: string,
+  text: string,
+): void {
   const errors = errorsOf(result);
   const hit = errors.find((e) => e.field === field && e.message.includes(text));
   expect(hit, `no error on ${field} containing "${text}" in ${JSON.stringify(errors)}`).to.not.equal(undefined);

@@ -2,18 +2,18 @@
 // Ajv instance, the OpenAPI copies, and agreement with the machines' types.
 import { expect } from 'chai';
 import type { Capabilities, HelloPayload, StepExecPayload, StepReport } from '../../machines/types.js';
+import type { JsonSchema, TestCaseStep } from '../../src/otp/protocol/schemas/index.js';
 import {
   ACTION_NAMES,
   INBOUND_TYPES,
+  inboundMessageSchemas,
   MESSAGE_TYPES,
   OUTBOUND_TYPES,
-  inboundMessageSchemas,
   otpSchemas,
   otpSchemasById,
   outboundMessageSchemas,
   toOpenApiComponents,
 } from '../../src/otp/protocol/schemas/index.js';
-import type { JsonSchema, TestCaseStep } from '../../src/otp/protocol/schemas/index.js';
 import { validatorFor } from '../../src/otp/protocol/validators.js';
 import { ajv } from '../../src/validation/ajv.js';
 
@@ -50,7 +50,8 @@ describe('OTP schemas follow one set of conventions and agree with the machine t
       const props = s.properties as Record<string, unknown> | undefined;
       if (props && !inCondition) {
         for (const [name, sub] of Object.entries(props)) {
-          if (sub && typeof sub === 'object' && typeof (sub as JsonSchema).description !== 'string') missing.push(`${path}.${name}`);
+          if (sub && typeof sub === 'object' && typeof (sub as JsonSchema).description !== 'string')
+            missing.push(`${path}.${name}`);
         }
         if (s.additionalProperties !== false) open.push(path);
       }
@@ -77,7 +78,9 @@ describe('OTP schemas follow one set of conventions and agree with the machine t
 
   it('StepAction lists one branch per action name', () => {
     const oneOf = otpSchemasById.get('StepAction')!.oneOf as Array<{ $ref: string }>;
-    const tags = oneOf.map((b) => ((otpSchemasById.get(b.$ref)!.properties as Record<string, { const: string }>).action.const));
+    const tags = oneOf.map(
+      (b) => (otpSchemasById.get(b.$ref)!.properties as Record<string, { const: string }>).action.const,
+    );
     expect(tags).to.deep.equal([...ACTION_NAMES]);
   });
 
@@ -89,7 +92,7 @@ describe('OTP schemas follow one set of conventions and agree with the machine t
     expect((locator.properties as Record<string, JsonSchema>).within!.$ref).to.equal('#/components/schemas/Locator');
     expect((components.StepAction!.oneOf as JsonSchema[])[0]!.$ref).to.equal('#/components/schemas/NavigateStep');
     // the originals still say 'Locator'
-    expect(((otpSchemasById.get('Locator')!.properties as Record<string, JsonSchema>).within!).$ref).to.equal('Locator');
+    expect((otpSchemasById.get('Locator')!.properties as Record<string, JsonSchema>).within!.$ref).to.equal('Locator');
     expect(otpSchemasById.get('Locator')!.$id).to.equal('Locator');
   });
 
@@ -99,12 +102,52 @@ describe('OTP schemas follow one set of conventions and agree with the machine t
       for (const p of path) s = (s.properties as Record<string, JsonSchema>)[p]!;
       return Object.keys(s.properties as object).sort();
     };
-    const capabilities = { record: 1, replay: 1, screenshot: 1, upload: 1, crossOrigin: 1, eval: 1, maxParallel: 1 } satisfies Record<keyof Capabilities, 1>;
-    const hello = { executor: 1, name: 1, version: 1, capabilities: 1, projectId: 1, resumeSessionId: 1 } satisfies Record<keyof HelloPayload, 1>;
-    const report = { stepIndex: 1, status: 1, durationMs: 1, error: 1, evidence: 1, actual: 1, usedLocator: 1, triedLocators: 1, textReplaced: 1 } satisfies Record<keyof StepReport, 1>;
-    const exec = { stepIndex: 1, timeoutMs: 1, continueOnFail: 1, evidence: 1, label: 1, step: 1, attempt: 1, freshContext: 1 } satisfies Record<keyof StepExecPayload, 1>;
-    const stepError = { code: 1, message: 1, triedLocators: 1 } satisfies Record<keyof NonNullable<StepReport['error']>, 1>;
-    const tcStep = { otp: 1, label: 1, timeoutMs: 1, continueOnFail: 1, evidence: 1 } satisfies Record<keyof TestCaseStep, 1>;
+    const capabilities = {
+      record: 1,
+      replay: 1,
+      screenshot: 1,
+      upload: 1,
+      crossOrigin: 1,
+      eval: 1,
+      maxParallel: 1,
+    } satisfies Record<keyof Capabilities, 1>;
+    const hello = {
+      executor: 1,
+      name: 1,
+      version: 1,
+      capabilities: 1,
+      projectId: 1,
+      resumeSessionId: 1,
+    } satisfies Record<keyof HelloPayload, 1>;
+    const report = {
+      stepIndex: 1,
+      status: 1,
+      durationMs: 1,
+      error: 1,
+      evidence: 1,
+      actual: 1,
+      usedLocator: 1,
+      triedLocators: 1,
+      textReplaced: 1,
+    } satisfies Record<keyof StepReport, 1>;
+    const exec = {
+      stepIndex: 1,
+      timeoutMs: 1,
+      continueOnFail: 1,
+      evidence: 1,
+      label: 1,
+      step: 1,
+      attempt: 1,
+      freshContext: 1,
+    } satisfies Record<keyof StepExecPayload, 1>;
+    const stepError = { code: 1, message: 1, triedLocators: 1 } satisfies Record<
+      keyof NonNullable<StepReport['error']>,
+      1
+    >;
+    const tcStep = { otp: 1, label: 1, timeoutMs: 1, continueOnFail: 1, evidence: 1 } satisfies Record<
+      keyof TestCaseStep,
+      1
+    >;
     expect(keysOf('Capabilities')).to.deep.equal(Object.keys(capabilities).sort());
     expect(keysOf('HelloPayload')).to.deep.equal(Object.keys(hello).sort());
     expect(keysOf('StepResultPayload')).to.deep.equal(Object.keys(report).sort());

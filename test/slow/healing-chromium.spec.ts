@@ -3,7 +3,7 @@
 // candidate and reports what each matched; the service proposes the fix; accepted, the next run of
 // the same test case passes through its first candidate.
 import { expect } from 'chai';
-import { servePages, startHarness, step, type RunnerHarness } from '../runner/harness.js';
+import { type RunnerHarness, servePages, startHarness, step } from '../runner/harness.js';
 
 const page = (testId: string) => `<!doctype html><html><body><main>
   <button data-testid="${testId}" onclick="document.getElementById('status').textContent = 'Saved'">Save</button>
@@ -29,7 +29,10 @@ describe('ai: an accepted healing proposal, in real Chromium', function () {
     const roleSave = { by: 'role', value: 'button', name: 'Save', exact: true };
     const steps = [
       step({ action: 'navigate', url: site.url('/') }),
-      step({ action: 'click', locator: { candidates: [{ by: 'testid', value: 'save-v1' }, roleSave] } }, { label: 'save' }),
+      step(
+        { action: 'click', locator: { candidates: [{ by: 'testid', value: 'save-v1' }, roleSave] } },
+        { label: 'save' },
+      ),
       step({ action: 'assert', kind: 'text', locator: { by: 'css', value: '#status' }, expected: 'Saved' }),
     ];
     const testCase = (await req('POST', '/tests/cases', { title: 'Save', steps })).body;
@@ -55,7 +58,11 @@ describe('ai: an accepted healing proposal, in real Chromium', function () {
     ]);
 
     const [proposal] = (await req('GET', '/ai/healing')).body.items;
-    expect(proposal).to.deep.include({ testCaseId: testCase.id, stepPosition: 1, oldLocator: { by: 'testid', value: 'save-v1' } });
+    expect(proposal).to.deep.include({
+      testCaseId: testCase.id,
+      stepPosition: 1,
+      oldLocator: { by: 'testid', value: 'save-v1' },
+    });
     expect(proposal.newLocator).to.deep.equal(roleSave);
     expect(proposal.evidence.runs.map((r: { runId: string }) => r.runId)).to.deep.equal([first.id]);
     const accepted = await req('POST', `/ai/healing/${proposal.id}/accept`);

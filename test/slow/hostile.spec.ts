@@ -2,8 +2,8 @@
 // in real Chromium through the real service and otp-runner: each is first shown to reach the second
 // origin when that origin is allowed, then shown to reach nothing (no TCP connection, no request, no
 // UDP datagram) when it is not. The fast suite (test/runner/origins.spec.ts) runs a representative few.
-import { startHarness, type RunnerHarness } from '../runner/harness.js';
-import { startCounter, startSite, WAYS, type Counter, type Site } from '../runner/hostile.js';
+import { type RunnerHarness, startHarness } from '../runner/harness.js';
+import { type Counter, type Site, startCounter, startSite, WAYS } from '../runner/hostile.js';
 import { runAllowed, runForbidden, runPlain } from '../runner/hostile-run.js';
 
 describe('otp-runner, slow: a hostile page tries every way out of allowedOrigins', function () {

@@ -1,12 +1,12 @@
-import { expect } from 'chai';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'chai';
 import pg from 'pg';
-import { spawnService } from '../support/process.js';
 import { createTestDatabase } from '../support/database.js';
-import { TestExecutor } from '../support/executor.js';
 import { eventually } from '../support/eventually.js';
+import { TestExecutor } from '../support/executor.js';
+import { spawnService } from '../support/process.js';
 
 const KEY = 'svc_pk_process_test_key_0123456789abcdefghijkl';
 
@@ -32,7 +32,10 @@ describe('the service as a process', function () {
       expect(ctx.body).to.include({ scope: 'admin', projectId: 'prj_default' });
       expect(await first.stop()).to.equal(0);
       // The embedded server stopped with the service.
-      const pidFile = await fs.stat(path.join(dataDir, 'pg', 'postmaster.pid')).then(() => true, () => false);
+      const pidFile = await fs.stat(path.join(dataDir, 'pg', 'postmaster.pid')).then(
+        () => true,
+        () => false,
+      );
       expect(pidFile).to.equal(false);
 
       const second = await spawnService({ DATA_DIR: dataDir, DATABASE_URL: undefined, SVC_BOOTSTRAP_KEY: undefined });
@@ -44,16 +47,33 @@ describe('the service as a process', function () {
     }
   });
 
-  it('shuts down cleanly on SIGTERM: sockets closed with 1001, runs in flight finished as error', async function () {
+  it('shuts down cleanly on SIGTERM: sockets closed with 1001, runs in flight finished as error', async () => {
     const database = await createTestDatabase();
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'otp-sigterm-'));
     try {
       // No drain period: the run in flight (a step that never answers) ends at once.
-      const service = await spawnService({ DATA_DIR: dataDir, DATABASE_URL: database.url, SVC_BOOTSTRAP_KEY: KEY, OTP_DRAIN_MS: '0' });
+      const service = await spawnService({
+        DATA_DIR: dataDir,
+        DATABASE_URL: database.url,
+        SVC_BOOTSTRAP_KEY: KEY,
+        OTP_DRAIN_MS: '0',
+      });
       const api = `${service.restUrl}/api/v1`;
       const post = async (p: string, body: unknown) =>
-        (await fetch(`${api}${p}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
-      const testCase = await post('/tests/cases', { title: 'long', steps: [{ otp: { action: 'wait', ms: 60000 } }, { otp: { action: 'hover', locator: { by: 'css', value: 'a' } } }] });
+        (
+          await fetch(`${api}${p}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          })
+        ).json();
+      const testCase = await post('/tests/cases', {
+        title: 'long',
+        steps: [
+          { otp: { action: 'wait', ms: 60000 } },
+          { otp: { action: 'hover', locator: { by: 'css', value: 'a' } } },
+        ],
+      });
       const executor = await TestExecutor.connect(`${service.wsUrl}/otp`, { key: KEY });
       await executor.hello();
       const run = await post('/otp/runs', { testCaseIds: [testCase.id] });
@@ -66,7 +86,9 @@ describe('the service as a process', function () {
       try {
         const { rows } = await client.query('SELECT status, reason FROM otp_runs WHERE id = $1', [run.runId]);
         expect(rows[0]).to.deep.equal({ status: 'error', reason: 'service shutting down' });
-        const steps = await client.query('SELECT status FROM otp_run_steps WHERE run_id = $1 ORDER BY step_index', [run.runId]);
+        const steps = await client.query('SELECT status FROM otp_run_steps WHERE run_id = $1 ORDER BY step_index', [
+          run.runId,
+        ]);
         expect(steps.rows.map((r) => r.status)).to.deep.equal(['error', 'skip']);
         const sessions = await client.query("SELECT count(*)::int AS open FROM otp_sessions WHERE status = 'open'");
         expect(sessions.rows[0].open).to.equal(0);

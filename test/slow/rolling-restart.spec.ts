@@ -2,13 +2,14 @@
 // one the executors use gets SIGTERM with runs in flight and runs queued. Its executors are told to
 // reconnect (4503), resume their sessions on the other process, and every run passes, each step
 // performed once.
-import { expect } from 'chai';
+
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'chai';
 import pg from 'pg';
-import { spawnService, type ServiceProcess } from '../support/process.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { type ServiceProcess, spawnService } from '../support/process.js';
 import { ResumingExecutor } from '../support/resuming-executor.js';
 
 const KEY = 'svc_pk_rolling_restart_key_0123456789abcdefghij';
@@ -53,19 +54,27 @@ describe('a rolling restart with runs in flight', function () {
     const b = await start(100);
     const api = `${a.restUrl}/api/v1`;
     const post = async (p: string, body: unknown) => {
-      const res = await fetch(`${api}${p}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${api}${p}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       return res.json();
     };
     const click = { otp: { action: 'click', locator: { by: 'css', value: '#go' } } };
     const testCase = await post('/tests/cases', { title: 'rolling', steps: Array(STEPS).fill(click) });
 
     let drained = false;
-    const fleet = Array.from({ length: EXECUTORS }, () => new ResumingExecutor({
-      key: KEY,
-      url: () => `${drained ? b.wsUrl : a.wsUrl}/otp`,
-      maxParallel: PARALLEL,
-      stepMs: 60,
-    }));
+    const fleet = Array.from(
+      { length: EXECUTORS },
+      () =>
+        new ResumingExecutor({
+          key: KEY,
+          url: () => `${drained ? b.wsUrl : a.wsUrl}/otp`,
+          maxParallel: PARALLEL,
+          stepMs: 60,
+        }),
+    );
     await Promise.all(fleet.map((e) => e.connect()));
     const runIds: string[] = [];
     for (let i = 0; i < RUNS; i += 1) runIds.push((await post('/otp/runs', { testCaseIds: [testCase.id] })).runId);
@@ -82,9 +91,13 @@ describe('a rolling restart with runs in flight', function () {
       if (Date.now() > deadline) {
         const client = new pg.Client({ connectionString: database.url });
         await client.connect();
-        const { rows } = await client.query("SELECT id, status, session_id, instance_id, reason FROM otp_runs WHERE status <> 'passed'");
+        const { rows } = await client.query(
+          "SELECT id, status, session_id, instance_id, reason FROM otp_runs WHERE status <> 'passed'",
+        );
         await client.end();
-        throw new Error(`only ${fleet.reduce((n, e) => n + e.finished.size, 0)} of ${RUNS} runs finished: ${JSON.stringify(rows)}\nA:\n${a.stderr().slice(-4000)}\nB:\n${b.stderr().slice(-4000)}`);
+        throw new Error(
+          `only ${fleet.reduce((n, e) => n + e.finished.size, 0)} of ${RUNS} runs finished: ${JSON.stringify(rows)}\nA:\n${a.stderr().slice(-4000)}\nB:\n${b.stderr().slice(-4000)}`,
+        );
       }
       await Promise.race(fleet.map((e) => e.finishedCount(e.finished.size + 1, 1_000).catch(() => {})));
     }
@@ -94,12 +107,20 @@ describe('a rolling restart with runs in flight', function () {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
-      const { rows } = await client.query('SELECT id, status, passed, instance_id FROM otp_runs WHERE id = ANY($1)', [runIds]);
+      const { rows } = await client.query('SELECT id, status, passed, instance_id FROM otp_runs WHERE id = ANY($1)', [
+        runIds,
+      ]);
       const statuses = rows.map((r) => r.status);
-      expect(statuses.filter((s) => s !== 'passed'), 'runs that did not pass').to.deep.equal([]);
+      expect(
+        statuses.filter((s) => s !== 'passed'),
+        'runs that did not pass',
+      ).to.deep.equal([]);
       expect(rows.every((r) => r.passed === STEPS)).to.equal(true);
       const moved = rows.filter((r) => r.instance_id !== rows[0].instance_id).length;
-      const steps = await client.query("SELECT count(*)::int AS n FROM otp_run_steps WHERE run_id = ANY($1) AND status = 'pass' AND source = 'executor'", [runIds]);
+      const steps = await client.query(
+        "SELECT count(*)::int AS n FROM otp_run_steps WHERE run_id = ANY($1) AND status = 'pass' AND source = 'executor'",
+        [runIds],
+      );
       expect(steps.rows[0].n).to.equal(RUNS * STEPS);
       // Every executor resumed its session on B (4503 from A, welcome resumed: true).
       for (const e of fleet) {
@@ -115,7 +136,9 @@ describe('a rolling restart with runs in flight', function () {
         .filter((line) => line.includes('"session taken over from another process"'))
         .reduce((n, line) => n + JSON.parse(line).runs, 0);
       expect(takenOver, 'runs taken over mid-run').to.be.greaterThan(0);
-      console.log(`      rolling restart: ${RUNS} runs (${inFlightAtSigterm} unfinished at SIGTERM, ${takenOver} moved mid-run), 0 lost; ${moved} finished on B; all done ${drainSeconds.toFixed(1)} s after SIGTERM`);
+      console.log(
+        `      rolling restart: ${RUNS} runs (${inFlightAtSigterm} unfinished at SIGTERM, ${takenOver} moved mid-run), 0 lost; ${moved} finished on B; all done ${drainSeconds.toFixed(1)} s after SIGTERM`,
+      );
     } finally {
       await client.end();
       for (const e of fleet) e.close();

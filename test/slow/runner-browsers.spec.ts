@@ -1,11 +1,12 @@
 // Slow runner checks: the npm-shipped Chromium (@sparticuz/chromium) launches and runs a step when no
 // system browser is used, and the otp-runner command itself (bin/otp-runner.mjs, a child process)
 // performs a run from OTP_SERVER / OTP_KEY alone and stops cleanly on SIGINT.
-import { expect } from 'chai';
+
 import { spawn } from 'node:child_process';
+import { expect } from 'chai';
 import { findChromium, npmChromium } from '../../src/runner/browser.js';
-import { startTestService, type TestService } from '../support/service.js';
 import { servePages, startHarness, step } from '../runner/harness.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 describe('otp-runner, slow: the npm-shipped Chromium and the command', function () {
   this.timeout(120_000);
@@ -13,7 +14,9 @@ describe('otp-runner, slow: the npm-shipped Chromium and the command', function 
   let site: Awaited<ReturnType<typeof servePages>>;
   before(async () => {
     t = await startTestService();
-    site = await servePages({ '/': '<title>Fallback</title><button onclick="this.textContent = \'done\'">Go</button>' });
+    site = await servePages({
+      '/': '<title>Fallback</title><button onclick="this.textContent = \'done\'">Go</button>',
+    });
   });
   after(async () => {
     await site?.close();
@@ -25,7 +28,9 @@ describe('otp-runner, slow: the npm-shipped Chromium and the command', function 
     const found = await findChromium(undefined, []);
     expect(found.source).to.equal('npm');
     const executable = found.path;
-    expect(executable).to.equal(await npmChromium()).and.not.equal('/usr/bin/chromium');
+    expect(executable)
+      .to.equal(await npmChromium())
+      .and.not.equal('/usr/bin/chromium');
     const h = await startHarness({ chromium: executable }, t);
     try {
       expect(h.runner.chromium).to.deep.equal({ path: executable, source: 'option' });
@@ -60,7 +65,13 @@ describe('otp-runner, slow: the npm-shipped Chromium and the command', function 
       await ready;
       const testCase = await t.request('POST', '/tests/cases', {
         key,
-        body: { title: 'cli', steps: [{ otp: { action: 'navigate', url: site.url('/') } }, { otp: { action: 'assert', kind: 'title', expected: 'Fallback' } }] },
+        body: {
+          title: 'cli',
+          steps: [
+            { otp: { action: 'navigate', url: site.url('/') } },
+            { otp: { action: 'assert', kind: 'title', expected: 'Fallback' } },
+          ],
+        },
       });
       const run = await t.request('POST', '/otp/runs', { key, body: { testCaseIds: [testCase.body.id] } });
       const finished = new RegExp(`run ${run.body.runId}: passed`);
@@ -96,16 +107,28 @@ describe('otp-runner, slow: eight runs at once in one runner', function () {
         step({ action: 'click', locator: { by: 'role', value: 'button', name: 'Keep' } }),
         step({ action: 'wait', ms: 300 }),
         step({ action: 'navigate', url: pages.url('/') }, { timeoutMs: 10_000 }),
-        step({ action: 'assert', kind: 'text', locator: { by: 'css', value: '#kept' }, expected: `${value}/who=${value}` }, { timeoutMs: 10_000 }),
+        step(
+          { action: 'assert', kind: 'text', locator: { by: 'css', value: '#kept' }, expected: `${value}/who=${value}` },
+          { timeoutMs: 10_000 },
+        ),
       ];
       const started = await Promise.all(Array.from({ length: 8 }, (_, i) => h.start(runOf(`run${i}`))));
       let most = 0;
       const watch = () => (most = Math.max(most, h.runner.activeRuns));
       h.runner.on('step', watch);
       const runs = await Promise.all(started.map((s) => s.finished));
-      const failures = runs.flatMap((r) => r.steps.filter((s: any) => s.status !== 'pass').map((s: any) => `step ${s.stepIndex}: ${s.status} ${JSON.stringify(s.error)}`));
-      expect(runs.map((r) => r.status), failures.join('\n')).to.deep.equal(Array(8).fill('passed'));
-      expect(runs.map((r) => r.steps[6].actual)).to.deep.equal(Array.from({ length: 8 }, (_, i) => `run${i}/who=run${i}`));
+      const failures = runs.flatMap((r) =>
+        r.steps
+          .filter((s: any) => s.status !== 'pass')
+          .map((s: any) => `step ${s.stepIndex}: ${s.status} ${JSON.stringify(s.error)}`),
+      );
+      expect(
+        runs.map((r) => r.status),
+        failures.join('\n'),
+      ).to.deep.equal(Array(8).fill('passed'));
+      expect(runs.map((r) => r.steps[6].actual)).to.deep.equal(
+        Array.from({ length: 8 }, (_, i) => `run${i}/who=run${i}`),
+      );
       expect(most).to.equal(8);
     } finally {
       await h.stop();

@@ -2,14 +2,15 @@
 // process group of `npm start`), `kill -TERM` of the `npm start` process, and the production start
 // (`npm run build`, `npm run start:prod`). Each time every process of the group and the embedded
 // PostgreSQL must be gone (read from /proc), and the run in flight must have ended.
-import { expect } from 'chai';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnService } from '../support/process.js';
+import { expect } from 'chai';
 import { TestExecutor } from '../support/executor.js';
+import { spawnService } from '../support/process.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const KEY = 'svc_pk_signals_test_key_0123456789abcdefghijklm';
@@ -49,13 +50,22 @@ interface Started {
 /** `npm <args>` in a process group of its own (as a terminal runs it), until the service is ready. */
 async function npm(args: string[], env: Record<string, string | undefined>): Promise<Started> {
   const childEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, PORT: '0', WS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env })) {
+  for (const [k, v] of Object.entries({
+    ...process.env,
+    PORT: '0',
+    WS_PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ...env,
+  })) {
     if (v !== undefined) childEnv[k] = v;
   }
   const child = spawn('npm', args, { cwd: root, env: childEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stdout!.resume();
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const ready = await new Promise<{ rest: string; otp: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not ready in 60 s:\n${err}`)), 60_000);
     child.stderr!.on('data', (d) => {
@@ -73,7 +83,13 @@ async function npm(args: string[], env: Record<string, string | undefined>): Pro
 /** A run with a step in flight on an executor that never answers it. */
 async function runInFlight(s: Started): Promise<{ runId: string; executor: TestExecutor }> {
   const post = async (p: string, body: unknown) =>
-    (await fetch(`${s.restUrl}/api/v1${p}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
+    (
+      await fetch(`${s.restUrl}/api/v1${p}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    ).json();
   const testCase = await post('/tests/cases', { title: 'long', steps: [{ otp: { action: 'wait', ms: 60000 } }] });
   const executor = await TestExecutor.connect(s.wsUrl, { key: KEY });
   await executor.hello();
@@ -83,7 +99,8 @@ async function runInFlight(s: Started): Promise<{ runId: string; executor: TestE
 }
 
 /** The embedded PostgreSQL of `dataDir` (its command line names its data directory). */
-const postgresOf = async (dataDir: string) => (await processes()).filter((p) => p.cmdline.includes('postgres') && p.cmdline.includes(dataDir));
+const postgresOf = async (dataDir: string) =>
+  (await processes()).filter((p) => p.cmdline.includes('postgres') && p.cmdline.includes(dataDir));
 
 async function expectNothingLeft(group: number, dataDir: string): Promise<void> {
   const left = (await processes()).filter((p) => p.pgid === group || p.cmdline.includes(dataDir));
@@ -94,7 +111,9 @@ async function expectNothingLeft(group: number, dataDir: string): Promise<void> 
 async function runAfterRestart(dataDir: string, runId: string) {
   const again = await spawnService({ DATA_DIR: dataDir, DATABASE_URL: undefined, SVC_BOOTSTRAP_KEY: KEY });
   try {
-    const res = await fetch(`${again.restUrl}/api/v1/otp/runs/${runId}`, { headers: { authorization: `Bearer ${KEY}` } });
+    const res = await fetch(`${again.restUrl}/api/v1/otp/runs/${runId}`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
     return (await res.json()) as { status: string; reason: string };
   } finally {
     expect(await again.stop('SIGTERM')).to.equal(0);
@@ -113,7 +132,12 @@ describe('stopping the service from a terminal and from a supervisor', function 
     for (const dir of dirs) await fs.rm(dir, { recursive: true, force: true });
   });
 
-  const zeroConfig = (dataDir: string) => ({ DATA_DIR: dataDir, DATABASE_URL: undefined, SVC_BOOTSTRAP_KEY: KEY, OTP_DRAIN_MS: '500' });
+  const zeroConfig = (dataDir: string) => ({
+    DATA_DIR: dataDir,
+    DATABASE_URL: undefined,
+    SVC_BOOTSTRAP_KEY: KEY,
+    OTP_DRAIN_MS: '500',
+  });
 
   it('Ctrl-C (SIGINT to the process group of npm start): the run in flight ends, then everything stops, PostgreSQL last', async () => {
     const dataDir = await newDataDir();
@@ -150,7 +174,9 @@ describe('stopping the service from a terminal and from a supervisor', function 
 
   it('the production start (npm run build, npm run start:prod) serves with no TypeScript loader, and stops on SIGTERM', async () => {
     await new Promise<void>((resolve, reject) =>
-      execFile('npm', ['run', 'build'], { cwd: root }, (err, _out, stderr) => (err ? reject(new Error(`build failed: ${stderr}`)) : resolve())),
+      execFile('npm', ['run', 'build'], { cwd: root }, (err, _out, stderr) =>
+        err ? reject(new Error(`build failed: ${stderr}`)) : resolve(),
+      ),
     );
     const dataDir = await newDataDir();
     const s = await npm(['run', 'start:prod'], zeroConfig(dataDir));

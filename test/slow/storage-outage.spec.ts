@@ -4,10 +4,10 @@
 // no row is written, and once s3rver is back (same port, same directory) the driver's abort of the
 // multipart upload gets through: ListMultipartUploads is empty, no part and no object is left.
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/service.js';
-import { startS3, type TestS3 } from '../support/s3.js';
 import { census } from '../support/assets.js';
 import { eventually } from '../support/eventually.js';
+import { startS3, type TestS3 } from '../support/s3.js';
+import { startTestService, type TestService } from '../support/service.js';
 import { expectStorageUnavailable, multipartUploads } from '../support/storage-outage.js';
 
 const MiB = 1024 * 1024;
@@ -17,7 +17,9 @@ const BEFORE_HALT = 20 * MiB;
 
 /** A multipart form with one file part of FILE_BYTES, streamed; `midway` runs once BEFORE_HALT bytes are out. */
 function streamedForm(boundary: string, midway: () => Promise<void>): ReadableStream<Uint8Array> {
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const chunk = Buffer.alloc(MiB, 7);
   let sent = -1;
@@ -79,7 +81,13 @@ describe('Storage outage during a large streamed upload (s3rver stopped once par
       duplex: 'half',
     } as RequestInit);
     const body = await res.json();
-    t.responses.push({ method: 'POST', path: '/api/v1/assets/buckets/big/assets', status: res.status, body, contentType: res.headers.get('content-type') });
+    t.responses.push({
+      method: 'POST',
+      path: '/api/v1/assets/buckets/big/assets',
+      status: res.status,
+      body,
+      contentType: res.headers.get('content-type'),
+    });
     expect(parts).to.be.at.least(2);
     expectStorageUnavailable({ status: res.status, body, headers: res.headers }, s3);
     expect((await census(t, s3)).rows).to.equal(before.rows);
@@ -98,8 +106,18 @@ describe('Storage outage during a large streamed upload (s3rver stopped once par
     s3.requests.removeAllListeners('request');
     const small = new FormData();
     small.append('file', new Blob([Buffer.alloc(1000, 1)]), 'small.bin');
-    const again = await fetch(`${t.api}/assets/buckets/big/assets`, { method: 'POST', headers: { authorization: `Bearer ${t.adminKey}` }, body: small });
+    const again = await fetch(`${t.api}/assets/buckets/big/assets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.adminKey}` },
+      body: small,
+    });
     expect(again.status).to.equal(201);
-    t.responses.push({ method: 'POST', path: '/api/v1/assets/buckets/big/assets', status: again.status, body: await again.json(), contentType: again.headers.get('content-type') });
+    t.responses.push({
+      method: 'POST',
+      path: '/api/v1/assets/buckets/big/assets',
+      status: again.status,
+      body: await again.json(),
+      contentType: again.headers.get('content-type'),
+    });
   });
 });

@@ -2,9 +2,10 @@
 // suite fails in its "before all" hook with that one message, none waits out its time-out. Mocha runs
 // two fixture files (test/slow/fixtures/no-database-*.ts, two suites each), in parallel workers (each
 // a process with its own server, as `npm test` runs) and in one process.
-import { expect } from 'chai';
+
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { expect } from 'chai';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const fixtures = ['test/slow/fixtures/no-database-a.ts', 'test/slow/fixtures/no-database-b.ts'];
@@ -15,7 +16,11 @@ const MESSAGE =
 function mocha(args: string[]): Promise<{ code: number | null; out: string }> {
   const env = { ...process.env };
   delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['node_modules/mocha/bin/mocha.js', ...args, ...fixtures], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['node_modules/mocha/bin/mocha.js', ...args, ...fixtures], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -38,7 +43,9 @@ describe('tests whose embedded PostgreSQL cannot start', function () {
       expect(out).to.contain('0 passing');
       for (const file of ['a', 'b']) {
         for (const suite of ['first', 'second']) {
-          expect(out).to.contain(`fixture ${file}: ${suite} suite\n       "before all" hook for "has a database":\n     Error: ${MESSAGE}\n`);
+          expect(out).to.contain(
+            `fixture ${file}: ${suite} suite\n       "before all" hook for "has a database":\n     Error: ${MESSAGE}\n`,
+          );
         }
       }
       expect(out.split(MESSAGE).length - 1, out).to.equal(4);

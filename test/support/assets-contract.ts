@@ -2,10 +2,10 @@
 // HTTP, the fs driver on disk, and for s3 an S3-compatible server (s3rver) that checks signatures.
 // Each part of it is a spec file of its own that describes its tests inside describeAssetsContract.
 import { expect } from 'chai';
-import { startTestService, type TestService } from './service.js';
-import { startS3, type TestS3 } from './s3.js';
-import { census } from './assets.js';
 import type { StorageDriverName } from '../../src/config.js';
+import { census } from './assets.js';
+import { startS3, type TestS3 } from './s3.js';
+import { startTestService, type TestService } from './service.js';
 
 export const MAX_UPLOAD = 256 * 1024;
 

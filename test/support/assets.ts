@@ -1,9 +1,10 @@
 // Helpers for the asset tests: multipart uploads over real HTTP, signed downloads followed by hand,
 // and a census of everything an upload could leave behind (rows, files, objects).
-import path from 'node:path';
+
 import { createHash } from 'node:crypto';
-import type { TestService } from './service.js';
+import path from 'node:path';
 import { listFiles, type TestS3 } from './s3.js';
+import type { TestService } from './service.js';
 
 export const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
 
@@ -35,10 +36,19 @@ async function answer(res: Response): Promise<Answer> {
 }
 
 /** POSTs a multipart form with `file` to a path under /api/v1. */
-export async function postFile(t: TestService, urlPath: string, content: Uint8Array, options: UploadOptions = {}): Promise<Answer> {
+export async function postFile(
+  t: TestService,
+  urlPath: string,
+  content: Uint8Array,
+  options: UploadOptions = {},
+): Promise<Answer> {
   const form = new FormData();
   for (const [name, value] of Object.entries(options.fields ?? {})) form.append(name, value);
-  form.append('file', new Blob([content as BlobPart], { type: options.type ?? 'application/octet-stream' }), options.filename ?? 'file.bin');
+  form.append(
+    'file',
+    new Blob([content as BlobPart], { type: options.type ?? 'application/octet-stream' }),
+    options.filename ?? 'file.bin',
+  );
   const headers: Record<string, string> = { authorization: `Bearer ${options.key ?? t.adminKey}` };
   let body: BodyInit = form;
   if (options.chunked) {
@@ -50,16 +60,30 @@ export async function postFile(t: TestService, urlPath: string, content: Uint8Ar
   const res = await fetch(`${t.api}${urlPath}`, { method: 'POST', headers, body, duplex: 'half' } as RequestInit);
   const got = await answer(res);
   // Checked against /openapi.json with every other response of the suite.
-  t.responses.push({ method: 'POST', path: `/api/v1${urlPath}`, status: got.status, body: got.body, contentType: res.headers.get('content-type') });
+  t.responses.push({
+    method: 'POST',
+    path: `/api/v1${urlPath}`,
+    status: got.status,
+    body: got.body,
+    contentType: res.headers.get('content-type'),
+  });
   return got;
 }
 
-export function upload(t: TestService, bucket: string, content: Uint8Array, options: UploadOptions = {}): Promise<Answer> {
+export function upload(
+  t: TestService,
+  bucket: string,
+  content: Uint8Array,
+  options: UploadOptions = {},
+): Promise<Answer> {
   return postFile(t, `/assets/buckets/${bucket}/assets`, content, options);
 }
 
 /** Fetches any URL without a key (a signed link is all it needs). */
-export async function fetchBytes(url: string, init: RequestInit = {}): Promise<{ status: number; bytes: Buffer; headers: Headers; text: string }> {
+export async function fetchBytes(
+  url: string,
+  init: RequestInit = {},
+): Promise<{ status: number; bytes: Buffer; headers: Headers; text: string }> {
   const res = await fetch(url, { redirect: 'manual', ...init });
   const bytes = Buffer.from(await res.arrayBuffer());
   return { status: res.status, bytes, headers: res.headers, text: bytes.toString('utf8') };

@@ -6,13 +6,14 @@
 // When it cannot start, that start fails as soon as PostgreSQL gives up (seconds), with its reason, and
 // every createTestDatabase() fails at once with the same error: no suite waits in its "before all"
 // hook for a server that is not coming.
+
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import fs from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { startEmbeddedPostgres, type EmbeddedOptions } from '../../src/db/embedded.js';
 import { loadConfig } from '../../src/config.js';
+import { type EmbeddedOptions, startEmbeddedPostgres } from '../../src/db/embedded.js';
 
 let serverUrl: Promise<string> | undefined;
 let embeddedOptions: Pick<EmbeddedOptions, 'nativeDir' | 'stateDir'> = {};
@@ -33,7 +34,9 @@ function baseUrl(): Promise<string> {
       process.once('exit', () => void server.stop());
       return server.url;
     } catch (err) {
-      throw new Error(`no database for the tests: ${(err as Error).message} (the tests need CREATEDB on it)`, { cause: err });
+      throw new Error(`no database for the tests: ${(err as Error).message} (the tests need CREATEDB on it)`, {
+        cause: err,
+      });
     }
   })();
   return serverUrl;

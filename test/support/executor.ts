@@ -47,7 +47,8 @@ export class TestExecutor {
 
   static connect(url: string, auth: { key?: string; via?: 'header' | 'query' } = {}): Promise<TestExecutor> {
     const target = auth.key && auth.via === 'query' ? `${url}?token=${encodeURIComponent(auth.key)}` : url;
-    const headers: Record<string, string> = auth.key && auth.via !== 'query' ? { authorization: `Bearer ${auth.key}` } : {};
+    const headers: Record<string, string> =
+      auth.key && auth.via !== 'query' ? { authorization: `Bearer ${auth.key}` } : {};
     const ws = new WebSocket(target, { headers });
     const executor = new TestExecutor(ws);
     return new Promise((resolve, reject) => {
@@ -59,7 +60,15 @@ export class TestExecutor {
   /** Sends a frame with the envelope filled in; answers its id. */
   send(type: string, payload?: unknown, fields: Partial<Frame> = {}): string {
     const id = msgId();
-    const frame = { otp: '1.0', id, ts: new Date().toISOString(), type, ...(this.sessionId ? { sessionId: this.sessionId } : {}), ...fields, ...(payload === undefined ? {} : { payload }) };
+    const frame = {
+      otp: '1.0',
+      id,
+      ts: new Date().toISOString(),
+      type,
+      ...(this.sessionId ? { sessionId: this.sessionId } : {}),
+      ...fields,
+      ...(payload === undefined ? {} : { payload }),
+    };
     this.ws.send(JSON.stringify(frame));
     return id;
   }
@@ -70,7 +79,8 @@ export class TestExecutor {
 
   /** The next frame (after those already taken) matching type and the predicate. */
   next(type: string, predicate: (f: Frame) => boolean = () => true, timeoutMs = 5000): Promise<Frame> {
-    if (this.violations.length) return Promise.reject(new Error(`service sent frames outside the schema: ${this.violations.join('; ')}`));
+    if (this.violations.length)
+      return Promise.reject(new Error(`service sent frames outside the schema: ${this.violations.join('; ')}`));
     const match = (f: Frame) => f.type === type && predicate(f);
     for (let i = 0; i < this.frames.length; i++) {
       if (match(this.frames[i])) {
@@ -80,7 +90,15 @@ export class TestExecutor {
       }
     }
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${type} frame within ${timeoutMs} ms (socket ${this.closeInfo}); got: ${this.frames.map((f) => f.type).join(', ')}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `no ${type} frame within ${timeoutMs} ms (socket ${this.closeInfo}); got: ${this.frames.map((f) => f.type).join(', ')}`,
+            ),
+          ),
+        timeoutMs,
+      );
       this.waiters.push({
         match,
         resolve: (f) => {
@@ -93,7 +111,13 @@ export class TestExecutor {
   }
 
   async hello(capabilities: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<Frame> {
-    const id = this.send('hello', { executor: 'runner', name: 'test-executor', version: '0.0.1', capabilities, ...extra });
+    const id = this.send('hello', {
+      executor: 'runner',
+      name: 'test-executor',
+      version: '0.0.1',
+      capabilities,
+      ...extra,
+    });
     const welcome = await this.next('welcome');
     if (welcome.ref !== id) throw new Error('welcome does not ref the hello');
     this.sessionId = welcome.payload.sessionId;
@@ -102,7 +126,11 @@ export class TestExecutor {
 
   /** Answers a step.exec with a result. */
   result(exec: Frame, status: 'pass' | 'fail' | 'skip' | 'error', extra: Record<string, unknown> = {}): string {
-    return this.send('step.result', { stepIndex: exec.payload.stepIndex, status, durationMs: 5, ...extra }, { runId: exec.runId, ref: exec.id });
+    return this.send(
+      'step.result',
+      { stepIndex: exec.payload.stepIndex, status, durationMs: 5, ...extra },
+      { runId: exec.runId, ref: exec.id },
+    );
   }
 
   close(): void {

@@ -7,7 +7,11 @@ import type { AddressInfo } from 'node:net';
 export interface ChatRequest {
   path: string;
   authorization: string | undefined;
-  body: { model: string; messages: Array<{ role: string; content: string }>; response_format?: { type: string; json_schema?: { name: string; schema: unknown } } };
+  body: {
+    model: string;
+    messages: Array<{ role: string; content: string }>;
+    response_format?: { type: string; json_schema?: { name: string; schema: unknown } };
+  };
 }
 
 export class OpenAiCompatibleServer {
@@ -34,14 +38,18 @@ export class OpenAiCompatibleServer {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
       return;
     }
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     this.requests.push({ path: req.url, authorization: req.headers.authorization, body });
     const content = this.answers.shift();
     if (content === null || content === undefined) {
-      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'no answer queued', type: 'server_error' } }));
+      res
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'no answer queued', type: 'server_error' } }));
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end(

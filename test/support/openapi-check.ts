@@ -2,8 +2,9 @@
 // /openapi.json: the route must be in it, the status must be declared for it, and a JSON body must
 // match the declared schema. A request to a path the document does not know may only get the error
 // body with 404 or 405 (an unknown route), never anything else.
-import { Ajv2020 } from 'ajv/dist/2020.js';
+
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsModule from 'ajv-formats';
 
 type FormatsPlugin = typeof formatsModule.default;
@@ -22,7 +23,7 @@ export interface RecordedResponse {
 const DOC_ID = 'https://otp-service.test/openapi.json';
 
 function pointer(...segments: string[]): string {
-  return '#/' + segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+  return `#/${segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/')}`;
 }
 
 export class OpenApiResponseChecker {
@@ -35,7 +36,7 @@ export class OpenApiResponseChecker {
     this.ajv.addSchema(doc, DOC_ID);
     this.templates = Object.keys(doc.paths).map((template) => ({
       template,
-      regex: new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') + '$'),
+      regex: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`),
     }));
   }
 
@@ -60,7 +61,9 @@ export class OpenApiResponseChecker {
     if (!match) {
       if (r.status !== 404 && r.status !== 405) return [`${what}: route not in /openapi.json`];
       const fn = this.validator(pointer('components', 'schemas', 'ErrorBody'));
-      return fn(r.body) ? [] : [`${what}: unknown route answered without the error body: ${this.ajv.errorsText(fn.errors)}`];
+      return fn(r.body)
+        ? []
+        : [`${what}: unknown route answered without the error body: ${this.ajv.errorsText(fn.errors)}`];
     }
     const operation = this.doc.paths[match.template][method];
     let responsePtr = pointer('paths', match.template, method, 'responses', String(r.status));
@@ -68,7 +71,10 @@ export class OpenApiResponseChecker {
     if (!response) return [`${what}: status ${r.status} not declared for ${method.toUpperCase()} ${match.template}`];
     if (response.$ref) {
       responsePtr = response.$ref;
-      response = response.$ref.split('/').slice(1).reduce((node: any, key: string) => node[key], this.doc);
+      response = response.$ref
+        .split('/')
+        .slice(1)
+        .reduce((node: any, key: string) => node[key], this.doc);
     }
     const json = response.content?.['application/json'];
     if (!json) {

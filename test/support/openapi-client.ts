@@ -22,7 +22,8 @@ export function openApiClient(doc: any, documentUrl: string, apiKey: string): Ca
   const server = new URL(doc.servers?.[0]?.url ?? '/', documentUrl);
   const operations = new Map<string, { method: string; path: string; operation: any }>();
   for (const [path, item] of Object.entries<any>(doc.paths)) {
-    for (const [method, operation] of Object.entries<any>(item)) operations.set(operation.operationId, { method, path, operation });
+    for (const [method, operation] of Object.entries<any>(item))
+      operations.set(operation.operationId, { method, path, operation });
   }
   return async (operationId, { params = {}, query = {}, body } = {}) => {
     const found = operations.get(operationId);
@@ -31,15 +32,24 @@ export function openApiClient(doc: any, documentUrl: string, apiKey: string): Ca
     const schema = operation.requestBody?.content?.['application/json']?.schema;
     if (body !== undefined) {
       if (!schema) throw new Error(`${operationId} takes no JSON body`);
-      const validate = ajv.compile({ $ref: `client-doc#/paths/${encodeURIComponent(path.replace(/~/g, '~0').replace(/\//g, '~1'))}/${method}/requestBody/content/application~1json/schema` });
-      if (!validate(body)) throw new Error(`${operationId}: the body does not match the document: ${ajv.errorsText(validate.errors)}`);
+      const validate = ajv.compile({
+        $ref: `client-doc#/paths/${encodeURIComponent(path.replace(/~/g, '~0').replace(/\//g, '~1'))}/${method}/requestBody/content/application~1json/schema`,
+      });
+      if (!validate(body))
+        throw new Error(`${operationId}: the body does not match the document: ${ajv.errorsText(validate.errors)}`);
     }
-    const url = new URL(path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? '')).replace(/^\//, ''), server);
+    const url = new URL(
+      path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? '')).replace(/^\//, ''),
+      server,
+    );
     for (const [name, value] of Object.entries(query)) url.searchParams.append(name, value);
     const secured = (operation.security ?? doc.security ?? []).length > 0;
     const res = await fetch(url, {
       method: method.toUpperCase(),
-      headers: { ...(secured ? { authorization: `Bearer ${apiKey}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(secured ? { authorization: `Bearer ${apiKey}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();

@@ -1,5 +1,5 @@
 // Runs the service as `npm start` does, in a child process, and reads where it listens from its log.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,12 +15,26 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function spawnService(env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<ServiceProcess> {
+export async function spawnService(
+  env: Record<string, string | undefined>,
+  timeoutMs = 30_000,
+): Promise<ServiceProcess> {
   const childEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, PORT: '0', WS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env })) {
+  for (const [k, v] of Object.entries({
+    ...process.env,
+    PORT: '0',
+    WS_PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ...env,
+  })) {
     if (v !== undefined) childEnv[k] = v;
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));

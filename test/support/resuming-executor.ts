@@ -47,7 +47,11 @@ export class ResumingExecutor {
           this.sessionId = frame.payload.sessionId;
           this.resumes.push(frame.payload.resumed === true);
           resolve();
-        } else if (frame.type === 'error' && frame.payload.code === 'E_UNEXPECTED' && frame.payload.message.includes('cannot be resumed')) {
+        } else if (
+          frame.type === 'error' &&
+          frame.payload.code === 'E_UNEXPECTED' &&
+          frame.payload.message.includes('cannot be resumed')
+        ) {
           // Its runs are gone (they ended as error): a new session next time.
           this.sessionId = undefined;
           this.ws = undefined; // the reconnect loop that made this attempt tries again
@@ -83,7 +87,8 @@ export class ResumingExecutor {
 
   private handle(frame: { type: string; id: string; runId?: string; payload?: any }): void {
     if (frame.type === 'ping') return this.send('pong', undefined, { ref: frame.id });
-    if (frame.type === 'run.start' || frame.type === 'run.cancel') return this.send('ack', undefined, { runId: frame.runId, ref: frame.id });
+    if (frame.type === 'run.start' || frame.type === 'run.cancel')
+      return this.send('ack', undefined, { runId: frame.runId, ref: frame.id });
     if (frame.type === 'run.finished') {
       this.finished.set(frame.runId!, frame.payload);
       for (const wake of this.waiters.splice(0)) wake();
@@ -108,7 +113,15 @@ export class ResumingExecutor {
 
   private send(type: string, payload?: unknown, fields: Record<string, unknown> = {}): void {
     if (this.ws?.readyState !== WebSocket.OPEN) return; // lost with the socket; the resume sends the step again
-    const frame = { otp: '1.0', id: msgId(), ts: new Date().toISOString(), type, ...(this.sessionId && type !== 'hello' ? { sessionId: this.sessionId } : {}), ...fields, ...(payload === undefined ? {} : { payload }) };
+    const frame = {
+      otp: '1.0',
+      id: msgId(),
+      ts: new Date().toISOString(),
+      type,
+      ...(this.sessionId && type !== 'hello' ? { sessionId: this.sessionId } : {}),
+      ...fields,
+      ...(payload === undefined ? {} : { payload }),
+    };
     this.ws.send(JSON.stringify(frame));
   }
 

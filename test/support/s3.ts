@@ -8,10 +8,11 @@
 // `<bucket>/<uploads dir>/<uploadId>/{key,metadata,<part>}`), ahead of its router and without its
 // signature check. The server can be stopped hard (open connections cut, as a crash or a network
 // partition does) and started again on the same port and directory.
-import os from 'node:os';
+
 import { EventEmitter } from 'node:events';
-import path from 'node:path';
 import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import S3rver from '@20minutes/s3rver';
 import type { S3Config } from '../../src/config.js';
 
@@ -52,11 +53,15 @@ function withMultipartUploads(server: S3rver, bucket: string): void {
     if (pathBucket !== bucket) return next();
     if (ctx.method === 'DELETE' && keyParts.length && ctx.query.uploadId) {
       const dir = path.join(uploadsDir(), path.basename(ctx.query.uploadId));
-      const exists = await fs.stat(dir).then(() => true, () => false);
+      const exists = await fs.stat(dir).then(
+        () => true,
+        () => false,
+      );
       if (!exists) {
         ctx.status = 404;
         ctx.type = 'application/xml';
-        ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>';
+        ctx.body =
+          '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>';
         return;
       }
       await fs.rm(dir, { recursive: true, force: true });
@@ -65,7 +70,12 @@ function withMultipartUploads(server: S3rver, bucket: string): void {
     }
     if (ctx.method === 'GET' && !keyParts.length && 'uploads' in ctx.query) {
       const ids = await fs.readdir(uploadsDir()).catch(() => [] as string[]);
-      const uploads = await Promise.all(ids.map(async (id) => ({ id, key: await fs.readFile(path.join(uploadsDir(), id, 'key'), 'utf8').catch(() => '') })));
+      const uploads = await Promise.all(
+        ids.map(async (id) => ({
+          id,
+          key: await fs.readFile(path.join(uploadsDir(), id, 'key'), 'utf8').catch(() => ''),
+        })),
+      );
       ctx.status = 200;
       ctx.type = 'application/xml';
       ctx.body =
@@ -93,7 +103,13 @@ export async function startS3(bucket = 'otp-assets'): Promise<TestS3> {
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'otp-test-s3-'));
   const requests = new EventEmitter();
   const open = async (port: number) => {
-    const started = new S3rver({ address: '127.0.0.1', port, silent: true, directory, configureBuckets: [{ name: bucket }] });
+    const started = new S3rver({
+      address: '127.0.0.1',
+      port,
+      silent: true,
+      directory,
+      configureBuckets: [{ name: bucket }],
+    });
     withMultipartUploads(started, bucket);
     const address = await started.run();
     const http = (started as unknown as { httpServer: import('node:http').Server }).httpServer;

@@ -1,6 +1,7 @@
 // The parts of @20minutes/s3rver (no published types) the tests use.
 declare module '@20minutes/s3rver' {
   import type { AddressInfo } from 'node:net';
+
   interface S3rverOptions {
     address?: string;
     port?: number;

@@ -1,13 +1,14 @@
 // Starts a real service (REST + OTP listeners on free ports) on a fresh database for one suite.
+
+import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import fs from 'node:fs/promises';
-import { loadConfig, type ConfigOverrides } from '../../src/config.js';
-import { startService, type Service } from '../../src/service.js';
-import { createLogger, type Logger } from '../../src/log.js';
 import { createKey } from '../../src/auth/keys.js';
-import { newId } from '../../src/ids.js';
 import type { Scope } from '../../src/auth/principal.js';
+import { type ConfigOverrides, loadConfig } from '../../src/config.js';
+import { newId } from '../../src/ids.js';
+import { createLogger, type Logger } from '../../src/log.js';
+import { type Service, startService } from '../../src/service.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { OpenApiResponseChecker, type RecordedResponse } from './openapi-check.js';
 
@@ -20,7 +21,11 @@ export interface TestService {
   otpUrl: string;
   adminKey: string;
   /** Calls the REST API with a key (the admin key unless given); answers status, body and headers. */
-  request(method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  request(
+    method: string,
+    path: string,
+    options?: { key?: string | null; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   /** A new tenant and project with a key of the given scope; answers the key and the project id. */
   newProject(scope?: Scope): Promise<{ key: string; projectId: string; tenantId: string }>;
   /** Every response request() received, checked against /openapi.json when the suite stops. */
@@ -34,7 +39,10 @@ export interface TestService {
  * `log`: where the service logs (silent unless TEST_LOG=1); a test may capture it. `database`: one the
  * test made itself (a server it stops and starts); a fresh one on the test server otherwise.
  */
-export async function startTestService(overrides: ConfigOverrides = {}, options: { log?: Logger; database?: TestDatabase } = {}): Promise<TestService> {
+export async function startTestService(
+  overrides: ConfigOverrides = {},
+  options: { log?: Logger; database?: TestDatabase } = {},
+): Promise<TestService> {
   const database = options.database ?? (await createTestDatabase());
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'otp-test-data-'));
   const config = loadConfig(process.env, {
@@ -51,7 +59,10 @@ export async function startTestService(overrides: ConfigOverrides = {}, options:
     // Receivers in tests listen on loopback.
     webhooks: { allowPrivateTargets: true, ...overrides.webhooks },
   });
-  const service = await startService(config, options.log ?? createLogger(process.env.TEST_LOG === '1' ? 'debug' : 'silent'));
+  const service = await startService(
+    config,
+    options.log ?? createLogger(process.env.TEST_LOG === '1' ? 'debug' : 'silent'),
+  );
   const api = `${service.restUrl}/api/v1`;
   const responses: RecordedResponse[] = [];
   const request: TestService['request'] = async (method, urlPath, options = {}) => {
@@ -62,7 +73,12 @@ export async function startTestService(overrides: ConfigOverrides = {}, options:
     const res = await fetch(`${urlPath.startsWith('/openapi') ? service.restUrl : api}${urlPath}`, {
       method,
       headers,
-      body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+      body:
+        options.body === undefined
+          ? undefined
+          : typeof options.body === 'string'
+            ? options.body
+            : JSON.stringify(options.body),
       redirect: 'manual',
     });
     const text = await res.text();
@@ -73,7 +89,13 @@ export async function startTestService(overrides: ConfigOverrides = {}, options:
       // not JSON: keep the text
     }
     const root = urlPath.startsWith('/openapi') ? '' : '/api/v1';
-    responses.push({ method, path: root + urlPath.split('?')[0], status: res.status, body, contentType: res.headers.get('content-type') });
+    responses.push({
+      method,
+      path: root + urlPath.split('?')[0],
+      status: res.status,
+      body,
+      contentType: res.headers.get('content-type'),
+    });
     return { status: res.status, body, headers: res.headers };
   };
   const owner = await service.db('api_keys').first('tenant_id', 'project_id');
@@ -94,7 +116,11 @@ export async function startTestService(overrides: ConfigOverrides = {}, options:
       return { key: secret, projectId, tenantId };
     },
     newKey: async (scope) => {
-      const { secret } = await createKey(service.db, { tenantId: owner.tenant_id, projectId: owner.project_id }, { name: scope, scope });
+      const { secret } = await createKey(
+        service.db,
+        { tenantId: owner.tenant_id, projectId: owner.project_id },
+        { name: scope, scope },
+      );
       return secret;
     },
     stop: async () => {

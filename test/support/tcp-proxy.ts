@@ -16,7 +16,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   const sockets = new Set<net.Socket>();
   const relay = (client: net.Socket) => {
     const upstream = net.connect(targetPort, targetHost);
-    for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
       sockets.add(a);
       a.on('error', () => b.destroy());
       a.on('close', () => {

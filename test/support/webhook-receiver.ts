@@ -21,7 +21,9 @@ export interface Received {
 
 /** Verifies a request with one secret (whsec_ form, or any other string as raw key bytes), as a receiver would. */
 export function verifies(r: Received, secret: string): boolean {
-  const hook = secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(new TextEncoder().encode(secret), { format: 'raw' });
+  const hook = secret.startsWith('whsec_')
+    ? new Webhook(secret)
+    : new Webhook(new TextEncoder().encode(secret), { format: 'raw' });
   try {
     hook.verify(r.body, r.headers);
     return true;
@@ -89,7 +91,11 @@ export class WebhookReceiver {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new Error(`receiver: no ${what} within ${timeoutMs} ms; got ${this.received.map((r) => `${r.payload.type}/${r.status}`).join(', ')}`));
+        reject(
+          new Error(
+            `receiver: no ${what} within ${timeoutMs} ms; got ${this.received.map((r) => `${r.payload.type}/${r.status}`).join(', ')}`,
+          ),
+        );
       }, timeoutMs);
       const waiter = {
         check: () => check(this.received),

@@ -2,12 +2,12 @@
 // project without one skips the outbox: the cache's rules (an injected clock and reader), and the same
 // cache over the real database, told by the trigger's notices, with a real receiver at the end.
 import { expect } from 'chai';
-import { SubscribedProjects } from '../../src/webhook-delivery/subscribed-projects.js';
 import { WebhookSubscriptions } from '../../src/artifacts/index.js';
-import { Notifier, type Notice } from '../../src/db/notifier.js';
+import { type Notice, Notifier } from '../../src/db/notifier.js';
 import { createLogger } from '../../src/log.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { SubscribedProjects } from '../../src/webhook-delivery/subscribed-projects.js';
 import { TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 describe('Subscribed projects: what is kept, and for how long', () => {
@@ -122,7 +122,10 @@ describe('Subscribed projects over the database', () => {
     expect(await cache.subscribed(projectId)).to.equal(false);
 
     let heard = noticeFor(projectId);
-    const created = await t.request('POST', '/webhooks', { key, body: { url: 'https://8.8.8.8/hook', events: ['run.finished'] } });
+    const created = await t.request('POST', '/webhooks', {
+      key,
+      body: { url: 'https://8.8.8.8/hook', events: ['run.finished'] },
+    });
     expect(created.status).to.equal(201);
     await heard;
     // Until it is told, this cache (not the service's) still answers what it read.
@@ -131,13 +134,17 @@ describe('Subscribed projects over the database', () => {
     expect(await cache.subscribed(projectId)).to.equal(true);
 
     heard = noticeFor(projectId);
-    expect((await t.request('PATCH', `/webhooks/${created.body.id}`, { key, body: { active: false } })).status).to.equal(200);
+    expect(
+      (await t.request('PATCH', `/webhooks/${created.body.id}`, { key, body: { active: false } })).status,
+    ).to.equal(200);
     await heard;
     cache.forget(projectId);
     expect(await cache.subscribed(projectId), 'an inactive subscription wants nothing').to.equal(false);
 
     heard = noticeFor(projectId);
-    expect((await t.request('PATCH', `/webhooks/${created.body.id}`, { key, body: { active: true } })).status).to.equal(200);
+    expect((await t.request('PATCH', `/webhooks/${created.body.id}`, { key, body: { active: true } })).status).to.equal(
+      200,
+    );
     await heard;
     cache.forget(projectId);
     expect(await cache.subscribed(projectId)).to.equal(true);
@@ -152,7 +159,10 @@ describe('Subscribed projects over the database', () => {
   it("reports a run's finish to a subscription created after the project's runs finished without one", async function () {
     this.timeout(20_000);
     const { key } = await t.newProject('admin');
-    const caseRes = await t.request('POST', '/tests/cases', { key, body: { title: 'One step', steps: [{ otp: { action: 'navigate', url: 'https://app.test/' } }] } });
+    const caseRes = await t.request('POST', '/tests/cases', {
+      key,
+      body: { title: 'One step', steps: [{ otp: { action: 'navigate', url: 'https://app.test/' } }] },
+    });
     expect(caseRes.status).to.equal(201);
     const executor = await TestExecutor.connect(t.otpUrl, { key });
     try {
@@ -169,7 +179,9 @@ describe('Subscribed projects over the database', () => {
       const before = await runOnce(); // the service now knows the project has no subscription
       const r = await WebhookReceiver.start();
       receivers.push(r);
-      expect((await t.request('POST', '/webhooks', { key, body: { url: r.url, events: ['run.finished'] } })).status).to.equal(201);
+      expect(
+        (await t.request('POST', '/webhooks', { key, body: { url: r.url, events: ['run.finished'] } })).status,
+      ).to.equal(201);
       const after = await runOnce();
       await r.waitFor('run.finished', (all) => all.length >= 1);
       expect(r.received.map((x) => x.payload.data.runId)).to.deep.equal([after]);

@@ -6,6 +6,8 @@ import OpenAI from 'openai';
 import type { Principal } from '../../auth/principal.js';
 import type { AiConfig } from '../../config.js';
 import { errors, type FieldError } from '../../errors.js';
+// The steps refer to the protocol's TestCaseStep by name: its schemas must be registered first.
+import '../../otp/protocol/schemas/index.js';
 import { compileBounded } from '../../validation/bounded.js';
 import { DRAFT_RESPONSE_SCHEMA, draftMessages } from './prompt.js';
 
@@ -42,12 +44,21 @@ export class DraftService {
     private readonly requirements: RequirementSource,
     private readonly sink: DraftSink,
   ) {
-    if (model) this.client = new OpenAI({ baseURL: model.baseUrl, apiKey: model.apiKey, timeout: model.timeoutMs, maxRetries: 1 });
+    if (model)
+      this.client = new OpenAI({
+        baseURL: model.baseUrl,
+        apiKey: model.apiKey,
+        timeout: model.timeoutMs,
+        maxRetries: 1,
+      });
   }
 
   /** 503 when no model is configured: asked before the quota is charged. */
   ensureConfigured(): void {
-    if (!this.client) throw errors.aiNotConfigured('No language model is configured: set AI_BASE_URL, AI_MODEL (and AI_API_KEY) to an OpenAI-compatible endpoint');
+    if (!this.client)
+      throw errors.aiNotConfigured(
+        'No language model is configured: set AI_BASE_URL, AI_MODEL (and AI_API_KEY) to an OpenAI-compatible endpoint',
+      );
   }
 
   /** `charge` is called once the requirement is found, before the model is asked (a 402 stops it there). */
@@ -60,18 +71,32 @@ export class DraftService {
     for (let attempt = 1; attempt <= 2; attempt += 1) {
       const text = await this.ask(messages);
       const parsed = parseJson(text);
-      const checked = parsed.ok ? validateDraft(parsed.value, 'draft') : { ok: false as const, errors: [{ field: 'draft', message: parsed.message }] };
+      const checked = parsed.ok
+        ? validateDraft(parsed.value, 'draft')
+        : { ok: false as const, errors: [{ field: 'draft', message: parsed.message }] };
       if (checked.ok) {
         const draft = checked.value;
         const saved = input.save ? await this.sink.save(principal, draft, input.requirementId) : null;
-        return { requirementId: input.requirementId, model: this.model!.model, attempts: attempt, draft, testCase: saved };
+        return {
+          requirementId: input.requirementId,
+          model: this.model!.model,
+          attempts: attempt,
+          draft,
+          testCase: saved,
+        };
       }
       problems = checked.errors;
       // Once more, with the answer and what is wrong with it.
       messages.push({ role: 'assistant', content: text });
-      messages.push({ role: 'user', content: `That answer is invalid: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}. Answer again with JSON that fixes these.` });
+      messages.push({
+        role: 'user',
+        content: `That answer is invalid: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}. Answer again with JSON that fixes these.`,
+      });
     }
-    throw errors.aiProviderFailed('The model answered twice with a test case that does not validate against the step schema', { fields: problems });
+    throw errors.aiProviderFailed(
+      'The model answered twice with a test case that does not validate against the step schema',
+      { fields: problems },
+    );
   }
 
   private async ask(messages: OpenAI.Chat.ChatCompletionMessageParam[]): Promise<string> {
@@ -79,7 +104,10 @@ export class DraftService {
       const completion = await this.client!.chat.completions.create({
         model: this.model!.model,
         messages,
-        response_format: { type: 'json_schema', json_schema: { name: 'test_case_draft', schema: DRAFT_RESPONSE_SCHEMA, strict: false } },
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'test_case_draft', schema: DRAFT_RESPONSE_SCHEMA, strict: false },
+        },
       });
       return completion.choices[0]?.message?.content ?? '';
     } catch (err) {

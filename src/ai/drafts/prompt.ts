@@ -15,7 +15,11 @@ export const DRAFT_RESPONSE_SCHEMA = {
         required: ['otp'],
         properties: {
           label: { type: 'string' },
-          otp: { type: 'object', description: 'An OTP action: navigate {url}, click {locator}, type {locator, text}, assert {kind, locator, expected}, ...' },
+          otp: {
+            type: 'object',
+            description:
+              'An OTP action: navigate {url}, click {locator}, type {locator, text}, assert {kind, locator, expected}, ...',
+          },
         },
       },
     },
@@ -33,7 +37,9 @@ export function draftMessages(requirement: Record<string, unknown>): OpenAI.Chat
     `Requirement ${String(requirement.externalId ?? requirement.id)}: ${String(requirement.title)}`,
     requirement.description ? String(requirement.description) : '',
     criteria.length ? `Acceptance criteria:\n${criteria.map((c, i) => `${i + 1}. ${c}`).join('\n')}` : '',
-  ].filter(Boolean).join('\n\n');
+  ]
+    .filter(Boolean)
+    .join('\n\n');
   return [
     { role: 'system', content: SYSTEM },
     { role: 'user', content: `Write one test case that checks this requirement.\n\n${text}` },

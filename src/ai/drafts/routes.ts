@@ -1,6 +1,7 @@
 // ai/test-cases/draft: a draft test case from a requirement, by the configured language model.
-import { route, type RouteDef } from '../../rest/route.js';
+
 import type { BodyOf } from '../../rest/route.js';
+import { type RouteDef, route } from '../../rest/route.js';
 import { registerSchema } from '../../rest/schemas.js';
 import { AI_COSTS } from '../../tiers.js';
 import type { AiMeter } from '../meter.js';
@@ -13,8 +14,17 @@ const draftRequest = {
   additionalProperties: false,
   required: ['requirementId'],
   properties: {
-    requirementId: { type: 'string', minLength: 1, maxLength: 100, description: 'The requirement whose text and acceptance criteria the draft checks' },
-    save: { type: 'boolean', default: false, description: 'Save it as a test case of status draft, with a covers link to the requirement' },
+    requirementId: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      description: 'The requirement whose text and acceptance criteria the draft checks',
+    },
+    save: {
+      type: 'boolean',
+      default: false,
+      description: 'Save it as a test case of status draft, with a covers link to the requirement',
+    },
   },
 } as const;
 const DraftRequestSchema = registerSchema(draftRequest);
@@ -29,11 +39,20 @@ const DraftAnswerSchema = registerSchema({
   properties: {
     requirementId: { type: 'string' },
     model: { type: 'string', description: 'The model that wrote it (AI_MODEL)' },
-    attempts: { type: 'integer', minimum: 1, maximum: 2, description: '2 when the first answer did not validate and was sent back once' },
+    attempts: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 2,
+      description: '2 when the first answer did not validate and was sent back once',
+    },
     draft: {
       type: 'object',
       required: ['title', 'steps'],
-      properties: { title: { type: 'string' }, description: { type: 'string' }, steps: { type: 'array', items: { $ref: 'TestCaseStep' } } },
+      properties: {
+        title: { type: 'string' },
+        description: { type: 'string' },
+        steps: { type: 'array', items: { $ref: 'TestCaseStep' } },
+      },
     },
     testCase: { type: ['object', 'null'], description: 'The saved test case (save: true), else null' },
   },
@@ -42,10 +61,18 @@ const DraftAnswerSchema = registerSchema({
 export function draftRoutes(drafts: DraftService, meter: AiMeter): RouteDef[] {
   return [
     route<DraftRequest>({
-      method: 'post', path: '/ai/test-cases/draft', auth: 'write', tag: 'ai', operationId: 'draftTestCase', errors: [402, 404, 502, 503],
-      body: DraftRequestSchema, response: DraftAnswerSchema,
-      summary: 'Draft a test case from a requirement with the configured language model (503 ai_not_configured without one); steps validate against the step schema',
-      handler: ({ principal, body }) => drafts.draft(principal, body, () => meter.charge(principal.projectId, 'test_case_draft', AI_COSTS.model)),
+      method: 'post',
+      path: '/ai/test-cases/draft',
+      auth: 'write',
+      tag: 'ai',
+      operationId: 'draftTestCase',
+      errors: [402, 404, 502, 503],
+      body: DraftRequestSchema,
+      response: DraftAnswerSchema,
+      summary:
+        'Draft a test case from a requirement with the configured language model (503 ai_not_configured without one); steps validate against the step schema',
+      handler: ({ principal, body }) =>
+        drafts.draft(principal, body, () => meter.charge(principal.projectId, 'test_case_draft', AI_COSTS.model)),
     }),
   ];
 }

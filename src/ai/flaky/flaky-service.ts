@@ -4,9 +4,9 @@ import type { Principal } from '../../auth/principal.js';
 import { AI_COSTS } from '../../tiers.js';
 import type { AiMeter } from '../meter.js';
 import type { RunHistory } from '../run-history.js';
-import type { FlakyQuery } from './schema.js';
-import { FLAKY_RULES, rankFlakiness, type CaseFlakiness, type FlakyStatus } from './score.js';
 import type { Quarantine, QuarantineStore } from './quarantine-store.js';
+import type { FlakyQuery } from './schema.js';
+import { type CaseFlakiness, FLAKY_RULES, type FlakyStatus, rankFlakiness } from './score.js';
 
 export interface FlakyFilter {
   runs: number;
@@ -17,9 +17,17 @@ export interface FlakyFilter {
 
 export type FlakyCase = CaseFlakiness & { quarantine: Quarantine | null };
 
-export async function listFlaky(history: RunHistory, quarantines: QuarantineStore, projectId: string, filter: FlakyFilter) {
+export async function listFlaky(
+  history: RunHistory,
+  quarantines: QuarantineStore,
+  projectId: string,
+  filter: FlakyFilter,
+) {
   const [attempts, live] = await Promise.all([
-    history.caseAttempts(projectId, { runs: filter.runs, ...(filter.testCaseId ? { testCaseId: filter.testCaseId } : {}) }),
+    history.caseAttempts(projectId, {
+      runs: filter.runs,
+      ...(filter.testCaseId ? { testCaseId: filter.testCaseId } : {}),
+    }),
     quarantines.live(projectId),
   ]);
   const byCase = new Map(live.map((q) => [q.testCaseId, q]));
@@ -35,7 +43,11 @@ export async function listFlaky(history: RunHistory, quarantines: QuarantineStor
  * the charge and the reads go together; a refused charge (402) is what is answered, and nothing was
  * written either way.
  */
-export async function listFlakyCharged(deps: { history: RunHistory; quarantines: QuarantineStore; meter: AiMeter }, principal: Principal, query: Partial<FlakyQuery>) {
+export async function listFlakyCharged(
+  deps: { history: RunHistory; quarantines: QuarantineStore; meter: AiMeter },
+  principal: Principal,
+  query: Partial<FlakyQuery>,
+) {
   const charged = deps.meter.charge(principal.projectId, 'flaky', AI_COSTS.history);
   const listed = listFlaky(deps.history, deps.quarantines, principal.projectId, {
     runs: query.runs ?? 300,

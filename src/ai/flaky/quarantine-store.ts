@@ -1,8 +1,9 @@
 // Quarantines (docs/ai.md, "Quarantine"): a test case under one still runs and reports, but its
 // failure does not fail a run's verdict. Each lasts a set time; POST again renews it, DELETE undoes it.
 // Only a person quarantines (there is no automatic quarantine, so a broken case never is).
-import type { Db } from '../../db/connect.js';
+
 import type { Principal } from '../../auth/principal.js';
+import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
 
 export interface Quarantine {
@@ -41,7 +42,11 @@ export class QuarantineStore {
   ) {}
 
   /** Quarantines the case, or renews its quarantine (a new term from now; the first creator stays). */
-  async quarantine(principal: Principal, testCaseId: string, input: { days?: number; reason?: string }): Promise<Quarantine & { renewed: boolean }> {
+  async quarantine(
+    principal: Principal,
+    testCaseId: string,
+    input: { days?: number; reason?: string },
+  ): Promise<Quarantine & { renewed: boolean }> {
     const days = input.days ?? this.defaultDays;
     const result = await this.db.raw(
       `INSERT INTO ai_quarantines AS q (project_id, test_case_id, reason, created_by, expires_at)
@@ -59,14 +64,20 @@ export class QuarantineStore {
   }
 
   async release(principal: Principal, testCaseId: string): Promise<Quarantine> {
-    const [row] = await this.db('ai_quarantines').where({ project_id: principal.projectId, test_case_id: testCaseId }).delete().returning('*');
+    const [row] = await this.db('ai_quarantines')
+      .where({ project_id: principal.projectId, test_case_id: testCaseId })
+      .delete()
+      .returning('*');
     if (!row) throw errors.notFound('Quarantine of test case', testCaseId);
     return quarantineOf(row);
   }
 
   /** The project's quarantines that have not expired. */
   async live(projectId: string): Promise<Quarantine[]> {
-    const rows = await this.db('ai_quarantines').where('project_id', projectId).where('expires_at', '>', this.db.fn.now()).orderBy('test_case_id');
+    const rows = await this.db('ai_quarantines')
+      .where('project_id', projectId)
+      .where('expires_at', '>', this.db.fn.now())
+      .orderBy('test_case_id');
     return rows.map(quarantineOf);
   }
 

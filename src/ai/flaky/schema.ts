@@ -2,13 +2,22 @@
 import type { BodyOf, QueryOf } from '../../rest/route.js';
 import { registerSchema } from '../../rest/schemas.js';
 
-const outcome = { enum: ['pass', 'fail', 'flaky'], description: 'The case in that run: passed, failed, or passed only on retry' } as const;
+const outcome = {
+  enum: ['pass', 'fail', 'flaky'],
+  description: 'The case in that run: passed, failed, or passed only on retry',
+} as const;
 
 export const flakyQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    runs: { type: 'integer', minimum: 1, maximum: 1000, default: 300, description: "The window: the project's latest finished runs to read" },
+    runs: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 1000,
+      default: 300,
+      description: "The window: the project's latest finished runs to read",
+    },
     status: { enum: ['flaky', 'broken', 'stable', 'insufficient'], description: 'Only the cases of this status' },
     testCaseId: { type: 'string', maxLength: 100, description: 'Only this test case' },
     limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
@@ -32,7 +41,10 @@ export const QuarantineSchema = registerSchema({
   type: 'object',
   additionalProperties: false,
   required: Object.keys(QuarantineProperties),
-  properties: { ...QuarantineProperties, renewed: { type: 'boolean', description: 'An existing quarantine was renewed' } },
+  properties: {
+    ...QuarantineProperties,
+    renewed: { type: 'boolean', description: 'An existing quarantine was renewed' },
+  },
 });
 
 const quarantineCreate = {
@@ -41,7 +53,12 @@ const quarantineCreate = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    days: { type: 'integer', minimum: 1, maximum: 90, description: 'How long it lasts (the configured AI_QUARANTINE_DAYS when absent)' },
+    days: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 90,
+      description: 'How long it lasts (the configured AI_QUARANTINE_DAYS when absent)',
+    },
     reason: { type: 'string', minLength: 1, maxLength: 2000 },
   },
 } as const;
@@ -52,7 +69,13 @@ const lastRun = {
   type: 'object',
   additionalProperties: false,
   required: ['runId', 'createdAt', 'outcome', 'version'],
-  properties: { runId: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' }, outcome, version: { type: ['integer', 'null'] }, failedPositions: { type: 'array', items: { type: 'integer' } } },
+  properties: {
+    runId: { type: 'string' },
+    createdAt: { type: 'string', format: 'date-time' },
+    outcome,
+    version: { type: ['integer', 'null'] },
+    failedPositions: { type: 'array', items: { type: 'integer' } },
+  },
 } as const;
 
 export const FlakyCaseSchema = registerSchema({
@@ -61,7 +84,21 @@ export const FlakyCaseSchema = registerSchema({
   description: 'A test case ranked by its flakiness over the window, with the reasons and the runs that show it',
   type: 'object',
   additionalProperties: false,
-  required: ['testCaseId', 'status', 'score', 'runs', 'failures', 'retryPasses', 'flips', 'flipRate', 'reasons', 'evidenceRuns', 'steps', 'lastRuns', 'quarantine'],
+  required: [
+    'testCaseId',
+    'status',
+    'score',
+    'runs',
+    'failures',
+    'retryPasses',
+    'flips',
+    'flipRate',
+    'reasons',
+    'evidenceRuns',
+    'steps',
+    'lastRuns',
+    'quarantine',
+  ],
   properties: {
     testCaseId: { type: 'string' },
     status: { enum: ['flaky', 'broken', 'stable', 'insufficient'] },
@@ -72,11 +109,20 @@ export const FlakyCaseSchema = registerSchema({
     flips: { type: 'integer', description: 'Outcome changes between consecutive runs of the same version' },
     flipRate: { type: 'number' },
     reasons: { type: 'array', items: { type: 'string' }, description: 'Why it has this status, in words' },
-    evidenceRuns: { type: 'array', items: lastRun, description: 'The runs that show it (passed on retry, outcome flipped), newest first' },
+    evidenceRuns: {
+      type: 'array',
+      items: lastRun,
+      description: 'The runs that show it (passed on retry, outcome flipped), newest first',
+    },
     steps: {
       type: 'array',
       description: 'Its steps that failed in the window (position in the test case, 0-based), most often first',
-      items: { type: 'object', additionalProperties: false, required: ['position', 'failures'], properties: { position: { type: 'integer' }, failures: { type: 'integer' } } },
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['position', 'failures'],
+        properties: { position: { type: 'integer' }, failures: { type: 'integer' } },
+      },
     },
     lastRuns: { type: 'array', items: lastRun, description: 'Its last runs, newest first' },
     quarantine: { oneOf: [{ $ref: 'Quarantine' }, { type: 'null' }], description: 'Its live quarantine' },
@@ -91,10 +137,16 @@ export const FlakyPageSchema = registerSchema({
   required: ['items', 'window', 'rules'],
   properties: {
     items: { type: 'array', items: { $ref: 'FlakyCase' } },
-    window: { type: 'object', additionalProperties: false, required: ['runs'], properties: { runs: { type: 'integer' } } },
+    window: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['runs'],
+      properties: { runs: { type: 'integer' } },
+    },
     rules: {
       type: 'object',
-      description: 'The thresholds that decided: minimum runs for a rate, the runs the rate is over, flag and clear rates, the failure rate of a broken case',
+      description:
+        'The thresholds that decided: minimum runs for a rate, the runs the rate is over, flag and clear rates, the failure rate of a broken case',
       additionalProperties: { type: 'number' },
     },
   },

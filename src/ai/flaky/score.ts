@@ -47,12 +47,19 @@ export function caseRuns(attempts: readonly CaseAttempt[]): Map<string, CaseRun[
   for (const a of attempts) {
     const key = `${a.runId}/${a.caseIndex}`;
     const seen = last.get(key);
-    if (!seen || a.attempt > seen.attempt) last.set(key, { ...a, maxAttempt: Math.max(a.attempt, seen?.maxAttempt ?? 0) });
+    if (!seen || a.attempt > seen.attempt)
+      last.set(key, { ...a, maxAttempt: Math.max(a.attempt, seen?.maxAttempt ?? 0) });
   }
   const byCase = new Map<string, CaseRun[]>();
   for (const a of last.values()) {
     const outcome: CaseRunOutcome = a.failed ? 'fail' : a.skipped ? 'skip' : a.maxAttempt > 1 ? 'flaky' : 'pass';
-    const run: CaseRun = { runId: a.runId, createdAt: a.createdAt, version: a.version, outcome, failedPositions: a.failedSteps.map((i) => i - a.firstIndex) };
+    const run: CaseRun = {
+      runId: a.runId,
+      createdAt: a.createdAt,
+      version: a.version,
+      outcome,
+      failedPositions: a.failedSteps.map((i) => i - a.firstIndex),
+    };
     const list = byCase.get(a.testCaseId);
     if (list) list.push(run);
     else byCase.set(a.testCaseId, [run]);
@@ -105,7 +112,9 @@ export function flakinessOf(testCaseId: string, all: readonly CaseRun[], rules =
   let status: FlakyStatus;
   if (runs.length >= rules.minRuns && failRate >= rules.brokenRate) {
     status = 'broken';
-    reasons.push(`failed ${failures} of ${runs.length} runs (${pct(failRate)}, at least ${pct(rules.brokenRate)}): broken, not flaky; it is never quarantined automatically`);
+    reasons.push(
+      `failed ${failures} of ${runs.length} runs (${pct(failRate)}, at least ${pct(rules.brokenRate)}): broken, not flaky; it is never quarantined automatically`,
+    );
   } else if (retried.length) {
     status = 'flaky';
     reasons.push(`passed only on retry in ${retried.length} of ${runs.length} runs: flagged at once`);
@@ -119,7 +128,9 @@ export function flakinessOf(testCaseId: string, all: readonly CaseRun[], rules =
     reasons.push(`${runs.length} runs in the window; a rate flags a case only from ${rules.minRuns} runs`);
   } else {
     status = 'stable';
-    reasons.push(`its outcome flipped ${recent.flips} times in ${recent.pairs} consecutive runs (${pct(rate)}), under the ${pct(rules.flagAt)} that flags a case`);
+    reasons.push(
+      `its outcome flipped ${recent.flips} times in ${recent.pairs} consecutive runs (${pct(rate)}), under the ${pct(rules.flagAt)} that flags a case`,
+    );
   }
   const stepFailures = new Map<number, number>();
   for (const run of runs) for (const p of run.failedPositions) stepFailures.set(p, (stepFailures.get(p) ?? 0) + 1);
@@ -134,8 +145,15 @@ export function flakinessOf(testCaseId: string, all: readonly CaseRun[], rules =
     flips,
     flipRate: pairs ? Math.round((flips / pairs) * 1000) / 1000 : 0,
     reasons,
-    evidenceRuns: evidence.map((r) => ({ runId: r.runId, createdAt: r.createdAt, outcome: r.outcome, version: r.version })),
-    steps: [...stepFailures].map(([position, n]) => ({ position, failures: n })).sort((a, b) => b.failures - a.failures || a.position - b.position),
+    evidenceRuns: evidence.map((r) => ({
+      runId: r.runId,
+      createdAt: r.createdAt,
+      outcome: r.outcome,
+      version: r.version,
+    })),
+    steps: [...stepFailures]
+      .map(([position, n]) => ({ position, failures: n }))
+      .sort((a, b) => b.failures - a.failures || a.position - b.position),
     lastRuns: runs.slice(-20).reverse(),
   };
 }

@@ -1,11 +1,12 @@
 // Healing proposals (docs/ai.md, "Healing"): found in run history, kept with their evidence, decided
 // by a person. A proposal is never applied on its own; accepting one writes a new version of the test
 // case (TestCaseEditor), rejecting one remembers the refusal for the same evidence key.
-import type { Db } from '../../db/connect.js';
+
 import type { Principal } from '../../auth/principal.js';
+import { type ChangeEvents, EventType, noChangeEvents } from '../../db/change-events.js';
+import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
 import { IdPrefix, newId } from '../../ids.js';
-import { EventType, noChangeEvents, type ChangeEvents } from '../../db/change-events.js';
 import type { ProposalDraft } from './rules.js';
 
 export type HealingStatus = 'proposed' | 'accepted' | 'rejected';
@@ -96,18 +97,28 @@ export class HealingStore {
          RETURNING p.*, (xmax = 0) AS inserted`,
         [JSON.stringify(rows)],
       );
-      const created = (result.rows as Array<ProposalRow & { inserted: boolean }>).filter((r) => r.inserted).map(proposalOf);
+      const created = (result.rows as Array<ProposalRow & { inserted: boolean }>)
+        .filter((r) => r.inserted)
+        .map(proposalOf);
       if (created.length) {
         await this.events.record(
           trx,
-          created.map((p) => ({ type: EventType.healingProposed, tenantId: principal.tenantId, projectId: principal.projectId, data: { ...p } })),
+          created.map((p) => ({
+            type: EventType.healingProposed,
+            tenantId: principal.tenantId,
+            projectId: principal.projectId,
+            data: { ...p },
+          })),
         );
       }
       return created;
     });
   }
 
-  async list(projectId: string, filter: { status?: HealingStatus; testCaseId?: string; limit: number }): Promise<HealingProposal[]> {
+  async list(
+    projectId: string,
+    filter: { status?: HealingStatus; testCaseId?: string; limit: number },
+  ): Promise<HealingProposal[]> {
     const q = this.db('ai_healing_proposals').where('project_id', projectId).orderBy('id', 'desc').limit(filter.limit);
     if (filter.status) q.where('status', filter.status);
     if (filter.testCaseId) q.where('test_case_id', filter.testCaseId);
@@ -121,7 +132,11 @@ export class HealingStore {
   }
 
   /** Marks an open proposal decided; a proposal decided already is a 409. */
-  async decide(principal: Principal, id: string, decision: { status: 'accepted' | 'rejected'; newVersion?: number; reason?: string }): Promise<HealingProposal> {
+  async decide(
+    principal: Principal,
+    id: string,
+    decision: { status: 'accepted' | 'rejected'; newVersion?: number; reason?: string },
+  ): Promise<HealingProposal> {
     const [row] = await this.db('ai_healing_proposals')
       .where({ project_id: principal.projectId, id, status: 'proposed' })
       .update({

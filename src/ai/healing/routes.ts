@@ -1,17 +1,31 @@
 // ai/healing: locator fixes proposed from run history, accepted or rejected by a person.
-import { route, type RouteDef } from '../../rest/route.js';
+import { type RouteDef, route } from '../../rest/route.js';
 import { AI_COSTS } from '../../tiers.js';
 import type { AiMeter } from '../meter.js';
 import type { HealingService } from './healing-service.js';
-import { HealingPageSchema, HealingProposalSchema, healingQuery, HealingRejectSchema, type HealingQuery, type HealingReject } from './schema.js';
+import {
+  HealingPageSchema,
+  HealingProposalSchema,
+  type HealingQuery,
+  type HealingReject,
+  HealingRejectSchema,
+  healingQuery,
+} from './schema.js';
 
 export function healingRoutes(healing: HealingService, meter: AiMeter): RouteDef[] {
   const tag = 'ai';
   return [
     route<unknown, HealingQuery>({
-      method: 'get', path: '/ai/healing', auth: 'read', tag, operationId: 'listHealingProposals', errors: [402],
-      query: healingQuery, response: HealingPageSchema,
-      summary: 'Locator fixes proposed from run history (a step passed only through another candidate, or its first matched nothing), with their evidence',
+      method: 'get',
+      path: '/ai/healing',
+      auth: 'read',
+      tag,
+      operationId: 'listHealingProposals',
+      errors: [402],
+      query: healingQuery,
+      response: HealingPageSchema,
+      summary:
+        'Locator fixes proposed from run history (a step passed only through another candidate, or its first matched nothing), with their evidence',
       handler: async ({ principal, query }) => {
         await meter.charge(principal.projectId, 'healing', AI_COSTS.history);
         const items = await healing.list(principal, {
@@ -23,14 +37,26 @@ export function healingRoutes(healing: HealingService, meter: AiMeter): RouteDef
       },
     }),
     {
-      method: 'post', path: '/ai/healing/:id/accept', auth: 'write', tag, operationId: 'acceptHealingProposal', errors: [409, 412],
+      method: 'post',
+      path: '/ai/healing/:id/accept',
+      auth: 'write',
+      tag,
+      operationId: 'acceptHealingProposal',
+      errors: [409, 412],
       response: HealingProposalSchema,
-      summary: 'Accept a proposal: the test case gets a new version with the new locator as the step\'s first candidate (the old one kept after it)',
+      summary:
+        "Accept a proposal: the test case gets a new version with the new locator as the step's first candidate (the old one kept after it)",
       handler: ({ principal, params }) => healing.accept(principal, params.id),
     },
     route<HealingReject>({
-      method: 'post', path: '/ai/healing/:id/reject', auth: 'write', tag, operationId: 'rejectHealingProposal', errors: [409],
-      body: HealingRejectSchema, response: HealingProposalSchema,
+      method: 'post',
+      path: '/ai/healing/:id/reject',
+      auth: 'write',
+      tag,
+      operationId: 'rejectHealingProposal',
+      errors: [409],
+      body: HealingRejectSchema,
+      response: HealingProposalSchema,
       summary: 'Reject a proposal: the refusal is remembered and the same evidence is not proposed again',
       handler: ({ principal, params, body }) => healing.reject(principal, params.id, body.reason),
     }),

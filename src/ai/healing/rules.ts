@@ -52,7 +52,7 @@ export function sightingOf(step: LocatorStep): Sighting | null {
   }
   if (!replacement) return null;
   const proof = tried.find((t) => sameLocator(t, replacement));
-  if (!proof || proof.count !== 1 || proof.visible !== true || proof.enabled !== true) return null;
+  if (proof?.count !== 1 || proof.visible !== true || proof.enabled !== true) return null;
   return {
     testCaseId: step.testCaseId,
     version: step.version,
@@ -63,7 +63,12 @@ export function sightingOf(step: LocatorStep): Sighting | null {
     runId: step.runId,
     createdAt: step.createdAt,
     status: step.status,
-    counts: tried.map((t) => ({ locator: locatorOf(t), count: t.count ?? null, ...(t.visible !== undefined ? { visible: t.visible } : {}), ...(t.enabled !== undefined ? { enabled: t.enabled } : {}) })),
+    counts: tried.map((t) => ({
+      locator: locatorOf(t),
+      count: t.count ?? null,
+      ...(t.visible !== undefined ? { visible: t.visible } : {}),
+      ...(t.enabled !== undefined ? { enabled: t.enabled } : {}),
+    })),
     screenshotAssetId: step.screenshotAssetId,
     rule,
   };
@@ -71,7 +76,10 @@ export function sightingOf(step: LocatorStep): Sighting | null {
 
 /** The same case, step, old and new locator: one proposal, and one refusal remembered. */
 export function evidenceKey(s: Pick<Sighting, 'testCaseId' | 'position' | 'oldLocator' | 'newLocator'>): string {
-  return createHash('sha256').update(JSON.stringify([s.testCaseId, s.position, s.oldLocator, s.newLocator])).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(JSON.stringify([s.testCaseId, s.position, s.oldLocator, s.newLocator]))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 export interface ProposalDraft {
@@ -96,13 +104,17 @@ export interface ProposalDraft {
 /** The sightings grouped by evidence key, the newest run's counts and screenshot kept. */
 export function proposalsOf(steps: readonly LocatorStep[]): ProposalDraft[] {
   const byKey = new Map<string, ProposalDraft>();
-  const sightings = steps.map(sightingOf).filter((s): s is Sighting => s !== null).sort((a, b) => (a.runId < b.runId ? 1 : -1));
+  const sightings = steps
+    .map(sightingOf)
+    .filter((s): s is Sighting => s !== null)
+    .sort((a, b) => (a.runId < b.runId ? 1 : -1));
   for (const s of sightings) {
     const key = evidenceKey(s);
     const seen = byKey.get(key);
     if (seen) {
       seen.evidence.occurrences += 1;
-      if (seen.evidence.runs.length < 10) seen.evidence.runs.push({ runId: s.runId, createdAt: s.createdAt, status: s.status });
+      if (seen.evidence.runs.length < 10)
+        seen.evidence.runs.push({ runId: s.runId, createdAt: s.createdAt, status: s.status });
       seen.evidence.firstSeen = s.createdAt;
       seen.evidence.screenshotAssetId ??= s.screenshotAssetId;
       continue;

@@ -18,17 +18,35 @@ const locator = { type: 'object', description: 'A locator ({ by, value, ... })' 
 export const HealingProposalSchema = registerSchema({
   $id: 'HealingProposal',
   title: 'HealingProposal',
-  description: 'A proposed locator fix for one step of a test case, with the evidence from run history. Never applied on its own.',
+  description:
+    'A proposed locator fix for one step of a test case, with the evidence from run history. Never applied on its own.',
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'testCaseId', 'caseVersion', 'stepPosition', 'oldLocator', 'newLocator', 'evidence', 'status', 'decidedBy', 'decidedAt', 'newVersion', 'reason', 'createdAt'],
+  required: [
+    'id',
+    'testCaseId',
+    'caseVersion',
+    'stepPosition',
+    'oldLocator',
+    'newLocator',
+    'evidence',
+    'status',
+    'decidedBy',
+    'decidedAt',
+    'newVersion',
+    'reason',
+    'createdAt',
+  ],
   properties: {
     id: { type: 'string', pattern: '^heal_' },
     testCaseId: { type: 'string' },
     caseVersion: { type: ['integer', 'null'], description: 'The version of the test case the evidence was seen on' },
     stepPosition: { type: 'integer', description: 'The step, 0-based, in the test case' },
     oldLocator: locator,
-    newLocator: { ...locator, description: 'The candidate to put first: it matched exactly one visible, enabled element' },
+    newLocator: {
+      ...locator,
+      description: 'The candidate to put first: it matched exactly one visible, enabled element',
+    },
     evidence: {
       type: 'object',
       description:

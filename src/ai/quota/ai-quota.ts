@@ -86,7 +86,9 @@ export class AiQuota implements AiMeter {
     const { tenantId, tier, allowance } = await this.tenant(projectId);
     const now = new Date();
     const periodStart = periodStartOf(now);
-    const row = await this.db('ai_usage').where({ tenant_id: tenantId, period_start: periodStart.toISOString().slice(0, 10) }).first('used', 'by_operation');
+    const row = await this.db('ai_usage')
+      .where({ tenant_id: tenantId, period_start: periodStart.toISOString().slice(0, 10) })
+      .first('used', 'by_operation');
     const used = row?.used ?? 0;
     return {
       tier,

@@ -13,9 +13,17 @@ export const AiUsageSchema = registerSchema({
     allowance: { type: 'integer', description: 'AI calls allowed this month' },
     used: { type: 'integer', description: 'AI calls charged this month (a model-backed call counts its cost)' },
     remaining: { type: 'integer' },
-    byOperation: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Calls charged per operation' },
+    byOperation: {
+      type: 'object',
+      additionalProperties: { type: 'integer' },
+      description: 'Calls charged per operation',
+    },
     periodStart: { type: 'string', format: 'date-time' },
-    renewsAt: { type: 'string', format: 'date-time', description: 'When the allowance starts again (the first of next month, UTC)' },
+    renewsAt: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the allowance starts again (the first of next month, UTC)',
+    },
     costs: {
       type: 'object',
       additionalProperties: false,

@@ -1,6 +1,17 @@
 import { IdPrefix } from '../../ids.js';
+import {
+  assignee,
+  dateTime,
+  description,
+  labels,
+  person,
+  priority,
+  stampWhen,
+  status,
+  text,
+  title,
+} from '../fields.js';
 import { defineArtifact } from '../kind.js';
-import { assignee, dateTime, description, labels, person, priority, stampWhen, status, text, title } from '../fields.js';
 
 const DONE = ['resolved', 'closed', 'wont_fix', 'duplicate'];
 
@@ -11,13 +22,22 @@ export const bugs = defineArtifact({
   pluralName: 'Bugs',
   label: 'bug',
   idPrefix: IdPrefix.bug,
-  description: 'A defect: what is wrong, how to reproduce it, how bad it is and where it stands. Link it to the test result that found it (found_by) and the release that fixes it (fixed_in).',
+  description:
+    'A defect: what is wrong, how to reproduce it, how bad it is and where it stands. Link it to the test result that found it (found_by) and the release that fixes it (fixed_in).',
   fields: {
     title: title('One line saying what is wrong'),
     description,
-    severity: { enum: ['critical', 'major', 'minor', 'trivial'], default: 'major', description: 'How bad it is for users' },
+    severity: {
+      enum: ['critical', 'major', 'minor', 'trivial'],
+      default: 'major',
+      description: 'How bad it is for users',
+    },
     priority,
-    status: status(['open', 'in_progress', 'resolved', 'closed', 'wont_fix', 'duplicate'], 'open', 'Where the bug stands'),
+    status: status(
+      ['open', 'in_progress', 'resolved', 'closed', 'wont_fix', 'duplicate'],
+      'open',
+      'Where the bug stands',
+    ),
     stepsToReproduce: {
       type: 'array',
       maxItems: 100,

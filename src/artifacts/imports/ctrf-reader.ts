@@ -1,11 +1,17 @@
 // A CTRF report (Common Test Report Format, JSON) read from a bounded body: JSON.parse, then the
 // fields the import needs are checked. Only when something is wrong is the text parsed again with
 // jsonc-parser, which knows where each value is, so the refusal names the line and column.
-import { findNodeAtLocation, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { findNodeAtLocation, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { errors } from '../../errors.js';
 import { firstLine, type ImportedStatus, type ImportedTest } from './imported-test.js';
 
-const STATUS: Record<string, ImportedStatus> = { passed: 'passed', failed: 'failed', skipped: 'skipped', pending: 'skipped', other: 'error' };
+const STATUS: Record<string, ImportedStatus> = {
+  passed: 'passed',
+  failed: 'failed',
+  skipped: 'skipped',
+  pending: 'skipped',
+  other: 'error',
+};
 
 /** Line and column (1-based) of a character offset. */
 export function lineColumn(text: string, offset: number): { line: number; column: number } {
@@ -36,7 +42,11 @@ export function readCtrf(text: string): ImportedTest[] {
     parseTree(text, problems, { disallowComments: true, allowTrailingComma: false });
     const first = problems[0] ?? { error: 0, offset: text.length, length: 0 };
     const { line, column } = lineColumn(text, first.offset);
-    throw errors.malformedFile(`Not well-formed JSON: ${problems[0] ? printParseErrorCode(first.error) : 'unexpected end'}`, line, column);
+    throw errors.malformedFile(
+      `Not well-formed JSON: ${problems[0] ? printParseErrorCode(first.error) : 'unexpected end'}`,
+      line,
+      column,
+    );
   }
   const results = (doc as { results?: { tests?: unknown } } | null)?.results;
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) refuse(text, 'the document is not an object', []);
@@ -49,10 +59,21 @@ export function readCtrf(text: string): ImportedTest[] {
     const t = raw as Record<string, unknown>;
     if (typeof t.name !== 'string' || !t.name) refuse(text, `test ${i} has no name`, at('name'));
     const status = STATUS[String(t.status)];
-    if (!status) refuse(text, `test ${i} has status ${JSON.stringify(t.status)}, not passed, failed, skipped, pending or other`, at('status'));
-    if (t.duration !== undefined && !(typeof t.duration === 'number' && t.duration >= 0)) refuse(text, `test ${i} has a duration that is not a number of ms`, at('duration'));
-    const suite = Array.isArray(t.suite) ? t.suite.map(String) : typeof t.suite === 'string' ? t.suite.split(' > ') : undefined;
-    const retries = typeof t.retries === 'number' ? t.retries : Array.isArray(t.retryAttempts) ? t.retryAttempts.length : undefined;
+    if (!status)
+      refuse(
+        text,
+        `test ${i} has status ${JSON.stringify(t.status)}, not passed, failed, skipped, pending or other`,
+        at('status'),
+      );
+    if (t.duration !== undefined && !(typeof t.duration === 'number' && t.duration >= 0))
+      refuse(text, `test ${i} has a duration that is not a number of ms`, at('duration'));
+    const suite = Array.isArray(t.suite)
+      ? t.suite.map(String)
+      : typeof t.suite === 'string'
+        ? t.suite.split(' > ')
+        : undefined;
+    const retries =
+      typeof t.retries === 'number' ? t.retries : Array.isArray(t.retryAttempts) ? t.retryAttempts.length : undefined;
     const message = firstLine(typeof t.message === 'string' ? t.message : undefined);
     return {
       name: t.name as string,

@@ -4,9 +4,9 @@
 // transaction that stays open while the report streams in: a report that turns out malformed on its
 // last line leaves no result, case or mapping behind.
 import type { Knex } from 'knex';
-import type { Db } from '../../db/connect.js';
-import { EventType, noChangeEvents, type ChangeEvent, type ChangeEvents } from '../../db/change-events.js';
 import type { Principal } from '../../auth/principal.js';
+import { type ChangeEvent, type ChangeEvents, EventType, noChangeEvents } from '../../db/change-events.js';
+import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
 import { IdPrefix, newId } from '../../ids.js';
 import { withDefaults } from '../../rest/resource/definition.js';
@@ -50,10 +50,18 @@ export class ResultImporter {
     const q = db('artifacts').where({ id: testRunId, project_id: principal.projectId, kind: 'test_run' });
     const run = await (lock ? q.forShare() : q).first('data');
     if (!run) throw errors.notFound('Test run', testRunId);
-    if (run.data.status === 'closed') throw errors.conflict(`Test run ${testRunId} is closed; reopen it (status open) to import results into it`, { testRunId });
+    if (run.data.status === 'closed')
+      throw errors.conflict(`Test run ${testRunId} is closed; reopen it (status open) to import results into it`, {
+        testRunId,
+      });
   }
 
-  async importReport(principal: Principal, testRunId: string, format: ImportFormat, batches: AsyncIterable<ImportedTest[]>): Promise<ImportSummary> {
+  async importReport(
+    principal: Principal,
+    testRunId: string,
+    format: ImportFormat,
+    batches: AsyncIterable<ImportedTest[]>,
+  ): Promise<ImportSummary> {
     const summary: ImportSummary = {
       importId: newId(IdPrefix.resultImport),
       testRunId,
@@ -76,11 +84,20 @@ export class ResultImporter {
     return summary;
   }
 
-  private async batch(trx: Knex.Transaction, principal: Principal, testRunId: string, tests: ImportedTest[], summary: ImportSummary, known: Map<string, string>) {
+  private async batch(
+    trx: Knex.Transaction,
+    principal: Principal,
+    testRunId: string,
+    tests: ImportedTest[],
+    summary: ImportSummary,
+    known: Map<string, string>,
+  ) {
     const { projectId, tenantId } = principal;
     const named = [...new Set(tests.map(caseIdIn).filter((id): id is string => Boolean(id)))];
     const existing = new Set<string>(
-      named.length ? (await trx('artifacts').where({ project_id: projectId, kind: 'test_case' }).whereIn('id', named).pluck('id')) : [],
+      named.length
+        ? await trx('artifacts').where({ project_id: projectId, kind: 'test_case' }).whereIn('id', named).pluck('id')
+        : [],
     );
     const keys = [...new Set(tests.map(externalKey))].filter((k) => !known.has(k));
     if (keys.length) {
@@ -168,7 +185,8 @@ export class ResultImporter {
         })),
       )
       .returning('*');
-    for (const row of results) report(['test_result.created', EventType.testResultRecorded], this.kinds.testResult, row);
+    for (const row of results)
+      report(['test_result.created', EventType.testResultRecorded], this.kinds.testResult, row);
     await this.events.record(trx, events);
     summary.tests += tests.length;
     summary.results.created += results.length;

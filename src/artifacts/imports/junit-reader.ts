@@ -4,7 +4,7 @@
 // A file that is not well-formed XML, or not JUnit, is refused with its line and column.
 import { SaxesParser } from 'saxes';
 import { errors } from '../../errors.js';
-import { firstLine, type ImportedTest, type ImportedStatus } from './imported-test.js';
+import { firstLine, type ImportedStatus, type ImportedTest } from './imported-test.js';
 
 /** Reads `chunks` and answers the tests in batches of up to `batch` (a batch after each chunk that completed some). */
 export async function* readJunit(chunks: AsyncIterable<Buffer | string>, batch = 500): AsyncGenerator<ImportedTest[]> {
@@ -25,7 +25,8 @@ export async function* readJunit(chunks: AsyncIterable<Buffer | string>, batch =
     const a = tag.attributes as Record<string, string>;
     if (!sawRoot) {
       sawRoot = true;
-      if (tag.name !== 'testsuites' && tag.name !== 'testsuite') fail(`Not a JUnit report: the root element is <${tag.name}>, not <testsuites> or <testsuite>`);
+      if (tag.name !== 'testsuites' && tag.name !== 'testsuite')
+        fail(`Not a JUnit report: the root element is <${tag.name}>, not <testsuites> or <testsuite>`);
     }
     switch (tag.name) {
       case 'testsuite':
@@ -34,7 +35,8 @@ export async function* readJunit(chunks: AsyncIterable<Buffer | string>, batch =
       case 'testcase': {
         if (!a.name) return fail('A <testcase> has no name attribute');
         const seconds = a.time === undefined ? undefined : Number(a.time.replace(/,/g, ''));
-        if (seconds !== undefined && !(seconds >= 0)) return fail(`A <testcase> has a time that is not a number of seconds: "${a.time}"`);
+        if (seconds !== undefined && !(seconds >= 0))
+          return fail(`A <testcase> has a time that is not a number of seconds: "${a.time}"`);
         current = {
           name: a.name,
           ...(a.classname ? { classname: a.classname } : {}),
@@ -59,7 +61,7 @@ export async function* readJunit(chunks: AsyncIterable<Buffer | string>, batch =
         break;
       case 'flakyFailure':
       case 'flakyError':
-        if (current) current.flaky = true, current.retries = (current.retries ?? 0) + 1;
+        if (current) (current.flaky = true), (current.retries = (current.retries ?? 0) + 1);
         break;
       case 'rerunFailure':
       case 'rerunError':

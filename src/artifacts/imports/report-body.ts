@@ -17,8 +17,10 @@ const JSON_TYPE = /^application\/((vnd\.ctrf|[a-z.-]+)\+)?json$/;
 const mediaType = (header: string | undefined) => (header ?? '').split(';')[0]!.trim().toLowerCase();
 
 function formatOf(type: string, filename?: string): ImportFormat | undefined {
-  if (XML.test(type) || (type === 'application/octet-stream' || !type) && /\.xml$/i.test(filename ?? '')) return 'junit';
-  if (JSON_TYPE.test(type) || (type === 'application/octet-stream' || !type) && /\.json$/i.test(filename ?? '')) return 'ctrf';
+  if (XML.test(type) || ((type === 'application/octet-stream' || !type) && /\.xml$/i.test(filename ?? '')))
+    return 'junit';
+  if (JSON_TYPE.test(type) || ((type === 'application/octet-stream' || !type) && /\.json$/i.test(filename ?? '')))
+    return 'ctrf';
   return undefined;
 }
 
@@ -60,7 +62,13 @@ function openFilePart(req: IncomingMessage, maxBytes: number): Promise<ReportBod
       const format = name === 'file' ? formatOf(mediaType(info.mimeType), info.filename) : undefined;
       if (!format) {
         stream.resume();
-        return reject(name === 'file' ? unsupported() : errors.validation('Send the report in the part named "file"', [{ field: `body.${name}`, message: 'unexpected file part' }]));
+        return reject(
+          name === 'file'
+            ? unsupported()
+            : errors.validation('Send the report in the part named "file"', [
+                { field: `body.${name}`, message: 'unexpected file part' },
+              ]),
+        );
       }
       resolve({ format, chunks: limited(stream, maxBytes) });
     });

@@ -1,6 +1,6 @@
 import { IdPrefix } from '../../ids.js';
-import { defineArtifact } from '../kind.js';
 import { dateTime, labels, person, stampWhen, status, text, title } from '../fields.js';
+import { defineArtifact } from '../kind.js';
 
 export const kb = defineArtifact({
   path: 'kb',

@@ -1,6 +1,6 @@
 import { IdPrefix } from '../../ids.js';
-import { defineArtifact } from '../kind.js';
 import { labels, text } from '../fields.js';
+import { defineArtifact } from '../kind.js';
 
 export const notes = defineArtifact({
   path: 'notes',

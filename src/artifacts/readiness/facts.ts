@@ -47,7 +47,12 @@ const asResult = (row: { id: string; data: Record<string, unknown>; created_at: 
   recordedAt: row.created_at,
 });
 
-async function latestOf(db: Knex, projectId: string, where: string, binding: string[]): Promise<Map<string, LatestResult>> {
+async function latestOf(
+  db: Knex,
+  projectId: string,
+  where: string,
+  binding: string[],
+): Promise<Map<string, LatestResult>> {
   if (!binding.length) return new Map();
   const { rows } = await db.raw(
     `SELECT DISTINCT ON (data->>'testCaseId') id, data, created_at
@@ -56,11 +61,18 @@ async function latestOf(db: Knex, projectId: string, where: string, binding: str
       ORDER BY data->>'testCaseId', created_at DESC, id DESC`,
     [projectId, binding],
   );
-  return new Map(rows.map((r: { id: string; data: Record<string, unknown>; created_at: Date }) => [String(r.data.testCaseId), asResult(r)]));
+  return new Map(
+    rows.map((r: { id: string; data: Record<string, unknown>; created_at: Date }) => [
+      String(r.data.testCaseId),
+      asResult(r),
+    ]),
+  );
 }
 
 export async function releaseFacts(db: Knex, projectId: string, releaseId: string): Promise<ReleaseFacts> {
-  const release = await db('artifacts').where({ id: releaseId, project_id: projectId, kind: 'release' }).first('id', 'data', 'tenant_id');
+  const release = await db('artifacts')
+    .where({ id: releaseId, project_id: projectId, kind: 'release' })
+    .first('id', 'data', 'tenant_id');
   if (!release) throw errors.notFound('Release', releaseId);
   const { rows: requirementRows } = await db.raw(
     `SELECT r.id, r.data->>'title' AS title, r.data->>'contentChangedAt' AS changed
@@ -88,7 +100,11 @@ export async function releaseFacts(db: Knex, projectId: string, releaseId: strin
   );
   const runIds: string[] = runs.map((r: { id: string }) => r.id);
   const latest = await latestOf(db, projectId, `data->>'testRunId'`, runIds);
-  const scope = new Set<string>([...plans.flatMap((p) => p.ids ?? []), ...runs.flatMap((r: { ids: string[] | null }) => r.ids ?? []), ...latest.keys()]);
+  const scope = new Set<string>([
+    ...plans.flatMap((p) => p.ids ?? []),
+    ...runs.flatMap((r: { ids: string[] | null }) => r.ids ?? []),
+    ...latest.keys(),
+  ]);
 
   const requirementIds = requirementRows.map((r: { id: string }) => r.id);
   const covers: CoversLink[] = [];
@@ -103,18 +119,35 @@ export async function releaseFacts(db: Knex, projectId: string, releaseId: strin
         ORDER BY 3, 2`,
       { p: projectId, reqs: requirementIds },
     );
-    for (const row of rows) covers.push({ linkId: row.id, testCaseId: row.from_id, requirementId: row.to_id, viaSpecificationId: row.spec, confirmedAt: row.confirmed_at });
+    for (const row of rows)
+      covers.push({
+        linkId: row.id,
+        testCaseId: row.from_id,
+        requirementId: row.to_id,
+        viaSpecificationId: row.spec,
+        confirmedAt: row.confirmed_at,
+      });
   }
   const coveringIds = [...new Set(covers.map((c) => c.testCaseId))];
   const latestAnywhere = await latestOf(db, projectId, `data->>'testCaseId'`, coveringIds);
   const caseIds = [...new Set([...scope, ...coveringIds])];
   const caseRows: Array<{ id: string; data: Record<string, unknown> }> = caseIds.length
-    ? await db('artifacts').where({ project_id: projectId, kind: 'test_case' }).whereIn('id', caseIds).select('id', 'data')
+    ? await db('artifacts')
+        .where({ project_id: projectId, kind: 'test_case' })
+        .whereIn('id', caseIds)
+        .select('id', 'data')
     : [];
   const cases = new Map(
     caseRows.map((c) => {
       const labels = (c.data.labels as string[] | undefined) ?? [];
-      return [c.id, { title: String(c.data.title ?? c.id), labels, quarantined: c.data.quarantined === true || labels.includes('quarantined') }];
+      return [
+        c.id,
+        {
+          title: String(c.data.title ?? c.id),
+          labels,
+          quarantined: c.data.quarantined === true || labels.includes('quarantined'),
+        },
+      ];
     }),
   );
 
@@ -133,8 +166,18 @@ export async function releaseFacts(db: Knex, projectId: string, releaseId: strin
     { p: projectId, runs: runIds, cases: [...scope], results: resultIds },
   );
   return {
-    release: { id: release.id, name: String(release.data.name), status: String(release.data.status), tenantId: release.tenant_id, projectId },
-    requirements: requirementRows.map((r: { id: string; title: string; changed: string | null }) => ({ id: r.id, title: r.title, contentChangedAt: r.changed })),
+    release: {
+      id: release.id,
+      name: String(release.data.name),
+      status: String(release.data.status),
+      tenantId: release.tenant_id,
+      projectId,
+    },
+    requirements: requirementRows.map((r: { id: string; title: string; changed: string | null }) => ({
+      id: r.id,
+      title: r.title,
+      contentChangedAt: r.changed,
+    })),
     planIds: plans.map((p) => p.id),
     runIds,
     scopeCaseIds: [...scope],

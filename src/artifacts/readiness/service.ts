@@ -5,12 +5,20 @@
 // Readiness is computed when asked (REST, MCP, console), and, for projects with a webhook
 // subscription, again shortly after each change that may move it (ReadinessWatch below).
 import type { Knex } from 'knex';
+import { type ChangeEvent, type ChangeEvents, EventType, noChangeEvents } from '../../db/change-events.js';
 import type { Db } from '../../db/connect.js';
-import { EventType, noChangeEvents, type ChangeEvent, type ChangeEvents } from '../../db/change-events.js';
-import type { Logger } from '../../log.js';
 import { IdPrefix, newId } from '../../ids.js';
+import type { Logger } from '../../log.js';
 import { releaseFacts } from './facts.js';
-import { evaluate, failingCases, verdictOf, type PreviousReadiness, type ReadinessThresholds, type RuleResult, type Verdict } from './rules.js';
+import {
+  evaluate,
+  failingCases,
+  type PreviousReadiness,
+  type ReadinessThresholds,
+  type RuleResult,
+  type Verdict,
+  verdictOf,
+} from './rules.js';
 
 /** The project's thresholds: declared here, implemented by the platform room's settings (wired in src/service.ts). */
 export interface ReadinessThresholdsSource {
@@ -74,10 +82,16 @@ export class ReleaseReadiness {
         computedAt: computedAt.toISOString(),
         previousComputedAt: previous?.computedAt.toISOString() ?? null,
         thresholds,
-        scope: { requirementIds: facts.requirements.map((r) => r.id), testPlanIds: facts.planIds, testRunIds: facts.runIds, testCases: facts.scopeCaseIds.length },
+        scope: {
+          requirementIds: facts.requirements.map((r) => r.id),
+          testPlanIds: facts.planIds,
+          testRunIds: facts.runIds,
+          testCases: facts.scopeCaseIds.length,
+        },
         rules,
       };
-      if (!unchanged) await this.keep(trx, facts.release, readiness, rules, failing, computedAt, kept[0]?.verdict ?? null);
+      if (!unchanged)
+        await this.keep(trx, facts.release, readiness, rules, failing, computedAt, kept[0]?.verdict ?? null);
       return readiness;
     });
   }
@@ -101,18 +115,27 @@ export class ReleaseReadiness {
       computed_at: computedAt,
     });
     if (readiness.verdict === lastVerdict) return;
-    const event: ChangeEvent = { type: EventType.releaseReadinessChanged, tenantId: release.tenantId, projectId: release.projectId, data: readiness as unknown as Record<string, unknown> };
+    const event: ChangeEvent = {
+      type: EventType.releaseReadinessChanged,
+      tenantId: release.tenantId,
+      projectId: release.projectId,
+      data: readiness as unknown as Record<string, unknown>,
+    };
     await this.events.record(trx, event);
   }
 
   /** Releases of the project still to ship (planned, in progress): those a change may move. */
   async openReleases(projectId: string): Promise<string[]> {
-    return this.db('artifacts').where({ project_id: projectId, kind: 'release' }).whereRaw(`data->>'status' IN ('planned', 'in_progress')`).pluck('id');
+    return this.db('artifacts')
+      .where({ project_id: projectId, kind: 'release' })
+      .whereRaw(`data->>'status' IN ('planned', 'in_progress')`)
+      .pluck('id');
   }
 }
 
 // Event types of changes that cannot move a readiness.
-const IGNORED = /^(webhook|kb_article|memory|note|ticket|milestone|specification)\.|^release\.readiness_changed$|^run\.|^recording\./;
+const IGNORED =
+  /^(webhook|kb_article|memory|note|ticket|milestone|specification)\.|^release\.readiness_changed$|^run\.|^recording\./;
 
 /**
  * Recomputes the open releases of a project shortly after a change that may move them, when the
@@ -138,11 +161,19 @@ export class ReadinessWatch {
       subscriptionsChanging: (projectId) => events.subscriptionsChanging(projectId),
       record: async (trx, list) => {
         await events.record(trx, list);
-        const projects = new Set((Array.isArray(list) ? list : [list as ChangeEvent]).filter((e) => !IGNORED.test(e.type)).map((e) => e.projectId));
+        const projects = new Set(
+          (Array.isArray(list) ? list : [list as ChangeEvent])
+            .filter((e) => !IGNORED.test(e.type))
+            .map((e) => e.projectId),
+        );
         if (!projects.size) return;
         // After the change commits: a computation before it would not see it.
-        const committed = (trx as unknown as { executionPromise?: Promise<unknown> }).executionPromise ?? Promise.resolve();
-        committed.then(() => projects.forEach((p) => this.touch(p)), () => {});
+        const committed =
+          (trx as unknown as { executionPromise?: Promise<unknown> }).executionPromise ?? Promise.resolve();
+        committed.then(
+          () => projects.forEach((p) => this.touch(p)),
+          () => {},
+        );
       },
     };
   }
@@ -151,7 +182,9 @@ export class ReadinessWatch {
     if (this.stopped || this.pending.has(projectId)) return;
     const timer = setTimeout(() => {
       this.pending.delete(projectId);
-      const work = this.recompute(projectId).catch((err) => this.log.error('readiness recomputation failed', { err, projectId }));
+      const work = this.recompute(projectId).catch((err) =>
+        this.log.error('readiness recomputation failed', { err, projectId }),
+      );
       this.running.add(work);
       void work.finally(() => this.running.delete(work));
     }, this.delayMs);
@@ -161,7 +194,8 @@ export class ReadinessWatch {
 
   private async recompute(projectId: string): Promise<void> {
     if (!(await this.events.mayRecord(projectId))) return;
-    for (const releaseId of await this.readiness.openReleases(projectId)) await this.readiness.compute(projectId, releaseId);
+    for (const releaseId of await this.readiness.openReleases(projectId))
+      await this.readiness.compute(projectId, releaseId);
   }
 
   async stop(): Promise<void> {

@@ -1,6 +1,6 @@
 import { IdPrefix } from '../../ids.js';
-import { defineArtifact } from '../kind.js';
 import { date, dateTime, description, labels, stampWhen, status, title } from '../fields.js';
+import { defineArtifact } from '../kind.js';
 
 export const milestones = defineArtifact({
   path: 'milestones',

@@ -1,6 +1,6 @@
 import { IdPrefix } from '../../ids.js';
-import { defineArtifact } from '../kind.js';
 import { assignee, date, description, labels, ref, refs, status, title } from '../fields.js';
+import { defineArtifact } from '../kind.js';
 
 export const releasePlans = defineArtifact({
   path: 'release-plans',
@@ -15,7 +15,12 @@ export const releasePlans = defineArtifact({
     description,
     releaseId: ref([IdPrefix.release], 'The release it plans'),
     status: status(['draft', 'approved', 'active', 'completed', 'cancelled'], 'draft', 'Where the plan stands'),
-    goals: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 1000 }, description: 'What the release should achieve' },
+    goals: {
+      type: 'array',
+      maxItems: 50,
+      items: { type: 'string', minLength: 1, maxLength: 1000 },
+      description: 'What the release should achieve',
+    },
     startDate: date('Start of the window'),
     endDate: date('End of the window (code freeze, ship date)'),
     itemIds: refs(

@@ -1,6 +1,6 @@
 import { IdPrefix } from '../../ids.js';
-import { defineArtifact } from '../kind.js';
 import { date, dateTime, description, labels, ref, stampWhen, status, text } from '../fields.js';
+import { defineArtifact } from '../kind.js';
 
 export const releases = defineArtifact({
   path: 'releases',
@@ -9,9 +9,15 @@ export const releases = defineArtifact({
   pluralName: 'Releases',
   label: 'release',
   idPrefix: IdPrefix.release,
-  description: 'A version of the product: its name (the version, e.g. 2.3.0, unique in the project), dates and state. (`version` on every record is its revision, not this.)',
+  description:
+    'A version of the product: its name (the version, e.g. 2.3.0, unique in the project), dates and state. (`version` on every record is its revision, not this.)',
   fields: {
-    name: { type: 'string', minLength: 1, maxLength: 100, description: 'The version, e.g. 2.3.0; unique in the project' },
+    name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      description: 'The version, e.g. 2.3.0; unique in the project',
+    },
     title: text('A headline or code name', 300),
     description,
     status: status(['planned', 'in_progress', 'released', 'cancelled'], 'planned', 'Where the release stands'),

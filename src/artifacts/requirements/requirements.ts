@@ -1,6 +1,6 @@
 import { IdPrefix } from '../../ids.js';
-import { defineArtifact } from '../kind.js';
 import { assignee, description, labels, status, text, title } from '../fields.js';
+import { defineArtifact } from '../kind.js';
 
 const CONTENT = ['title', 'description', 'acceptanceCriteria'];
 
@@ -11,14 +11,23 @@ export const requirements = defineArtifact({
   pluralName: 'Requirements',
   label: 'requirement',
   idPrefix: IdPrefix.requirement,
-  description: 'Something the product must do or be. Test cases cover it (links "covers"); GET /requirements/{id}/coverage tells which and how they last fared.',
+  description:
+    'Something the product must do or be. Test cases cover it (links "covers"); GET /requirements/{id}/coverage tells which and how they last fared.',
   fields: {
     title: title('The requirement in one line'),
     description,
     externalId: text('Its identifier elsewhere, e.g. REQ-12', 100),
-    type: { enum: ['functional', 'non_functional', 'business', 'constraint'], default: 'functional', description: 'Kind of requirement' },
+    type: {
+      enum: ['functional', 'non_functional', 'business', 'constraint'],
+      default: 'functional',
+      description: 'Kind of requirement',
+    },
     priority: { enum: ['must', 'should', 'could', 'wont'], default: 'should', description: 'MoSCoW priority' },
-    status: status(['draft', 'proposed', 'approved', 'implemented', 'verified', 'rejected', 'obsolete'], 'draft', 'Where it stands'),
+    status: status(
+      ['draft', 'proposed', 'approved', 'implemented', 'verified', 'rejected', 'obsolete'],
+      'draft',
+      'Where it stands',
+    ),
     acceptanceCriteria: {
       type: 'array',
       maxItems: 100,
@@ -35,7 +44,8 @@ export const requirements = defineArtifact({
       type: 'string',
       format: 'date-time',
       readOnly: true,
-      description: 'When its title, description or acceptance criteria last changed (absent until they do): a covers link whose case last passed before it is suspect',
+      description:
+        'When its title, description or acceptance criteria last changed (absent until they do): a covers link whose case last passed before it is suspect',
     },
   },
   filters: ['status', 'type', 'priority', 'assignee', 'externalId', 'labels'],
@@ -44,7 +54,8 @@ export const requirements = defineArtifact({
     // What a covering case checks is its text: a change of it makes the case's last pass suspect (docs/releases.md).
     prepare: ({ op, next, prev }) => {
       if (op !== 'update' || !prev) return;
-      if (CONTENT.some((field) => JSON.stringify(next[field] ?? null) !== JSON.stringify(prev.data[field] ?? null))) next.contentChangedAt = new Date().toISOString();
+      if (CONTENT.some((field) => JSON.stringify(next[field] ?? null) !== JSON.stringify(prev.data[field] ?? null)))
+        next.contentChangedAt = new Date().toISOString();
     },
   },
 });

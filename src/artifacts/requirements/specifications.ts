@@ -1,6 +1,6 @@
 import { IdPrefix } from '../../ids.js';
-import { defineArtifact } from '../kind.js';
 import { assignee, labels, status, text, title } from '../fields.js';
+import { defineArtifact } from '../kind.js';
 
 export const specifications = defineArtifact({
   path: 'specifications',
@@ -9,7 +9,8 @@ export const specifications = defineArtifact({
   pluralName: 'Specifications',
   label: 'specification',
   idPrefix: IdPrefix.specification,
-  description: 'A document that details how something works: it specifies requirements (links "specifies") and test cases cover it.',
+  description:
+    'A document that details how something works: it specifies requirements (links "specifies") and test cases cover it.',
   fields: {
     title: title('Name of the document'),
     summary: text('A short abstract', 2_000),

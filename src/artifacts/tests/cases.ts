@@ -1,9 +1,9 @@
 import { IdPrefix } from '../../ids.js';
-import { defineArtifact } from '../kind.js';
-import { assignee, labels, priority, status, text, title } from '../fields.js';
 // Imported, not only named: loading the protocol's schemas registers TestCaseStep, which the steps
 // `$ref` (a module that bundles this schema, as the MCP tools do, then finds it whatever loaded first).
 import { TestCaseStepSchema } from '../../otp/protocol/schemas/index.js';
+import { assignee, labels, priority, status, text, title } from '../fields.js';
+import { defineArtifact } from '../kind.js';
 
 export const testCases = defineArtifact({
   path: 'tests/cases',

@@ -1,6 +1,6 @@
 import { IdPrefix } from '../../ids.js';
-import { defineArtifact } from '../kind.js';
 import { assignee, labels, ref, refs, status, text, title } from '../fields.js';
+import { defineArtifact } from '../kind.js';
 
 export const testPlans = defineArtifact({
   path: 'tests/plans',
@@ -18,7 +18,8 @@ export const testPlans = defineArtifact({
       type: 'integer',
       minimum: 0,
       maximum: 3,
-      description: 'How many times a test case whose steps fail runs again when the plan runs (default for POST /otp/runs retries; 0 when absent)',
+      description:
+        'How many times a test case whose steps fail runs again when the plan runs (default for POST /otp/runs retries; 0 when absent)',
     },
     status: status(['draft', 'active', 'archived'], 'active', 'Whether the plan is in use'),
     releaseId: ref([IdPrefix.release], 'The release it tests'),

@@ -1,16 +1,21 @@
 import type { Knex } from 'knex';
-import { IdPrefix } from '../../ids.js';
-import { errors } from '../../errors.js';
-import { defineArtifact } from '../kind.js';
-import { dateTime, labels, person, ref, text } from '../fields.js';
-import { RESULT_STATUSES } from './run-results.js';
 import { EventType } from '../../db/change-events.js';
+import { errors } from '../../errors.js';
+import { IdPrefix } from '../../ids.js';
+import { dateTime, labels, person, ref, text } from '../fields.js';
+import { defineArtifact } from '../kind.js';
+import { RESULT_STATUSES } from './run-results.js';
 
 /** Results of a closed test run are frozen: adding, changing or removing one is a 409. */
 async function requireOpenRun(db: Knex, projectId: string, testRunId: string): Promise<void> {
-  const run = await db('artifacts').where({ id: testRunId, project_id: projectId, kind: 'test_run' }).forShare().first('data');
+  const run = await db('artifacts')
+    .where({ id: testRunId, project_id: projectId, kind: 'test_run' })
+    .forShare()
+    .first('data');
   if (run?.data.status === 'closed') {
-    throw errors.conflict(`Test run ${testRunId} is closed; reopen it (status open) to change its results`, { testRunId });
+    throw errors.conflict(`Test run ${testRunId} is closed; reopen it (status open) to change its results`, {
+      testRunId,
+    });
   }
 }
 
@@ -43,15 +48,25 @@ export const testResults = defineArtifact({
   required: ['testRunId', 'testCaseId', 'status'],
   immutable: ['testRunId', 'testCaseId'],
   computed: {
-    otpRunId: { type: 'string', readOnly: true, description: 'The OTP run that recorded it (absent for results entered by hand)' },
-    importId: { type: 'string', readOnly: true, description: 'The import that recorded it (POST /tests/runs/{id}/results/import), absent otherwise' },
+    otpRunId: {
+      type: 'string',
+      readOnly: true,
+      description: 'The OTP run that recorded it (absent for results entered by hand)',
+    },
+    importId: {
+      type: 'string',
+      readOnly: true,
+      description: 'The import that recorded it (POST /tests/runs/{id}/results/import), absent otherwise',
+    },
     stepCounts: {
       type: 'object',
       readOnly: true,
       additionalProperties: false,
       required: ['passed', 'failed', 'skipped', 'total'],
       description: 'Step outcomes of the OTP run for this case',
-      properties: Object.fromEntries(['passed', 'failed', 'skipped', 'total'].map((k) => [k, { type: 'integer', minimum: 0 }])),
+      properties: Object.fromEntries(
+        ['passed', 'failed', 'skipped', 'total'].map((k) => [k, { type: 'integer', minimum: 0 }]),
+      ),
     },
   },
   refs: { testRunId: ['test_run'], testCaseId: ['test_case'] },

@@ -4,14 +4,15 @@
 // sweep can safely retry runs whose hook never ran (a process that died, a run finished as orphaned).
 // The runs themselves belong to the OTP room: this module reads and marks them only through the
 // RunResultsSource port below, which the OTP store implements (and whose run and step shapes it defines).
+
+import { OtpErrorCode } from '../../../machines/types.js';
+import { type ChangeEvent, type ChangeEvents, EventType, noChangeEvents } from '../../db/change-events.js';
 import type { Db } from '../../db/connect.js';
-import { EventType, noChangeEvents, type ChangeEvent, type ChangeEvents } from '../../db/change-events.js';
+import { newId } from '../../ids.js';
+import type { Logger } from '../../log.js';
+import type { RunOwingResults, RunStepOutcome } from '../../otp/store/run-results-store.js';
 import type { ArtifactDefinition, StoredArtifact } from '../kind.js';
 import { artifactRecord } from '../store.js';
-import type { Logger } from '../../log.js';
-import { newId } from '../../ids.js';
-import { OtpErrorCode } from '../../../machines/types.js';
-import type { RunOwingResults, RunStepOutcome } from '../../otp/store/run-results-store.js';
 
 /** flaky: passed on a retry, after an attempt that failed (POST /otp/runs retries). */
 export const RESULT_STATUSES = ['passed', 'failed', 'skipped', 'blocked', 'error', 'cancelled', 'flaky'] as const;
@@ -43,7 +44,9 @@ const PRECEDENCE: ResultStatus[] = ['failed', 'error', 'cancelled', 'passed', 's
  * - skipped: every step was skipped, or the case has no steps;
  * - flaky: passed on a retry (its steps are of an attempt after the first).
  */
-export function caseOutcome(steps: ReadonlyArray<Pick<RunStepOutcome, 'status' | 'source' | 'error'> & { attempt?: number }>): ResultStatus {
+export function caseOutcome(
+  steps: ReadonlyArray<Pick<RunStepOutcome, 'status' | 'source' | 'error'> & { attempt?: number }>,
+): ResultStatus {
   const seen = new Set<ResultStatus>();
   for (const step of steps) {
     const code = step.error?.code;
@@ -86,7 +89,8 @@ export class RunResultRecorder {
     const events: ChangeEvent[] = [];
     const add = (types: string[], row: StoredArtifact, data: Record<string, unknown>) =>
       types.forEach((type) => events.push({ type, tenantId: row.tenant_id, projectId: row.project_id, data }));
-    for (const row of results) add(['test_result.created', EventType.testResultRecorded], row, artifactRecord(kinds.testResult, row));
+    for (const row of results)
+      add(['test_result.created', EventType.testResultRecorded], row, artifactRecord(kinds.testResult, row));
     for (const row of closed) {
       const record = artifactRecord(kinds.testRun, row);
       await kinds.testRun.hooks?.decorate?.(trx, row.project_id, [record]);
@@ -100,7 +104,9 @@ export class RunResultRecorder {
     const { db, runs } = this;
     const run = await runs.runOwingResults(runId);
     if (!run) return;
-    const testRun = await db('artifacts').where({ id: run.testRunId, project_id: run.projectId, kind: 'test_run' }).first('id');
+    const testRun = await db('artifacts')
+      .where({ id: run.testRunId, project_id: run.projectId, kind: 'test_run' })
+      .first('id');
     if (!testRun) {
       this.log.info('test run of an OTP run is gone; no results recorded', { runId, testRunId: run.testRunId });
       await runs.markResultsRecorded(runId);
@@ -155,7 +161,9 @@ export class RunResultRecorder {
           .where({ id: run.testRunId, kind: 'test_run' })
           .whereRaw(`data->>'status' <> 'closed'`)
           .update({
-            data: trx.raw(`data || jsonb_build_object('status', 'closed', 'closedAt', ?::text)`, [new Date().toISOString()]),
+            data: trx.raw(`data || jsonb_build_object('status', 'closed', 'closedAt', ?::text)`, [
+              new Date().toISOString(),
+            ]),
             version: trx.raw('version + 1'),
             updated_at: trx.fn.now(),
           })

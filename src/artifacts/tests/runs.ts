@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
+import { EventType } from '../../db/change-events.js';
 import { IdPrefix } from '../../ids.js';
 import type { Rec } from '../../rest/resource/definition.js';
-import { defineArtifact } from '../kind.js';
 import { assignee, dateTime, labels, ref, refs, stampWhen, status, text, title } from '../fields.js';
+import { defineArtifact } from '../kind.js';
 import { RESULT_STATUSES } from './run-results.js';
-import { EventType } from '../../db/change-events.js';
 
 const SUMMARY_KEYS = ['total', 'untested', ...RESULT_STATUSES] as const;
 
@@ -81,7 +81,9 @@ export const testRuns = defineArtifact({
       stampWhen('status', ['closed'], 'closedAt')(ctx);
       const { next, op, db, principal } = ctx;
       if (op === 'create' && next.planId && next.testCaseIds === undefined) {
-        const plan = await db('artifacts').where({ id: next.planId, project_id: principal.projectId, kind: 'test_plan' }).first('data');
+        const plan = await db('artifacts')
+          .where({ id: next.planId, project_id: principal.projectId, kind: 'test_plan' })
+          .first('data');
         next.testCaseIds = plan?.data.testCaseIds ?? [];
       }
     },
@@ -93,6 +95,7 @@ export const testRuns = defineArtifact({
         .delete();
     },
     decorate: summarise,
-    events: ({ op, record, prev }) => (op === 'updated' && record.status === 'closed' && prev?.data.status !== 'closed' ? [EventType.testRunClosed] : []),
+    events: ({ op, record, prev }) =>
+      op === 'updated' && record.status === 'closed' && prev?.data.status !== 'closed' ? [EventType.testRunClosed] : [],
   },
 });

@@ -1,9 +1,16 @@
 // The artifacts room's side of the run planner's port (src/otp/engine/test-case-source.ts): test
 // cases, plans and test runs read from the artifacts table, so the engine knows neither the table
 // nor the JSON each kind keeps in `data`.
-import type { Db } from '../../db/connect.js';
-import type { NewTestCase, TestCaseSink, TestCaseSource, TestCaseStep, TestCaseToRun } from '../../otp/engine/test-case-source.js';
+
 import type { Principal } from '../../auth/principal.js';
+import type { Db } from '../../db/connect.js';
+import type {
+  NewTestCase,
+  TestCaseSink,
+  TestCaseSource,
+  TestCaseStep,
+  TestCaseToRun,
+} from '../../otp/engine/test-case-source.js';
 import type { ArtifactStore } from '../store.js';
 
 export class ArtifactTestCaseSource implements TestCaseSource {
@@ -15,7 +22,10 @@ export class ArtifactTestCaseSource implements TestCaseSource {
   }
 
   async testCases(projectId: string, ids: string[]): Promise<TestCaseToRun[]> {
-    const rows: Array<{ id: string; version: number; data: { title: string; steps: TestCaseStep[] } }> = await this.of(projectId, 'test_case')
+    const rows: Array<{ id: string; version: number; data: { title: string; steps: TestCaseStep[] } }> = await this.of(
+      projectId,
+      'test_case',
+    )
       .whereIn('id', ids)
       .select('id', 'version', 'data');
     return rows.map((row) => ({ id: row.id, title: row.data.title, steps: row.data.steps, version: row.version }));
@@ -24,7 +34,9 @@ export class ArtifactTestCaseSource implements TestCaseSource {
   async planCaseIds(projectId: string, planId: string): Promise<{ caseIds: string[]; retries?: number } | null> {
     const plan = await this.of(projectId, 'test_plan').where('id', planId).first('data');
     if (!plan) return null;
-    return typeof plan.data.retries === 'number' ? { caseIds: plan.data.testCaseIds, retries: plan.data.retries } : { caseIds: plan.data.testCaseIds };
+    return typeof plan.data.retries === 'number'
+      ? { caseIds: plan.data.testCaseIds, retries: plan.data.retries }
+      : { caseIds: plan.data.testCaseIds };
   }
 
   async testRunStatus(projectId: string, testRunId: string): Promise<'open' | 'closed' | null> {

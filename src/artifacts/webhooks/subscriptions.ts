@@ -16,11 +16,22 @@ export interface WebhookTarget {
   secrets: string[];
 }
 
-function targetOf(row: { id: string; tenant_id: string; project_id: string; data: Record<string, any> }, now = Date.now()): WebhookTarget {
+function targetOf(
+  row: { id: string; tenant_id: string; project_id: string; data: Record<string, any> },
+  now = Date.now(),
+): WebhookTarget {
   const { data } = row;
   const secrets = [data.secret as string];
-  if (typeof data.previousSecret === 'string' && Date.parse(data.previousSecretExpiresAt) > now) secrets.push(data.previousSecret);
-  return { id: row.id, tenantId: row.tenant_id, projectId: row.project_id, url: data.url, active: data.active !== false, secrets };
+  if (typeof data.previousSecret === 'string' && Date.parse(data.previousSecretExpiresAt) > now)
+    secrets.push(data.previousSecret);
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    projectId: row.project_id,
+    url: data.url,
+    active: data.active !== false,
+    secrets,
+  };
 }
 
 export class WebhookSubscriptions {
@@ -64,7 +75,9 @@ export class WebhookSubscriptions {
 
   /** A subscription of the caller's project; another project's id is a 404. */
   async find(projectId: string, id: string): Promise<WebhookTarget> {
-    const row = await this.webhooks().where({ id, project_id: projectId }).first('id', 'tenant_id', 'project_id', 'data');
+    const row = await this.webhooks()
+      .where({ id, project_id: projectId })
+      .first('id', 'tenant_id', 'project_id', 'data');
     if (!row) throw errors.notFound('Webhook', id);
     return targetOf(row);
   }
@@ -75,7 +88,10 @@ export class WebhookSubscriptions {
       .where('id', id)
       .whereRaw(`(data->>'active')::boolean IS NOT FALSE`)
       .update({
-        data: trx.raw(`data || jsonb_build_object('active', false, 'disabledReason', ?::text, 'disabledAt', ?::text)`, [reason, new Date().toISOString()]),
+        data: trx.raw(`data || jsonb_build_object('active', false, 'disabledReason', ?::text, 'disabledAt', ?::text)`, [
+          reason,
+          new Date().toISOString(),
+        ]),
         version: trx.raw('version + 1'),
         updated_at: trx.fn.now(),
       });
@@ -85,7 +101,12 @@ export class WebhookSubscriptions {
    * A new secret (the one given, or a generated one). The old one keeps signing, beside the new one,
    * for `graceMs`, so receivers can switch without losing a delivery.
    */
-  async rotateSecret(projectId: string, id: string, secret: string | undefined, graceMs: number): Promise<{ secret: string; previousSecretExpiresAt: string | null }> {
+  async rotateSecret(
+    projectId: string,
+    id: string,
+    secret: string | undefined,
+    graceMs: number,
+  ): Promise<{ secret: string; previousSecretExpiresAt: string | null }> {
     return this.db.transaction(async (trx) => {
       const row = await this.webhooks(trx).where({ id, project_id: projectId }).forUpdate().first('data');
       if (!row) throw errors.notFound('Webhook', id);
@@ -95,7 +116,8 @@ export class WebhookSubscriptions {
       const data = { ...row.data, secret: next, hasSecret: true, secretRotatedAt: new Date(now).toISOString() };
       delete data.previousSecret;
       delete data.previousSecretExpiresAt;
-      if (expiresAt && typeof row.data.secret === 'string') Object.assign(data, { previousSecret: row.data.secret, previousSecretExpiresAt: expiresAt });
+      if (expiresAt && typeof row.data.secret === 'string')
+        Object.assign(data, { previousSecret: row.data.secret, previousSecretExpiresAt: expiresAt });
       await this.webhooks(trx)
         .where('id', id)
         .update({ data: JSON.stringify(data), version: trx.raw('version + 1'), updated_at: trx.fn.now() });

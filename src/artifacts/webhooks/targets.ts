@@ -3,8 +3,9 @@
 // (its url's literal address, or the addresses its name resolves to now) and again at every delivery,
 // after resolution, on the address the request then connects to (see webhook-delivery/sender.ts), so
 // a name that later resolves to a private address is refused too.
-import { BlockList, isIP } from 'node:net';
+
 import dns from 'node:dns';
+import { BlockList, isIP } from 'node:net';
 
 /** Address ranges a webhook may not reach, by what they are (IPv4-mapped IPv6 addresses match the IPv4 rules). */
 const RANGES: Array<[string, string, number, 'ipv4' | 'ipv6']> = [

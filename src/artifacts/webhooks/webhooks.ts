@@ -1,14 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { IdPrefix } from '../../ids.js';
-import { errors } from '../../errors.js';
 import { ARTIFACT_OPERATIONS, EventType } from '../../db/change-events.js';
-import { defineArtifact, type ArtifactDefinition } from '../kind.js';
+import { errors } from '../../errors.js';
+import { IdPrefix } from '../../ids.js';
 import { dateTime, labels, text } from '../fields.js';
+import { type ArtifactDefinition, defineArtifact } from '../kind.js';
 import { checkTargetUrl, TargetRefused } from './targets.js';
 
 /** Every event a subscription may name (docs/webhooks.md), `*` for all. */
 export function webhookEventTypes(artifactKinds: readonly string[]): string[] {
-  return ['*', ...artifactKinds.flatMap((kind) => ARTIFACT_OPERATIONS.map((op) => `${kind}.${op}`)), ...Object.values(EventType)];
+  return [
+    '*',
+    ...artifactKinds.flatMap((kind) => ARTIFACT_OPERATIONS.map((op) => `${kind}.${op}`)),
+    ...Object.values(EventType),
+  ];
 }
 
 /** A Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
@@ -34,7 +38,8 @@ export function webhooksDefinition(artifactKinds: readonly string[]): ArtifactDe
         format: 'uri',
         pattern: '^https?://',
         maxLength: 2000,
-        description: 'Where events are sent (http or https). Private, loopback and link-local addresses are refused unless the service allows them',
+        description:
+          'Where events are sent (http or https). Private, loopback and link-local addresses are refused unless the service allows them',
       },
       events: {
         type: 'array',
@@ -48,7 +53,8 @@ export function webhooksDefinition(artifactKinds: readonly string[]): ArtifactDe
       active: {
         type: 'boolean',
         default: true,
-        description: 'Inactive subscriptions receive nothing. The service sets it false after sustained failure (see disabledReason); setting it true again resumes delivery',
+        description:
+          'Inactive subscriptions receive nothing. The service sets it false after sustained failure (see disabledReason); setting it true again resumes delivery',
       },
       secret: {
         type: 'string',
@@ -62,8 +68,16 @@ export function webhooksDefinition(artifactKinds: readonly string[]): ArtifactDe
     },
     required: ['url', 'events'],
     computed: {
-      hasSecret: { type: 'boolean', readOnly: true, description: 'Whether deliveries are signed (always, since delivery exists)' },
-      disabledReason: { type: 'string', readOnly: true, description: 'Why the service set active false (sustained delivery failure)' },
+      hasSecret: {
+        type: 'boolean',
+        readOnly: true,
+        description: 'Whether deliveries are signed (always, since delivery exists)',
+      },
+      disabledReason: {
+        type: 'string',
+        readOnly: true,
+        description: 'Why the service set active false (sustained delivery failure)',
+      },
       disabledAt: { ...dateTime('When the service set active false'), readOnly: true },
       secretRotatedAt: { ...dateTime('When the secret was last rotated'), readOnly: true },
     },
@@ -91,7 +105,10 @@ export function webhooksDefinition(artifactKinds: readonly string[]): ArtifactDe
           try {
             await checkTargetUrl(String(next.url), settings.allowPrivateWebhookTargets);
           } catch (err) {
-            if (err instanceof TargetRefused) throw errors.validation('This url may not receive webhooks', [{ field: 'body.url', message: err.message }]);
+            if (err instanceof TargetRefused)
+              throw errors.validation('This url may not receive webhooks', [
+                { field: 'body.url', message: err.message },
+              ]);
             throw err;
           }
         }

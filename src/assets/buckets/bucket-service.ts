@@ -2,10 +2,10 @@
 import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { paginate, type Page } from '../../rest/pagination.js';
 import { checkIfMatch, type IfMatch } from '../../rest/conditional.js';
-import type { StorageDrivers } from '../storage/drivers.js';
+import { type Page, paginate } from '../../rest/pagination.js';
 import { assetErrors } from '../errors.js';
+import type { StorageDrivers } from '../storage/drivers.js';
 import { SYSTEM_BUCKETS, systemBucket } from './system.js';
 
 export interface Owner {
@@ -115,14 +115,19 @@ export class BucketService {
 
   async read(owner: Owner, ref: string): Promise<BucketView> {
     const bucket = await this.find(owner, ref);
-    const usage = await this.db('assets').where('bucket_id', bucket.id).first(this.db.raw('count(*) AS asset_count, coalesce(sum(size), 0)::bigint AS asset_bytes'));
+    const usage = await this.db('assets')
+      .where('bucket_id', bucket.id)
+      .first(this.db.raw('count(*) AS asset_count, coalesce(sum(size), 0)::bigint AS asset_bytes'));
     return bucketView({ ...bucket, ...usage });
   }
 
   private checkDriver(driver: string | undefined): void {
     if (driver !== undefined && !this.drivers.available(driver)) {
       throw errors.validation(`Storage driver "${driver}" is not configured on this service`, [
-        { field: 'body.driver', message: driver === 's3' ? 'set S3_BUCKET (and S3_ENDPOINT, credentials) to enable s3' : 'unknown driver' },
+        {
+          field: 'body.driver',
+          message: driver === 's3' ? 'set S3_BUCKET (and S3_ENDPOINT, credentials) to enable s3' : 'unknown driver',
+        },
       ]);
     }
   }
@@ -144,12 +149,18 @@ export class BucketService {
       .onConflict(['project_id', 'name'])
       .ignore()
       .returning('*');
-    if (!row) throw errors.conflict(`A bucket named "${input.name}" already exists in this project`, { name: input.name });
+    if (!row)
+      throw errors.conflict(`A bucket named "${input.name}" already exists in this project`, { name: input.name });
     return bucketView({ ...row, asset_count: 0, asset_bytes: 0 });
   }
 
   /** Changes a bucket's driver or limits, only at a revision If-Match allows (412 otherwise). */
-  async update(owner: Owner, ref: string, patch: Omit<Partial<BucketInput>, 'name'>, ifMatch: IfMatch): Promise<BucketView> {
+  async update(
+    owner: Owner,
+    ref: string,
+    patch: Omit<Partial<BucketInput>, 'name'>,
+    ifMatch: IfMatch,
+  ): Promise<BucketView> {
     const bucket = await this.find(owner, ref);
     this.checkDriver(patch.driver);
     const changes: Record<string, unknown> = { updated_at: this.db.fn.now(), version: this.db.raw('version + 1') };
@@ -176,7 +187,8 @@ export class BucketService {
       if (!current) throw errors.notFound('Bucket', ref);
       checkIfMatch(ifMatch, current.version, `Bucket ${ref}`);
       const used = await trx('assets').where('bucket_id', bucket.id).first('id');
-      if (used) throw errors.conflict(`Bucket "${bucket.name}" still holds assets; delete them first`, { bucket: bucket.name });
+      if (used)
+        throw errors.conflict(`Bucket "${bucket.name}" still holds assets; delete them first`, { bucket: bucket.name });
       await trx('asset_buckets').where('id', bucket.id).delete();
     });
   }

@@ -3,7 +3,10 @@
 import type { BodyOf } from '../../rest/route.js';
 import { pageSchema, registerSchema, revision, timestamps } from '../../rest/schemas.js';
 
-const driver = { enum: ['fs', 's3'], description: 'Storage driver for assets uploaded from now on (existing assets keep theirs)' } as const;
+const driver = {
+  enum: ['fs', 's3'],
+  description: 'Storage driver for assets uploaded from now on (existing assets keep theirs)',
+} as const;
 const maxFileBytes = {
   type: ['integer', 'null'],
   minimum: 1,
@@ -32,7 +35,8 @@ const bucketCreate = {
     name: {
       type: 'string',
       pattern: '^[a-z0-9][a-z0-9.-]{0,62}$',
-      description: 'Unique in the project: lower-case letters, digits, dots and dashes (names with "_" are the service\'s)',
+      description:
+        'Unique in the project: lower-case letters, digits, dots and dashes (names with "_" are the service\'s)',
     },
     driver,
     maxFileBytes,
@@ -60,14 +64,27 @@ export const BucketSchema = registerSchema({
   description: 'A bucket of assets, with its limits and what it holds',
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'projectId', 'name', 'system', 'driver', 'maxFileBytes', 'allowedContentTypes', 'usage', 'version', 'createdAt', 'updatedAt'],
+  required: [
+    'id',
+    'projectId',
+    'name',
+    'system',
+    'driver',
+    'maxFileBytes',
+    'allowedContentTypes',
+    'usage',
+    'version',
+    'createdAt',
+    'updatedAt',
+  ],
   properties: {
     id: { type: 'string', pattern: '^bkt_' },
     projectId: { type: 'string' },
     name: { type: 'string', description: 'Unique in the project; routes take it in place of the id' },
     system: {
       type: 'boolean',
-      description: 'One of the buckets every project has (profil, otp-evidence, _deletion): never deleted; only profil takes direct uploads',
+      description:
+        'One of the buckets every project has (profil, otp-evidence, _deletion): never deleted; only profil takes direct uploads',
     },
     driver,
     maxFileBytes,

@@ -1,9 +1,10 @@
 // OTP evidence: files an executor uploads for a step of a run, kept in the project's otp-evidence
 // bucket; and the check that a step.result only ever points at evidence of its own run.
-import type { Db } from '../../db/connect.js';
-import { errors } from '../../errors.js';
+
 import type { StepOutcome } from '../../../machines/types.js';
 import type { Principal } from '../../auth/principal.js';
+import type { Db } from '../../db/connect.js';
+import { errors } from '../../errors.js';
 import type { BucketService } from '../buckets/bucket-service.js';
 import { EVIDENCE_BUCKET } from '../buckets/system.js';
 import type { AssetService, UploadRequest } from '../items/asset-service.js';
@@ -57,7 +58,14 @@ export class EvidenceService {
         return { run_id: runId, step_index: stepIndex, evidence_kind: fields.kind as string };
       },
     });
-    return { assetId: asset.id, runId: asset.evidence!.runId, stepIndex: asset.evidence!.stepIndex, kind: asset.evidence!.kind, size: asset.size, sha256: asset.sha256 };
+    return {
+      assetId: asset.id,
+      runId: asset.evidence!.runId,
+      stepIndex: asset.evidence!.stepIndex,
+      kind: asset.evidence!.kind,
+      size: asset.size,
+      sha256: asset.sha256,
+    };
   }
 
   /**
@@ -65,7 +73,9 @@ export class EvidenceService {
    * id (unknown, another run's, another project's, not evidence) is dropped and a note says why.
    */
   async verify(runId: string, outcomes: StepOutcome[]): Promise<StepOutcome[]> {
-    const ids = [...new Set(outcomes.flatMap((o) => (o.evidence?.screenshotAssetId ? [o.evidence.screenshotAssetId] : [])))];
+    const ids = [
+      ...new Set(outcomes.flatMap((o) => (o.evidence?.screenshotAssetId ? [o.evidence.screenshotAssetId] : []))),
+    ];
     if (!ids.length) return outcomes;
     const projectId = await this.runs.projectOf(runId);
     const known = new Set(
@@ -96,7 +106,10 @@ export class EvidenceService {
 
 /** The evidence files of a run, by step, as GET /otp/runs/:id shows them. */
 export async function evidenceByStep(db: Db, runId: string): Promise<Map<number, EvidenceFile[]>> {
-  const rows = await db('assets').where('run_id', runId).orderBy('id').select('id', 'step_index', 'evidence_kind', 'name', 'content_type', 'size');
+  const rows = await db('assets')
+    .where('run_id', runId)
+    .orderBy('id')
+    .select('id', 'step_index', 'evidence_kind', 'name', 'content_type', 'size');
   const byStep = new Map<number, EvidenceFile[]>();
   for (const row of rows) {
     const files = byStep.get(row.step_index) ?? [];

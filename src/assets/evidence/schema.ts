@@ -10,7 +10,7 @@ export const evidenceFormSchema = {
   required: ['file', 'runId', 'stepIndex', 'kind'],
   properties: {
     file: filePart('The evidence file (multipart part named "file")'),
-    runId: { type: 'string', pattern: '^otr_[a-z0-9]+$', description: 'A run of the caller\'s project' },
+    runId: { type: 'string', pattern: '^otr_[a-z0-9]+$', description: "A run of the caller's project" },
     stepIndex: { type: 'integer', minimum: 0, description: 'The step of the run the evidence belongs to' },
     kind: { enum: [...EVIDENCE_KINDS], description: 'What the file shows' },
   },
@@ -24,7 +24,11 @@ export const EvidenceUploadSchema = registerSchema({
   additionalProperties: false,
   required: ['assetId', 'runId', 'stepIndex', 'kind', 'size', 'sha256'],
   properties: {
-    assetId: { type: 'string', pattern: '^ast_', description: 'Send it as evidence.screenshotAssetId in the step.result; GET /api/v1/assets/items/{id} reads it' },
+    assetId: {
+      type: 'string',
+      pattern: '^ast_',
+      description: 'Send it as evidence.screenshotAssetId in the step.result; GET /api/v1/assets/items/{id} reads it',
+    },
     runId: { type: 'string', pattern: '^otr_' },
     stepIndex: { type: 'integer', minimum: 0 },
     kind: { enum: [...EVIDENCE_KINDS] },
@@ -36,7 +40,7 @@ export const EvidenceUploadSchema = registerSchema({
 export const EvidenceFileSchema = registerSchema({
   $id: 'EvidenceFile',
   title: 'EvidenceFile',
-  description: 'An evidence file uploaded for a step, as a run lists it under the step\'s evidence.files',
+  description: "An evidence file uploaded for a step, as a run lists it under the step's evidence.files",
   type: 'object',
   additionalProperties: false,
   required: ['assetId', 'kind', 'name', 'contentType', 'size', 'downloadUrl'],

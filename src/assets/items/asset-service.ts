@@ -2,25 +2,25 @@
 // through the `_deletion` archive.
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { Principal } from '../../auth/principal.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Logger } from '../../log.js';
-import type { Principal } from '../../auth/principal.js';
-import { paginate, type Page } from '../../rest/pagination.js';
 import { checkIfMatch, type IfMatch } from '../../rest/conditional.js';
-import { BucketService, contentTypeAllowed, type BucketRow, type Owner } from '../buckets/bucket-service.js';
+import { type Page, paginate } from '../../rest/pagination.js';
+import { type BucketRow, type BucketService, contentTypeAllowed, type Owner } from '../buckets/bucket-service.js';
 import { DELETION_BUCKET } from '../buckets/system.js';
 import { assetErrors } from '../errors.js';
 import { StorageQuota } from '../quota.js';
-import { storageKey } from '../storage/driver.js';
 import { contentDisposition } from '../storage/content-disposition.js';
+import { storageKey } from '../storage/driver.js';
 import type { StorageDrivers } from '../storage/drivers.js';
+import type { FormSpec } from '../upload/form.js';
 import { LimitExceeded } from '../upload/meter.js';
 import { MULTIPART_OVERHEAD_BYTES, receiveUpload } from '../upload/receive.js';
-import type { FormSpec } from '../upload/form.js';
-import { assetView, type AssetRow, type AssetView } from './view.js';
+import { type AssetRow, type AssetView, assetView } from './view.js';
 
 export interface UploadRequest {
   req: IncomingMessage;
@@ -51,7 +51,9 @@ export class AssetService {
   ) {}
 
   private rows() {
-    return this.db('assets as a').join('asset_buckets as b', 'b.id', 'a.bucket_id').select('a.*', 'b.name as bucket_name');
+    return this.db('assets as a')
+      .join('asset_buckets as b', 'b.id', 'a.bucket_id')
+      .select('a.*', 'b.name as bucket_name');
   }
 
   async findRow(owner: Owner, id: string): Promise<AssetRow> {
@@ -70,7 +72,12 @@ export class AssetService {
   }
 
   /** Makes an asset public or private, at a revision If-Match allows (412 otherwise). */
-  async setVisibility(owner: Owner, id: string, visibility: 'private' | 'public', ifMatch: IfMatch): Promise<AssetView> {
+  async setVisibility(
+    owner: Owner,
+    id: string,
+    visibility: 'private' | 'public',
+    ifMatch: IfMatch,
+  ): Promise<AssetView> {
     const row = await this.findRow(owner, id);
     if (row.bucket_name === DELETION_BUCKET && visibility === 'public') {
       throw assetErrors.systemBucket(DELETION_BUCKET, 'archived copies stay private');
@@ -79,7 +86,10 @@ export class AssetService {
       const current = await trx('assets').where({ id, project_id: owner.projectId }).forUpdate().first('version');
       if (!current) throw errors.notFound('Asset', id);
       checkIfMatch(ifMatch, current.version, `Asset ${id}`);
-      const [changed] = await trx('assets').where('id', id).update({ visibility, version: trx.raw('version + 1') }).returning('*');
+      const [changed] = await trx('assets')
+        .where('id', id)
+        .update({ visibility, version: trx.raw('version + 1') })
+        .returning('*');
       return changed as AssetRow;
     });
     return assetView({ ...updated, bucket_name: row.bucket_name });
@@ -106,14 +116,18 @@ export class AssetService {
     const bucketLimit = bucket.max_file_bytes === null ? Infinity : Number(bucket.max_file_bytes);
     const sizeLimit = Math.min(serviceLimit, bucketLimit);
     const tooLarge = () =>
-      assetErrors.tooLarge(sizeLimit, bucketLimit < serviceLimit ? `the limit of bucket "${bucket.name}"` : 'the service\'s upload limit');
+      assetErrors.tooLarge(
+        sizeLimit,
+        bucketLimit < serviceLimit ? `the limit of bucket "${bucket.name}"` : "the service's upload limit",
+      );
     const quota = await this.quota.state(principal);
     const free = StorageQuota.remaining(quota);
     const { contentLength } = request;
     if (contentLength !== undefined) {
       // A body this long holds a file this long, give or take the form's few small parts.
       if (contentLength > sizeLimit + MULTIPART_OVERHEAD_BYTES) throw tooLarge();
-      if (contentLength > free + MULTIPART_OVERHEAD_BYTES) throw assetErrors.quotaExceeded({ ...quota, uploadBytes: contentLength });
+      if (contentLength > free + MULTIPART_OVERHEAD_BYTES)
+        throw assetErrors.quotaExceeded({ ...quota, uploadBytes: contentLength });
     }
 
     const id = newId('ast');
@@ -130,7 +144,10 @@ export class AssetService {
           }
         },
         store: (body, file) =>
-          driver.put(key, body, { contentType: file.contentType, contentDisposition: contentDisposition(file.filename, file.contentType) }),
+          driver.put(key, body, {
+            contentType: file.contentType,
+            contentDisposition: contentDisposition(file.filename, file.contentType),
+          }),
         discard: () => driver.delete(key),
       });
     } catch (err) {
@@ -223,7 +240,9 @@ export class AssetService {
               visibility: asset.visibility,
               createdAt: asset.created_at.toISOString(),
               createdBy: asset.created_by,
-              ...(asset.run_id ? { evidence: { runId: asset.run_id, stepIndex: asset.step_index, kind: asset.evidence_kind } } : {}),
+              ...(asset.run_id
+                ? { evidence: { runId: asset.run_id, stepIndex: asset.step_index, kind: asset.evidence_kind } }
+                : {}),
               deletedBy: principal.keyId,
               deletedAt: new Date().toISOString(),
             }),
@@ -232,11 +251,15 @@ export class AssetService {
         return row;
       });
     } catch (err) {
-      await driver.delete(archiveKey).catch((e) => this.log.error('could not remove an unused archive copy', { key: archiveKey, err: e }));
+      await driver
+        .delete(archiveKey)
+        .catch((e) => this.log.error('could not remove an unused archive copy', { key: archiveKey, err: e }));
       throw err;
     }
     if (asset.run_id) this.evidenceChanged(asset.run_id);
-    await driver.delete(asset.storage_key).catch((err) => this.log.error('deleted asset left its object behind', { key: asset.storage_key, err }));
+    await driver
+      .delete(asset.storage_key)
+      .catch((err) => this.log.error('deleted asset left its object behind', { key: asset.storage_key, err }));
     return { id, deleted: true, archive: assetView({ ...archive, bucket_name: DELETION_BUCKET }) };
   }
 
@@ -245,10 +268,12 @@ export class AssetService {
     const row = await this.findRow(owner, id);
     const now = new Date();
     const expiresInSec = this.config.storage.signedUrlTtlSec;
-    const url = await this.drivers.get(row.storage_provider).signedUrl(
-      { assetId: row.id, key: row.storage_key, name: row.name, contentType: row.content_type },
-      { origin: this.config.storage.publicUrl ?? origin, expiresInSec, now },
-    );
+    const url = await this.drivers
+      .get(row.storage_provider)
+      .signedUrl(
+        { assetId: row.id, key: row.storage_key, name: row.name, contentType: row.content_type },
+        { origin: this.config.storage.publicUrl ?? origin, expiresInSec, now },
+      );
     return { url, expiresAt: new Date(now.getTime() + expiresInSec * 1000).toISOString() };
   }
 

@@ -8,7 +8,8 @@ import { filePart } from '../upload/form.js';
 
 export const visibility = {
   enum: ['private', 'public'],
-  description: 'public: anyone may read it at /api/v1/assets/public/:id without a key; private (default): only through signed links',
+  description:
+    'public: anyone may read it at /api/v1/assets/public/:id without a key; private (default): only through signed links',
 } as const;
 
 export const assetUploadFormSchema = {
@@ -64,25 +65,53 @@ export const AssetSchema = registerSchema({
   type: 'object',
   additionalProperties: false,
   required: [
-    'id', 'projectId', 'bucketId', 'bucket', 'name', 'size', 'contentType', 'sha256', 'visibility',
-    'storageProvider', 'version', 'createdAt', 'createdBy', 'downloadUrl',
+    'id',
+    'projectId',
+    'bucketId',
+    'bucket',
+    'name',
+    'size',
+    'contentType',
+    'sha256',
+    'visibility',
+    'storageProvider',
+    'version',
+    'createdAt',
+    'createdBy',
+    'downloadUrl',
   ],
   properties: {
     id: assetId,
     projectId: { type: 'string' },
     bucketId: { type: 'string', pattern: '^bkt_' },
     bucket: { type: 'string', description: 'Name of the bucket' },
-    name: { type: 'string', description: 'The client\'s file name (display only; never a storage path)' },
+    name: { type: 'string', description: "The client's file name (display only; never a storage path)" },
     size: { type: 'integer', minimum: 0, description: 'Bytes' },
     contentType: { type: 'string' },
-    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Hex SHA-256 of the bytes; the ETag of its downloads' },
+    sha256: {
+      type: 'string',
+      pattern: '^[0-9a-f]{64}$',
+      description: 'Hex SHA-256 of the bytes; the ETag of its downloads',
+    },
     visibility,
-    storageProvider: { enum: ['fs', 's3'], description: 'The driver that holds the bytes (set at upload, never changed)' },
+    storageProvider: {
+      enum: ['fs', 's3'],
+      description: 'The driver that holds the bytes (set at upload, never changed)',
+    },
     version: revision,
     createdAt: dateTime,
-    createdBy: { type: ['string', 'null'], description: 'Id of the API key that uploaded it (null when the service wrote it)' },
-    downloadUrl: { type: 'string', description: 'Path on this service that answers a signed link (302), for a key with read scope' },
-    publicUrl: { type: 'string', description: 'Path on this service that serves the bytes without a key; present only while public' },
+    createdBy: {
+      type: ['string', 'null'],
+      description: 'Id of the API key that uploaded it (null when the service wrote it)',
+    },
+    downloadUrl: {
+      type: 'string',
+      description: 'Path on this service that answers a signed link (302), for a key with read scope',
+    },
+    publicUrl: {
+      type: 'string',
+      description: 'Path on this service that serves the bytes without a key; present only while public',
+    },
     evidence: evidenceOf,
     archivedFrom: {
       type: 'object',
@@ -112,7 +141,8 @@ export const AssetPageSchema = pageSchema('AssetPage', AssetSchema, 'A page of a
 export const AssetDeletionSchema = registerSchema({
   $id: 'AssetDeletion',
   title: 'AssetDeletion',
-  description: 'A deleted asset and the copy archived in _deletion (null when the deleted asset was itself such a copy)',
+  description:
+    'A deleted asset and the copy archived in _deletion (null when the deleted asset was itself such a copy)',
   type: 'object',
   additionalProperties: false,
   required: ['id', 'deleted', 'archive'],
@@ -126,7 +156,7 @@ export const AssetDeletionSchema = registerSchema({
 export const AssetUsageSchema = registerSchema({
   $id: 'AssetUsage',
   title: 'AssetUsage',
-  description: 'Storage used by the project against its tier\'s quota (copies in _deletion do not count)',
+  description: "Storage used by the project against its tier's quota (copies in _deletion do not count)",
   type: 'object',
   additionalProperties: false,
   required: ['tier', 'quotaBytes', 'usedBytes', 'freeBytes', 'maxUploadBytes'],
@@ -135,6 +165,10 @@ export const AssetUsageSchema = registerSchema({
     quotaBytes: { type: 'integer', minimum: 0, description: 'Bytes the project may keep' },
     usedBytes: { type: 'integer', minimum: 0 },
     freeBytes: { type: 'integer', minimum: 0, description: 'quotaBytes - usedBytes, never below 0' },
-    maxUploadBytes: { type: 'integer', minimum: 1, description: 'Largest single upload the service takes (MAX_UPLOAD_BYTES)' },
+    maxUploadBytes: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Largest single upload the service takes (MAX_UPLOAD_BYTES)',
+    },
   },
 });

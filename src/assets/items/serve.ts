@@ -1,15 +1,21 @@
 // Writes an asset's bytes as the response: streamed, with its type, length, a safe file name and
 // its SHA-256 as ETag (a matching If-None-Match answers 304 without opening the file).
-import type Koa from 'koa';
+
 import type { Readable } from 'node:stream';
+import type Koa from 'koa';
 import { contentDisposition, safetyHeaders } from '../storage/content-disposition.js';
 import type { AssetRow } from './view.js';
 
-export async function serveAsset(koa: Koa.Context, row: AssetRow, open: () => Promise<Readable>, cacheControl: string): Promise<void> {
+export async function serveAsset(
+  koa: Koa.Context,
+  row: AssetRow,
+  open: () => Promise<Readable>,
+  cacheControl: string,
+): Promise<void> {
   const etag = `"${row.sha256}"`;
   koa.set({ ETag: etag, 'Cache-Control': cacheControl, ...safetyHeaders() });
   const ifNoneMatch = koa.get('if-none-match');
-  if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
+  if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
     koa.status = 304;
     koa.body = null;
     return;

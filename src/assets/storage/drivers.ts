@@ -34,7 +34,10 @@ export class StorageDrivers {
   get(name: string): StorageDriver {
     const driver = this.drivers[name as StorageDriverName];
     if (!driver) {
-      throw new AppError(ErrorCode.internal, `Storage driver "${name}" is not configured on this service (set S3_BUCKET and friends for s3)`);
+      throw new AppError(
+        ErrorCode.internal,
+        `Storage driver "${name}" is not configured on this service (set S3_BUCKET and friends for s3)`,
+      );
     }
     return driver;
   }

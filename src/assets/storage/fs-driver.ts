@@ -1,16 +1,17 @@
 // Files under DATA_DIR/assets, at paths made from service-generated keys only. A write goes to a
 // `.part` file beside its target and is renamed into place once complete, so a failed upload leaves
 // nothing a reader could see, and its partial file is removed.
+
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { STORAGE_KEY_PATTERN, type SignedUrlOptions, type StorageDriver, type StoredObjectRef } from './driver.js';
-import type { UrlSigner } from './url-signer.js';
+import { pipeline } from 'node:stream/promises';
+import { type SignedUrlOptions, STORAGE_KEY_PATTERN, type StorageDriver, type StoredObjectRef } from './driver.js';
 import { guardStorage } from './unavailable.js';
+import type { UrlSigner } from './url-signer.js';
 
 export class FsDriver implements StorageDriver {
   readonly provider = 'fs' as const;

@@ -1,6 +1,8 @@
 // Objects in one S3 (or S3-compatible) bucket. Uploads of unknown length go up as multipart uploads
 // in parts of PART_SIZE, a few at a time, so memory stays bounded whatever the file size; downloads
 // are presigned GETs that the client fetches from S3 directly.
+
+import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CopyObjectCommand,
@@ -11,11 +13,16 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { Readable } from 'node:stream';
 import type { S3Config } from '../../config.js';
 import type { Logger } from '../../log.js';
+import {
+  type ObjectMeta,
+  type SignedUrlOptions,
+  STORAGE_KEY_PATTERN,
+  type StorageDriver,
+  type StoredObjectRef,
+} from './driver.js';
 import { guardStorage } from './unavailable.js';
-import { STORAGE_KEY_PATTERN, type ObjectMeta, type SignedUrlOptions, type StorageDriver, type StoredObjectRef } from './driver.js';
 
 /** S3's smallest part; with QUEUE_SIZE parts in flight this bounds an upload's memory. */
 const PART_SIZE = 5 * 1024 * 1024;
@@ -103,14 +110,20 @@ export class S3Driver implements StorageDriver {
     const attempt = (delayMs: number) => {
       const timer = setTimeout(() => {
         this.pendingAborts.delete(timer);
-        this.client.send(new AbortMultipartUploadCommand({ Bucket: this.config.bucket, Key: key, UploadId: uploadId })).then(
-          () => {},
-          (err: { name?: string }) => {
-            if (err?.name === 'NoSuchUpload') return;
-            if (Date.now() - started < ABORT_RETRY_FOR_MS) return attempt(Math.min(delayMs * 2 || ABORT_RETRY_FIRST_MS, ABORT_RETRY_MAX_MS));
-            this.log?.error('could not abort a failed multipart upload; its parts stay until a lifecycle rule removes them', { key, uploadId, err });
-          },
-        );
+        this.client
+          .send(new AbortMultipartUploadCommand({ Bucket: this.config.bucket, Key: key, UploadId: uploadId }))
+          .then(
+            () => {},
+            (err: { name?: string }) => {
+              if (err?.name === 'NoSuchUpload') return;
+              if (Date.now() - started < ABORT_RETRY_FOR_MS)
+                return attempt(Math.min(delayMs * 2 || ABORT_RETRY_FIRST_MS, ABORT_RETRY_MAX_MS));
+              this.log?.error(
+                'could not abort a failed multipart upload; its parts stay until a lifecycle rule removes them',
+                { key, uploadId, err },
+              );
+            },
+          );
       }, delayMs);
       timer.unref();
       this.pendingAborts.add(timer);
@@ -119,7 +132,9 @@ export class S3Driver implements StorageDriver {
   }
 
   async get(key: string): Promise<Readable> {
-    const out = await guardStorage(() => this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: this.checked(key) })));
+    const out = await guardStorage(() =>
+      this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: this.checked(key) })),
+    );
     return out.Body as Readable;
   }
 

@@ -26,7 +26,13 @@ export class UrlSigner {
   }
 
   /** `expiresAt` in Unix seconds, as it came in the link. */
-  check(assetId: string, expiresAt: string | undefined, signature: string | undefined, now = Date.now(), method = 'GET'): SignatureCheck {
+  check(
+    assetId: string,
+    expiresAt: string | undefined,
+    signature: string | undefined,
+    now = Date.now(),
+    method = 'GET',
+  ): SignatureCheck {
     if (!expiresAt || !signature || !/^\d{1,12}$/.test(expiresAt)) return 'invalid';
     const expected = Buffer.from(this.sign(assetId, Number(expiresAt), method));
     const given = Buffer.from(signature);

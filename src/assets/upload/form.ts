@@ -1,7 +1,8 @@
 // Text fields of a multipart form, checked against the form's schema (the same schema documents
 // the route). Values arrive as text and are coerced to the declared types (validation/text-fields.ts).
-import { compileTextFields } from '../../validation/text-fields.js';
+
 import { errors } from '../../errors.js';
+import { compileTextFields } from '../../validation/text-fields.js';
 import { FILE_FIELD } from './receive.js';
 
 /**
@@ -28,7 +29,9 @@ export function formSpec(schema: { properties: Record<string, unknown>; required
   const validate = compileTextFields(
     {
       ...schema,
-      properties: Object.fromEntries(fieldNames.map((name) => [name, schema.properties[name] as Record<string, unknown>])),
+      properties: Object.fromEntries(
+        fieldNames.map((name) => [name, schema.properties[name] as Record<string, unknown>]),
+      ),
       required: (schema.required ?? []).filter((name) => name !== FILE_FIELD),
     },
     { lists: false },

@@ -7,9 +7,9 @@ import type { IncomingMessage } from 'node:http';
 import { finished, pipeline, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import { AppError, ErrorCode, errors } from '../../errors.js';
-import { LimitExceeded, Meter } from './meter.js';
 import { textProblem } from '../../validation/text.js';
 import { isStorageUnavailable } from '../storage/unavailable.js';
+import { LimitExceeded, Meter } from './meter.js';
 
 export interface IncomingFile {
   /** The client's file name (base name only); used for display, never as a path. */
@@ -46,7 +46,10 @@ function openParser(req: IncomingMessage): busboy.Busboy {
     return busboy({ headers: req.headers, limits: FIELD_LIMITS, defParamCharset: 'utf8' });
   } catch (err) {
     if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) {
-      throw new AppError(ErrorCode.unsupportedMediaType, 'Send the upload as multipart/form-data with the file in a part named "file"');
+      throw new AppError(
+        ErrorCode.unsupportedMediaType,
+        'Send the upload as multipart/form-data with the file in a part named "file"',
+      );
     }
     throw errors.validation(`Malformed multipart body: ${(err as Error).message}`);
   }
@@ -59,13 +62,19 @@ function normaliseType(mimeType: string | undefined): string {
 
 function displayName(filename: string | undefined): string {
   // eslint-disable-next-line no-control-regex
-  const cut = (filename ?? '').replace(/[\u0000-\u001f\u007f/\\]/g, '').trim().slice(0, 255);
+  const cut = (filename ?? '')
+    .replace(/[\u0000-\u001f\u007f/\\]/g, '')
+    .trim()
+    .slice(0, 255);
   // A lone surrogate (or half a pair cut above) cannot be stored: U+FFFD, as for an undecodable byte.
   const clean = cut.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
   return clean || 'file';
 }
 
-export async function receiveUpload(req: IncomingMessage, options: ReceiveOptions): Promise<{ fields: Record<string, string>; file: ReceivedFile }> {
+export async function receiveUpload(
+  req: IncomingMessage,
+  options: ReceiveOptions,
+): Promise<{ fields: Record<string, string>; file: ReceivedFile }> {
   const parser = openParser(req);
   const fields: Record<string, string> = {};
   let file: IncomingFile | undefined;
@@ -92,7 +101,11 @@ export async function receiveUpload(req: IncomingMessage, options: ReceiveOption
   parser.on('file', (name, stream, info) => {
     if (name !== FILE_FIELD || file) {
       stream.resume();
-      return fail(errors.validation(`Only one file, in the part named "${FILE_FIELD}", is accepted`, [{ field: `body.${name}`, message: 'unexpected file part' }]));
+      return fail(
+        errors.validation(`Only one file, in the part named "${FILE_FIELD}", is accepted`, [
+          { field: `body.${name}`, message: 'unexpected file part' },
+        ]),
+      );
     }
     file = { filename: displayName(info.filename), contentType: normaliseType(info.mimeType) };
     try {
@@ -117,20 +130,35 @@ export async function receiveUpload(req: IncomingMessage, options: ReceiveOption
   });
   parser.on('field', (name, value, info) => {
     if (name === FILE_FIELD) {
-      return fail(errors.validation(`The part "${FILE_FIELD}" must be a file (curl: -F ${FILE_FIELD}=@path)`, [{ field: `body.${FILE_FIELD}`, message: 'must be a file part' }]));
+      return fail(
+        errors.validation(`The part "${FILE_FIELD}" must be a file (curl: -F ${FILE_FIELD}=@path)`, [
+          { field: `body.${FILE_FIELD}`, message: 'must be a file part' },
+        ]),
+      );
     }
     if (!options.fieldNames.includes(name)) {
-      return fail(errors.validation(`Unknown form field "${name}"`, [{ field: `body.${name}`, message: `allowed fields: ${[FILE_FIELD, ...options.fieldNames].join(', ')}` }]));
+      return fail(
+        errors.validation(`Unknown form field "${name}"`, [
+          { field: `body.${name}`, message: `allowed fields: ${[FILE_FIELD, ...options.fieldNames].join(', ')}` },
+        ]),
+      );
     }
     if (info.valueTruncated) {
-      return fail(errors.validation(`Form field "${name}" is too long`, [{ field: `body.${name}`, message: `at most ${FIELD_LIMITS.fieldSize} bytes` }]));
+      return fail(
+        errors.validation(`Form field "${name}" is too long`, [
+          { field: `body.${name}`, message: `at most ${FIELD_LIMITS.fieldSize} bytes` },
+        ]),
+      );
     }
     const problem = textProblem(value);
-    if (problem) return fail(errors.validation(`Form field "${name}" ${problem}`, [{ field: `body.${name}`, message: problem }]));
+    if (problem)
+      return fail(errors.validation(`Form field "${name}" ${problem}`, [{ field: `body.${name}`, message: problem }]));
     fields[name] = value;
   });
   for (const event of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const) {
-    parser.on(event, () => fail(errors.validation(`Too many form parts: one file and at most ${FIELD_LIMITS.fields} small fields`)));
+    parser.on(event, () =>
+      fail(errors.validation(`Too many form parts: one file and at most ${FIELD_LIMITS.fields} small fields`)),
+    );
   }
   parser.on('error', (err: Error) => fail(malformed(err)));
   finished(req, (err) => {
@@ -141,7 +169,9 @@ export async function receiveUpload(req: IncomingMessage, options: ReceiveOption
   await parsed.catch(() => {});
   const stored = storing ? await storing : false;
   if (failure === undefined && !file) {
-    failure = errors.validation(`The form has no file; send it in a part named "${FILE_FIELD}"`, [{ field: `body.${FILE_FIELD}`, message: 'required' }]);
+    failure = errors.validation(`The form has no file; send it in a part named "${FILE_FIELD}"`, [
+      { field: `body.${FILE_FIELD}`, message: 'required' },
+    ]);
   }
   if (failure !== undefined) {
     if (stored) await options.discard();

@@ -1,11 +1,12 @@
 // Test cases and plans, each step written as a sentence; a run starts from any of them.
-import { html, type Html } from '../html.js';
-import type { ArtifactRecord, ConsoleData } from '../data.js';
-import type { Principal } from '../../auth/principal.js';
-import { BASE } from '../layout.js';
-import { stepSentence } from '../../otp/protocol/sentences.js';
-import { referencedVars } from '../../../machines/vars.js';
+
 import type { StepAction } from '../../../machines/types.js';
+import { referencedVars } from '../../../machines/vars.js';
+import type { Principal } from '../../auth/principal.js';
+import { stepSentence } from '../../otp/protocol/sentences.js';
+import type { ArtifactRecord, ConsoleData } from '../data.js';
+import { type Html, html } from '../html.js';
+import { BASE } from '../layout.js';
 
 interface CaseStep {
   otp: { action: string };
@@ -33,14 +34,23 @@ const runWithVars = (id: string, what: string, names: string[]) =>
   html`<form hx-post="${BASE}/f/runs" hx-target="next .run-result" hx-swap="innerHTML" aria-label="Run ${what}">
     <input type="hidden" name="what" value="${id}">
     <fieldset class="vars"><legend>Values of the steps' variables</legend>
-      ${names.map((name) => html`<div><label for="var-${id}-${name}">${name}</label>
-        <input id="var-${id}-${name}" name="var.${name}" type="${name.startsWith('secret_') ? 'password' : 'text'}" autocomplete="off" required></div>`)}
+      ${names.map(
+        (name) => html`<div><label for="var-${id}-${name}">${name}</label>
+        <input id="var-${id}-${name}" name="var.${name}" type="${name.startsWith('secret_') ? 'password' : 'text'}" autocomplete="off" required></div>`,
+      )}
     </fieldset>
     <button type="submit">Run</button></form><span class="run-result" role="status"></span>`;
 
 /** Every case a plan names, by id: those listed already, the others read (a case deleted since is left out). */
-async function planCases(data: ConsoleData, principal: Principal, listed: Map<string, CaseStep[]>, plans: ArtifactRecord[]) {
-  const missing = [...new Set(plans.flatMap((p) => (p.testCaseIds as string[] | undefined) ?? []))].filter((id) => !listed.has(id));
+async function planCases(
+  data: ConsoleData,
+  principal: Principal,
+  listed: Map<string, CaseStep[]>,
+  plans: ArtifactRecord[],
+) {
+  const missing = [...new Set(plans.flatMap((p) => (p.testCaseIds as string[] | undefined) ?? []))].filter(
+    (id) => !listed.has(id),
+  );
   await Promise.all(
     missing.map(async (id) => {
       const c = await data.artifact(principal, 'test_case', id).catch(() => undefined);
@@ -51,8 +61,16 @@ async function planCases(data: ConsoleData, principal: Principal, listed: Map<st
 }
 
 export async function casesFragment(data: ConsoleData, principal: Principal): Promise<Html> {
-  const [cases, plans] = await Promise.all([data.artifacts(principal, 'test_case', 200), data.artifacts(principal, 'test_plan', 200)]);
-  const stepsOf = await planCases(data, principal, new Map(cases.items.map((c) => [c.id, (c.steps as CaseStep[] | undefined) ?? []])), plans.items);
+  const [cases, plans] = await Promise.all([
+    data.artifacts(principal, 'test_case', 200),
+    data.artifacts(principal, 'test_plan', 200),
+  ]);
+  const stepsOf = await planCases(
+    data,
+    principal,
+    new Map(cases.items.map((c) => [c.id, (c.steps as CaseStep[] | undefined) ?? []])),
+    plans.items,
+  );
   const caseRows = cases.items.map((c) => {
     const steps = (c.steps as CaseStep[] | undefined) ?? [];
     return html`<tr data-case="${c.id}"><td><a href="${BASE}/cases/${c.id}">${c.title ?? c.id}</a><div class="muted mono">${c.id}</div></td>
@@ -68,13 +86,17 @@ export async function casesFragment(data: ConsoleData, principal: Principal): Pr
       <td>${String(p.status ?? '')}</td><td>${names.length ? runWithVars(p.id, what, names) : runButton(p.id, what)}</td></tr>`;
   });
   return html`<h2>Test cases</h2>
-    ${caseRows.length
-      ? html`<table><thead><tr><th scope="col">Test case</th><th scope="col">Steps</th><th scope="col">First step</th><th scope="col">Status</th><th scope="col">Run</th></tr></thead><tbody>${caseRows}</tbody></table>`
-      : html`<p class="card muted">No test cases yet (POST /api/v1/tests/cases).</p>`}
+    ${
+      caseRows.length
+        ? html`<table><thead><tr><th scope="col">Test case</th><th scope="col">Steps</th><th scope="col">First step</th><th scope="col">Status</th><th scope="col">Run</th></tr></thead><tbody>${caseRows}</tbody></table>`
+        : html`<p class="card muted">No test cases yet (POST /api/v1/tests/cases).</p>`
+    }
     <h2>Plans</h2>
-    ${planRows.length
-      ? html`<table><thead><tr><th scope="col">Plan</th><th scope="col">Test cases</th><th scope="col">Status</th><th scope="col">Run</th></tr></thead><tbody>${planRows}</tbody></table>`
-      : html`<p class="card muted">No plans yet (POST /api/v1/tests/plans).</p>`}`;
+    ${
+      planRows.length
+        ? html`<table><thead><tr><th scope="col">Plan</th><th scope="col">Test cases</th><th scope="col">Status</th><th scope="col">Run</th></tr></thead><tbody>${planRows}</tbody></table>`
+        : html`<p class="card muted">No plans yet (POST /api/v1/tests/plans).</p>`
+    }`;
 }
 
 export async function caseFragment(data: ConsoleData, principal: Principal, id: string): Promise<Html> {
@@ -90,9 +112,11 @@ export async function caseFragment(data: ConsoleData, principal: Principal, id: 
       <p><a href="${BASE}/runs?testCaseId=${c.id}">Runs of this test case</a> · <a href="${BASE}/cases/${c.id}/history">Its history, flakiness and healing</a></p>
     </section>
     <h2>Steps</h2>
-    ${steps.length
-      ? html`<ol class="sentences">${steps.map((s) => html`<li>${s.label ? html`<strong>${s.label}:</strong> ` : ''}${capitalise(stepSentence(s.otp))}.${s.continueOnFail ? html` <span class="muted">(the case goes on if it fails)</span>` : ''}${s.timeoutMs ? html` <span class="muted">(${s.timeoutMs} ms allowed)</span>` : ''}</li>`)}</ol>`
-      : html`<p class="muted">No steps.</p>`}`;
+    ${
+      steps.length
+        ? html`<ol class="sentences">${steps.map((s) => html`<li>${s.label ? html`<strong>${s.label}:</strong> ` : ''}${capitalise(stepSentence(s.otp))}.${s.continueOnFail ? html` <span class="muted">(the case goes on if it fails)</span>` : ''}${s.timeoutMs ? html` <span class="muted">(${s.timeoutMs} ms allowed)</span>` : ''}</li>`)}</ol>`
+        : html`<p class="muted">No steps.</p>`
+    }`;
 }
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

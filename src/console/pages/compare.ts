@@ -1,26 +1,29 @@
 // Two runs of the same test case side by side: their paths through the run machine (one drawing, each
 // run's transitions marked in its own colour, and the two traces aligned row by row) and their step
 // results, with the first transition and the first step where they part marked.
-import { html, duration, time, statusBadge, clock, type Html } from '../html.js';
-import type { ConsoleData } from '../data.js';
+
 import type { Principal } from '../../auth/principal.js';
-import type { RunView, StepView } from '../../otp/store/run-views.js';
-import type { RunTrace } from '../../otp/store/run-trace.js';
-import { BASE } from '../layout.js';
 import { stepSentence } from '../../otp/protocol/sentences.js';
-import { viewer, VIEWER_HINT } from '../viewer.js';
+import type { RunTrace } from '../../otp/store/run-trace.js';
+import type { RunView, StepView } from '../../otp/store/run-views.js';
+import type { ConsoleData } from '../data.js';
 import type { Marks } from '../diagram.js';
+import { clock, duration, type Html, html, statusBadge, time } from '../html.js';
+import { BASE } from '../layout.js';
+import { VIEWER_HINT, viewer } from '../viewer.js';
 
 /** On a run's page: the other runs of its (first) test case to compare it with. */
 export async function compareForm(data: ConsoleData, principal: Principal, run: RunView): Promise<Html> {
   const testCaseId = run.testCases[0]?.id;
   if (!testCaseId) return html``;
-  const others = (await data.runs.latest(principal, { testCaseId, limit: 21 })).filter((r) => r.id !== run.id).slice(0, 20);
+  const others = (await data.runs.latest(principal, { testCaseId, limit: 21 }))
+    .filter((r) => r.id !== run.id)
+    .slice(0, 20);
   if (!others.length) return html``;
   return html`<form class="inline compare-form" method="get" action="${BASE}/compare">
     <input type="hidden" name="a" value="${run.id}">
     <div><label for="compare-b" title="Another run of the same test case">Compare with</label>
-      <select id="compare-b" name="b">${others.map((r) => html`<option value="${r.id}">${r.id} · ${r.status} · ${(r.createdAt ?? "").slice(0, 19).replace("T", " ")}</option>`)}</select></div>
+      <select id="compare-b" name="b">${others.map((r) => html`<option value="${r.id}">${r.id} · ${r.status} · ${(r.createdAt ?? '').slice(0, 19).replace('T', ' ')}</option>`)}</select></div>
     <button type="submit" class="secondary">Compare</button>
   </form>`;
 }
@@ -33,7 +36,8 @@ const sameAction = (a: Step, b: Step) => JSON.stringify(a.action) === JSON.strin
 /** The first step whose action, status or error code differs between two runs (or that one lacks). */
 export function firstStepDifference(a: Step[], b: Step[]): number | undefined {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    const x = a[i], y = b[i];
+    const x = a[i],
+      y = b[i];
     if (!x || !y || !sameAction(x, y) || x.status !== y.status || codeOf(x) !== codeOf(y)) return i;
   }
   return undefined;
@@ -52,7 +56,10 @@ export function firstPathDifference(a: Hop[], b: Hop[]): number | undefined {
 function pathMarks(a: Hop[], b: Hop[]): Marks {
   const who = new Map<string, Set<string>>();
   const note = (key: string, run: string) => who.set(key, (who.get(key) ?? new Set()).add(run));
-  for (const [run, trace] of [['a', a], ['b', b]] as const) {
+  for (const [run, trace] of [
+    ['a', a],
+    ['b', b],
+  ] as const) {
     for (const t of trace) {
       note(`S:${t.to}`, run);
       if (t.from === null) continue;
@@ -83,7 +90,12 @@ function stepCell(s: Step | undefined): Html {
   return html`<td>${statusBadge(s.status)} ${duration(s.durationMs)}${code ? html` <code>${code}</code>` : ''}</td>`;
 }
 
-export async function compareFragment(data: ConsoleData, principal: Principal, aId: string, bId: string): Promise<Html> {
+export async function compareFragment(
+  data: ConsoleData,
+  principal: Principal,
+  aId: string,
+  bId: string,
+): Promise<Html> {
   const [a, b, ta, tb] = await Promise.all([
     data.runs.read(principal, aId),
     data.runs.read(principal, bId),
@@ -94,7 +106,8 @@ export async function compareFragment(data: ConsoleData, principal: Principal, a
   const stepDiff = firstStepDifference(a.steps, b.steps);
   const pathDiff = firstPathDifference(ta.transitions, tb.transitions);
   const rows = Array.from({ length: Math.max(a.steps.length, b.steps.length) }, (_, i) => {
-    const x = a.steps[i], y = b.steps[i];
+    const x = a.steps[i],
+      y = b.steps[i];
     const step = (x ?? y)!;
     return html`<tr data-step="${i}"${i === stepDiff ? html` class="first-diff" data-first-diff` : ''}>
       <td>${i + 1}${i === stepDiff ? html`<div class="diff-note">first difference</div>` : ''}</td>
@@ -102,14 +115,16 @@ export async function compareFragment(data: ConsoleData, principal: Principal, a
       ${stepCell(x)}${stepCell(y)}</tr>`;
   });
   const hops = Array.from({ length: Math.max(ta.transitions.length, tb.transitions.length) }, (_, i) => {
-    const x = ta.transitions[i], y = tb.transitions[i];
+    const x = ta.transitions[i],
+      y = tb.transitions[i];
     return html`<tr${i === pathDiff ? html` class="first-diff" data-first-diff` : ''}><td class="num">${i + 1}</td>
       <td>${x ? html`<span class="mono">${x.event}</span> ${x.from ?? 'start'} → ${x.to} <span class="muted">${clock(x.at)}</span>` : ''}</td>
       <td>${y ? html`<span class="mono">${y.event}</span> ${y.from ?? 'start'} → ${y.to} <span class="muted">${clock(y.at)}</span>` : ''}</td></tr>`;
   });
-  const summary = stepDiff === undefined
-    ? 'Their steps agree: same actions, statuses and error codes.'
-    : `The steps first differ at step ${stepDiff + 1}: A ${a.steps[stepDiff]?.status ?? 'has no such step'}${codeOf(a.steps[stepDiff]) ? ` (${codeOf(a.steps[stepDiff])})` : ''}, B ${b.steps[stepDiff]?.status ?? 'has no such step'}${codeOf(b.steps[stepDiff]) ? ` (${codeOf(b.steps[stepDiff])})` : ''}.`;
+  const summary =
+    stepDiff === undefined
+      ? 'Their steps agree: same actions, statuses and error codes.'
+      : `The steps first differ at step ${stepDiff + 1}: A ${a.steps[stepDiff]?.status ?? 'has no such step'}${codeOf(a.steps[stepDiff]) ? ` (${codeOf(a.steps[stepDiff])})` : ''}, B ${b.steps[stepDiff]?.status ?? 'has no such step'}${codeOf(b.steps[stepDiff]) ? ` (${codeOf(b.steps[stepDiff])})` : ''}.`;
   return html`${shared ? '' : html`<p class="notice" role="status">These runs share no test case: their steps are compared by position.</p>`}
     <div class="grid2">${runCard('A', a)}${runCard('B', b)}</div>
     <p class="notice" id="compare-summary" role="status">${summary}${pathDiff === undefined ? ' Their paths through the run machine are the same.' : ` Their paths part at transition ${pathDiff + 1}.`}</p>

@@ -1,6 +1,6 @@
 // Both machines, drawn from machines/ at startup, each in a viewer that zooms and pans.
-import { html, type Html } from '../html.js';
-import { viewer, VIEWER_HINT } from '../viewer.js';
+import { type Html, html } from '../html.js';
+import { VIEWER_HINT, viewer } from '../viewer.js';
 
 export function machinesFragment(): Html {
   return html`<p>Drawn from the definitions in <code>machines/</code> when the service starts, so they cannot drift from

@@ -1,16 +1,20 @@
 // Releases and each one's readiness on one screen: the verdict, then every rule (passed, failed or
 // undefined) with what it does to the verdict and the records behind it (docs/releases.md).
-import { html, time, statusBadge, type Html } from '../html.js';
-import type { ConsoleData, ReadinessView } from '../data.js';
+
 import type { Principal } from '../../auth/principal.js';
+import type { ConsoleData, ReadinessView } from '../data.js';
+import { type Html, html, statusBadge, time } from '../html.js';
 import { BASE } from '../layout.js';
 
 /** The verdict in words, naming the rules behind it. */
 function verdictText(r: ReadinessView): string {
-  const failed = (effect: string) => r.rules.filter((x) => x.status === 'failed' && x.effect === effect).map((x) => x.title.toLowerCase());
+  const failed = (effect: string) =>
+    r.rules.filter((x) => x.status === 'failed' && x.effect === effect).map((x) => x.title.toLowerCase());
   const [blocks, risks] = [failed('blocks'), failed('risks')];
-  if (r.verdict === 'blocked') return `Blocked by ${blocks.length} rule${blocks.length === 1 ? '' : 's'}: ${blocks.join('; ')}.${risks.length ? ` At risk on ${risks.length} more.` : ''}`;
-  if (r.verdict === 'at_risk') return risks.length ? `At risk: ${risks.join('; ')}.` : 'At risk: no test of the release has a result yet.';
+  if (r.verdict === 'blocked')
+    return `Blocked by ${blocks.length} rule${blocks.length === 1 ? '' : 's'}: ${blocks.join('; ')}.${risks.length ? ` At risk on ${risks.length} more.` : ''}`;
+  if (r.verdict === 'at_risk')
+    return risks.length ? `At risk: ${risks.join('; ')}.` : 'At risk: no test of the release has a result yet.';
   return 'Ready to ship: no rule blocks it or puts it at risk.';
 }
 
@@ -32,7 +36,9 @@ const SHOWN = 4;
 export async function releasesFragment(data: ConsoleData, principal: Principal): Promise<Html> {
   const releases = await data.releases(principal, 200);
   const rows = releases.items.map(
-    (r) => html`<tr data-release="${r.id}"><td><a href="${BASE}/releases/${r.id}">${String(r.name ?? r.id)}</a>${r.title ? html` <span class="muted">${String(r.title)}</span>` : ''}<div class="muted mono">${r.id}</div></td>
+    (
+      r,
+    ) => html`<tr data-release="${r.id}"><td><a href="${BASE}/releases/${r.id}">${String(r.name ?? r.id)}</a>${r.title ? html` <span class="muted">${String(r.title)}</span>` : ''}<div class="muted mono">${r.id}</div></td>
       <td>${statusBadge(String(r.status ?? 'planned'))}</td><td>${r.releaseDate ? String(r.releaseDate) : html`<span class="muted">—</span>`}</td>
       <td><a href="${BASE}/releases/${r.id}">Readiness</a></td></tr>`,
   );
@@ -43,10 +49,14 @@ export async function releasesFragment(data: ConsoleData, principal: Principal):
 
 function recordLink(r: ReadinessView['rules'][number]['records'][number]): Html {
   const label = r.title ?? r.id;
-  const target = r.kind === 'test_case' ? html`<a href="${BASE}/cases/${r.id}">${label}</a>` : html`<span>${label}</span>`;
+  const target =
+    r.kind === 'test_case' ? html`<a href="${BASE}/cases/${r.id}">${label}</a>` : html`<span>${label}</span>`;
   const reason = REASON[r.reason] ?? r.reason.replace(/_/g, ' ');
   const extra = [r.severity, r.reason === 'last_failed' ? '' : r.status, reason].filter(Boolean).join(', ');
-  const via = r.testCaseId && r.kind !== 'test_case' ? html` · case <a href="${BASE}/cases/${r.testCaseId}" class="mono">${r.testCaseId}</a>` : '';
+  const via =
+    r.testCaseId && r.kind !== 'test_case'
+      ? html` · case <a href="${BASE}/cases/${r.testCaseId}" class="mono">${r.testCaseId}</a>`
+      : '';
   return html`<li>${target}${extra ? html` <span class="muted">(${extra})</span>` : ''}${via}</li>`;
 }
 
@@ -59,9 +69,11 @@ export async function readinessFragment(data: ConsoleData, principal: Principal,
       <td>${statusBadge(rule.status)}</td>
       <th scope="row">${rule.title}${rule.effect !== 'none' ? html`<div class="effect effect-${rule.effect}">${EFFECT[rule.effect]}</div>` : ''}</th>
       <td>${rule.summary}</td>
-      <td>${rule.records.length
-        ? html`<ul class="records">${rule.records.slice(0, SHOWN).map(recordLink)}${more > 0 ? html`<li class="muted">and ${more} more</li>` : ''}</ul>`
-        : html`<span class="muted">—</span>`}</td>
+      <td>${
+        rule.records.length
+          ? html`<ul class="records">${rule.records.slice(0, SHOWN).map(recordLink)}${more > 0 ? html`<li class="muted">and ${more} more</li>` : ''}</ul>`
+          : html`<span class="muted">—</span>`
+      }</td>
     </tr>`;
   });
   return html`<section class="card verdict-card verdict-${r.verdict}" aria-labelledby="verdict-h">

@@ -3,11 +3,12 @@
 // (run-timeline.ts). The server marks the newest transition; static/inspect.js moves the marks, the
 // selected row and the steps table's "as it stood then" as the reader scrubs, and follows the newest
 // transition of a live run until the reader scrubs back.
-import { html, clock, gap, type Html } from '../html.js';
-import { traceMarks, type Transition } from '../diagram.js';
-import { viewer, VIEWER_HINT } from '../viewer.js';
+
 import type { RunTrace } from '../../otp/store/run-trace.js';
+import { type Transition, traceMarks } from '../diagram.js';
+import { clock, gap, type Html, html } from '../html.js';
 import type { TimelineRow } from '../run-timeline.js';
+import { VIEWER_HINT, viewer } from '../viewer.js';
 
 const ARROW: Record<string, string> = { out: '→', in: '←', write: '✓', service: '•' };
 const KIND_TITLE: Record<string, string> = {
@@ -30,7 +31,12 @@ export function scrubber(count: number, live: boolean): Html {
 }
 
 /** A transition's row: what the script reads to mark the drawing (data-from is absent at the start). */
-export function transitionRow(t: number, e: Transition & { at: string }, previousAt: string | undefined, extra?: Html): Html {
+export function transitionRow(
+  t: number,
+  e: Transition & { at: string },
+  previousAt: string | undefined,
+  extra?: Html,
+): Html {
   const delta = previousAt ? gap(Date.parse(e.at) - Date.parse(previousAt)) : '';
   return html`<tr class="tr" data-t="${t}"${e.from === null ? '' : html` data-from="${e.from}"`} data-to="${e.to}" data-event="${e.event}">
     <td class="num">${t + 1}</td><td>${clock(e.at)}</td><td class="num muted">${delta}</td>
@@ -62,11 +68,13 @@ export function runInspector(trace: RunTrace, rows: TimelineRow[], live: boolean
     <div class="inspector-body">
       ${viewer('run', { id: 'run-diagram', label: 'The run machine', marks: traceMarks(trace.transitions) })}
       <div class="timeline" tabindex="0" aria-label="Time line of the run: transitions, OTP frames and durable writes">
-        ${n
-          ? html`<table><caption class="muted">${n} transitions${trace.dropped ? `, ${trace.dropped} older ones dropped` : ''}${trace.live ? '' : ' (as last written)'}; frames and writes derived from them</caption>
+        ${
+          n
+            ? html`<table><caption class="muted">${n} transitions${trace.dropped ? `, ${trace.dropped} older ones dropped` : ''}${trace.live ? '' : ' (as last written)'}; frames and writes derived from them</caption>
             <thead><tr><th scope="col">#</th><th scope="col">Time (UTC)</th><th scope="col">Since</th><th scope="col">Transition, frame, write</th></tr></thead>
             <tbody>${body}</tbody></table>`
-          : html`<p class="muted">No transitions recorded yet.</p>`}
+            : html`<p class="muted">No transitions recorded yet.</p>`
+        }
       </div>
     </div>
     <p class="muted legend"><span class="key current"></span> state at the chosen transition <span class="key just"></span> the transition just taken <span class="key visited"></span> states and transitions on the way there. → sent to the executor, ← from it, ✓ written durably, • decided by the service. ${VIEWER_HINT}</p>

@@ -3,18 +3,18 @@
 // error, actual, locators, console errors, evidence through signed links, when its frames left and
 // arrived) as it stood at the chosen transition.
 import type Koa from 'koa';
-import { html, duration, time, clock, gap, statusBadge, type Html } from '../html.js';
-import type { ConsoleData } from '../data.js';
+import { isFinalRunStatus } from '../../../machines/types.js';
 import type { Principal } from '../../auth/principal.js';
 import { errors } from '../../errors.js';
-import { BASE } from '../layout.js';
-import { stepSentence, locatorPhrase } from '../../otp/protocol/sentences.js';
+import { locatorPhrase, stepSentence } from '../../otp/protocol/sentences.js';
 import type { RunView, StepAttemptView, StepView } from '../../otp/store/run-views.js';
-import { isFinalRunStatus } from '../../../machines/types.js';
-import { runTimeline, between, type StepFrames } from '../run-timeline.js';
-import { runInspector } from './run-inspector.js';
+import type { ConsoleData } from '../data.js';
+import { clock, duration, gap, type Html, html, statusBadge, time } from '../html.js';
+import { BASE } from '../layout.js';
+import { between, runTimeline, type StepFrames } from '../run-timeline.js';
 import { compareForm } from './compare.js';
 import { triageSection } from './failures.js';
+import { runInspector } from './run-inspector.js';
 
 interface StepError {
   code?: string;
@@ -35,7 +35,8 @@ async function evidenceCell(data: ConsoleData, principal: Principal, step: StepV
   const evidence = step.evidence as StepEvidence | null;
   if (!evidence) return html``;
   const shots = new Map<string, { name: string; contentType: string }>();
-  if (evidence.screenshotAssetId) shots.set(evidence.screenshotAssetId, { name: 'screenshot', contentType: 'image/png' });
+  if (evidence.screenshotAssetId)
+    shots.set(evidence.screenshotAssetId, { name: 'screenshot', contentType: 'image/png' });
   for (const f of evidence.files ?? []) shots.set(f.assetId, { name: f.name, contentType: f.contentType });
   const links = await Promise.all(
     [...shots].map(async ([assetId, file]) => {
@@ -60,26 +61,43 @@ function framesCell(f: StepFrames | undefined): Html {
   </dl>`;
 }
 
-async function stepRow(data: ConsoleData, principal: Principal, step: StepView, origin: string, f: StepFrames | undefined, earlier: StepAttemptView[]): Promise<Html> {
+async function stepRow(
+  data: ConsoleData,
+  principal: Principal,
+  step: StepView,
+  origin: string,
+  f: StepFrames | undefined,
+  earlier: StepAttemptView[],
+): Promise<Html> {
   const error = step.error as StepError | null;
   const evidence = step.evidence as StepEvidence | null;
   const details: Html[] = [];
   // A retried test case: what this step did in the attempts before (the row shows the last).
   for (const a of earlier) {
     const e = a.error as StepError | null;
-    details.push(html`<div class="muted">Attempt ${a.attempt}: ${a.status}${e ? html` <span class="mono">${e.code ?? ''}</span> ${e.message ?? ''}` : ''}</div>`);
+    details.push(
+      html`<div class="muted">Attempt ${a.attempt}: ${a.status}${e ? html` <span class="mono">${e.code ?? ''}</span> ${e.message ?? ''}` : ''}</div>`,
+    );
   }
-  if (error) details.push(html`<div><strong class="mono">${error.code ?? 'error'}</strong> ${error.message ?? ''}</div>`);
+  if (error)
+    details.push(html`<div><strong class="mono">${error.code ?? 'error'}</strong> ${error.message ?? ''}</div>`);
   if (step.actual !== null) details.push(html`<div>Actual: <code>${step.actual}</code></div>`);
-  if (step.usedLocator) details.push(html`<div>Found as ${locatorPhrase(step.usedLocator as never)} ${json(step.usedLocator)}</div>`);
+  if (step.usedLocator)
+    details.push(html`<div>Found as ${locatorPhrase(step.usedLocator as never)} ${json(step.usedLocator)}</div>`);
   if (error?.triedLocators?.length) {
-    details.push(html`<div>Tried: <ol>${error.triedLocators.map((l) => html`<li>${locatorPhrase(l as never)} ${json(l)}</li>`)}</ol></div>`);
+    details.push(
+      html`<div>Tried: <ol>${error.triedLocators.map((l) => html`<li>${locatorPhrase(l as never)} ${json(l)}</li>`)}</ol></div>`,
+    );
   }
   if (evidence?.consoleErrors?.length) {
-    details.push(html`<div>Console errors: <ul>${evidence.consoleErrors.map((e) => html`<li><code>${e}</code></li>`)}</ul></div>`);
+    details.push(
+      html`<div>Console errors: <ul>${evidence.consoleErrors.map((e) => html`<li><code>${e}</code></li>`)}</ul></div>`,
+    );
   }
   if (step.textReplaced?.length) {
-    details.push(html`<div class="muted">Text the database cannot hold was stored as U+FFFD (\uFFFD) in: ${step.textReplaced.join(', ')}</div>`);
+    details.push(
+      html`<div class="muted">Text the database cannot hold was stored as U+FFFD (\uFFFD) in: ${step.textReplaced.join(', ')}</div>`,
+    );
   }
   const at = (name: string, t: number | undefined) => (t === undefined ? '' : html` data-${name}-t="${t}"`);
   return html`<tr data-step="${step.stepIndex}" data-status="${step.status}"${at('exec', f?.exec?.t)}${at('decided', f?.decided?.t)}${at('written', f?.written?.t)}>
@@ -100,7 +118,8 @@ function allowedOrigins(origins: string[] | null | undefined): Html {
 }
 
 function facts(run: RunView): Html {
-  const pair = (term: string, value: Html | string, id?: string) => html`<div><dt>${term}</dt><dd${id ? html` id="${id}"` : ''}>${value}</dd></div>`;
+  const pair = (term: string, value: Html | string, id?: string) =>
+    html`<div><dt>${term}</dt><dd${id ? html` id="${id}"` : ''}>${value}</dd></div>`;
   const session = run.sessionId
     ? html`<a class="mono" href="${BASE}/sessions/${run.sessionId}">${run.sessionId}</a>`
     : html`<span class="mono">${run.requestedSessionId ? `${run.requestedSessionId} (asked for)` : 'any ready session'}</span>`;
@@ -124,17 +143,38 @@ function facts(run: RunView): Html {
 function quarantineNote(run: RunView): Html | string {
   const quarantined = run.testCases.filter((c: { quarantined?: boolean }) => c.quarantined);
   if (!quarantined.length) return '';
-  const indexes = new Set(run.testCases.flatMap((c: { quarantined?: boolean }, i: number) => (c.quarantined ? [i] : [])));
-  const failed = run.steps.filter((s) => indexes.has(s.caseIndex) && (s.status === 'fail' || s.status === 'error')).length;
+  const indexes = new Set(
+    run.testCases.flatMap((c: { quarantined?: boolean }, i: number) => (c.quarantined ? [i] : [])),
+  );
+  const failed = run.steps.filter(
+    (s) => indexes.has(s.caseIndex) && (s.status === 'fail' || s.status === 'error'),
+  ).length;
   return html`<div><dt>Quarantine</dt><dd id="run-quarantine">${quarantined.length} test case${quarantined.length === 1 ? '' : 's'} quarantined: ${failed} failed step${failed === 1 ? '' : 's'} left out of the verdict</dd></div>`;
 }
 
-export async function runFragment(data: ConsoleData, principal: Principal, runId: string, origin: string, notice?: Html): Promise<Html> {
+export async function runFragment(
+  data: ConsoleData,
+  principal: Principal,
+  runId: string,
+  origin: string,
+  notice?: Html,
+): Promise<Html> {
   const [run, trace] = await Promise.all([data.runs.read(principal, runId), data.runs.trace(principal, runId)]);
   const active = !isFinalRunStatus(run.status);
   const { rows, steps: frames } = runTimeline(trace, { totalSteps: run.steps.length, reason: run.reason });
   const [steps, compare, triage] = await Promise.all([
-    Promise.all(run.steps.map((s) => stepRow(data, principal, s, origin, frames.get(s.stepIndex), (run.earlierAttempts ?? []).filter((a) => a.stepIndex === s.stepIndex)))),
+    Promise.all(
+      run.steps.map((s) =>
+        stepRow(
+          data,
+          principal,
+          s,
+          origin,
+          frames.get(s.stepIndex),
+          (run.earlierAttempts ?? []).filter((a) => a.stepIndex === s.stepIndex),
+        ),
+      ),
+    ),
     compareForm(data, principal, run),
     triageSection(data, principal, run),
   ]);
@@ -149,9 +189,18 @@ export async function runFragment(data: ConsoleData, principal: Principal, runId
     <tbody>${steps}</tbody></table>`;
 }
 
-export async function startRun(ctx: Koa.Context, data: ConsoleData, principal: Principal, form: URLSearchParams): Promise<Html> {
+export async function startRun(
+  ctx: Koa.Context,
+  data: ConsoleData,
+  principal: Principal,
+  form: URLSearchParams,
+): Promise<Html> {
   const what = form.get('what') ?? '';
-  const request = /^tc_[A-Za-z0-9]{1,60}$/.test(what) ? { testCaseIds: [what] } : /^tp_[A-Za-z0-9]{1,60}$/.test(what) ? { planId: what } : null;
+  const request = /^tc_[A-Za-z0-9]{1,60}$/.test(what)
+    ? { testCaseIds: [what] }
+    : /^tp_[A-Za-z0-9]{1,60}$/.test(what)
+      ? { planId: what }
+      : null;
   if (!request) throw errors.validation('Choose a test case or a plan to run');
   // The case page's fields: var.<name>=value for each {{variable}} its steps use.
   const vars: Record<string, string> = {};
@@ -164,5 +213,11 @@ export async function startRun(ctx: Koa.Context, data: ConsoleData, principal: P
 
 export async function cancelRun(data: ConsoleData, principal: Principal, runId: string, origin: string): Promise<Html> {
   const run = await data.runs.cancel(principal, runId);
-  return runFragment(data, principal, runId, origin, html`<p class="notice" role="status">Cancel asked: the run is ${run.status}.</p>`);
+  return runFragment(
+    data,
+    principal,
+    runId,
+    origin,
+    html`<p class="notice" role="status">Cancel asked: the run is ${run.status}.</p>`,
+  );
 }

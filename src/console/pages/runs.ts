@@ -1,8 +1,9 @@
 // The runs of a project, newest first, filtered by status and test case; and the form that starts one.
-import { html, duration, time, statusBadge, type Html } from '../html.js';
-import type { ConsoleData } from '../data.js';
-import type { Principal } from '../../auth/principal.js';
+
 import { RUN_STATUSES } from '../../../machines/types.js';
+import type { Principal } from '../../auth/principal.js';
+import type { ConsoleData } from '../data.js';
+import { duration, type Html, html, statusBadge, time } from '../html.js';
 import { BASE } from '../layout.js';
 
 export interface RunsQuery {
@@ -11,14 +12,24 @@ export interface RunsQuery {
 }
 
 export function runsFilter(query: Record<string, unknown>): RunsQuery {
-  const status = typeof query.status === 'string' && (RUN_STATUSES as readonly string[]).includes(query.status) ? query.status : undefined;
-  const testCaseId = typeof query.testCaseId === 'string' && /^tc_[A-Za-z0-9]{1,60}$/.test(query.testCaseId) ? query.testCaseId : undefined;
+  const status =
+    typeof query.status === 'string' && (RUN_STATUSES as readonly string[]).includes(query.status)
+      ? query.status
+      : undefined;
+  const testCaseId =
+    typeof query.testCaseId === 'string' && /^tc_[A-Za-z0-9]{1,60}$/.test(query.testCaseId)
+      ? query.testCaseId
+      : undefined;
   return { status, testCaseId };
 }
 
 export async function startForm(data: ConsoleData, principal: Principal, selected?: string): Promise<Html> {
-  const [cases, plans] = await Promise.all([data.artifacts(principal, 'test_case', 200), data.artifacts(principal, 'test_plan', 200)]);
-  if (!cases.items.length && !plans.items.length) return html`<p class="muted">No test cases yet: create one over REST (POST /api/v1/tests/cases) to run it here.</p>`;
+  const [cases, plans] = await Promise.all([
+    data.artifacts(principal, 'test_case', 200),
+    data.artifacts(principal, 'test_plan', 200),
+  ]);
+  if (!cases.items.length && !plans.items.length)
+    return html`<p class="muted">No test cases yet: create one over REST (POST /api/v1/tests/cases) to run it here.</p>`;
   return html`<form class="inline" hx-post="${BASE}/f/runs" hx-target="#start-result" hx-swap="innerHTML">
     <div><label for="start-what">Start a run of</label>
       <select id="start-what" name="what" required>
@@ -45,17 +56,21 @@ export async function runsControls(data: ConsoleData, principal: Principal, quer
 
 export async function runsFragment(data: ConsoleData, principal: Principal, query: RunsQuery): Promise<Html> {
   const runs = await data.runs.latest(principal, { ...query, limit: 100 });
-  const rows = runs.map((r) => html`<tr data-run="${r.id}">
+  const rows = runs.map(
+    (r) => html`<tr data-run="${r.id}">
     <td><a href="${BASE}/runs/${r.id}" class="mono">${r.id}</a></td>
     <td class="status">${statusBadge(r.status)}${r.cancelRequested && (r.status === 'running' || r.status === 'queued') ? html` <span class="muted">cancelling</span>` : ''}</td>
     <td>${r.testCases.map((c: { id: string; title: string }, i: number) => html`${i ? ', ' : ''}<a href="${BASE}/cases/${c.id}">${c.title}</a>`)}</td>
     <td>${r.counts.passed} passed · ${r.counts.failed} failed · ${r.counts.skipped} skipped <span class="muted">of ${r.counts.total}</span></td>
     <td>${time(r.createdAt)}</td>
     <td>${duration(r.durationMs)}</td>
-  </tr>`);
-  return html`${rows.length
+  </tr>`,
+  );
+  return html`${
+    rows.length
       ? html`<table><caption class="muted">The newest ${rows.length} run${rows.length === 1 ? '' : 's'}, live</caption>
         <thead><tr><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Test cases</th><th scope="col">Steps</th><th scope="col">Created</th><th scope="col">Duration</th></tr></thead>
         <tbody>${rows}</tbody></table>`
-      : html`<p class="card muted">No runs${query.status || query.testCaseId ? ' match these filters' : ' yet'}.</p>`}`;
+      : html`<p class="card muted">No runs${query.status || query.testCaseId ? ' match these filters' : ' yet'}.</p>`
+  }`;
 }

@@ -2,28 +2,40 @@
 // detached and waiting to be resumed, closed and why), its machine with the path it took, its pings
 // and pongs, and its runs. The machine and the keepalive are known only to the process holding the
 // session (kept in memory: otp/engine/session-trace.ts); the rest is read from PostgreSQL.
-import { html, time, clock, statusBadge, type Html } from '../html.js';
-import type { ConsoleData, SessionView } from '../data.js';
+
 import type { Principal } from '../../auth/principal.js';
 import type { RunSummary } from '../../otp/store/run-views.js';
-import { BASE } from '../layout.js';
+import type { ConsoleData, SessionView } from '../data.js';
 import { traceMarks } from '../diagram.js';
-import { viewer, VIEWER_HINT } from '../viewer.js';
-import { capabilities } from './sessions.js';
+import { clock, type Html, html, statusBadge, time } from '../html.js';
+import { BASE } from '../layout.js';
+import { VIEWER_HINT, viewer } from '../viewer.js';
 import { scrubber, transitionRow } from './run-inspector.js';
+import { capabilities } from './sessions.js';
 
 type Liveness = NonNullable<ReturnType<ConsoleData['liveness']>>;
 
 /** ready (idle or busy), detached, closed, …: what the session is doing now, in a word and a sentence. */
 function phase(s: SessionView, local: Liveness | undefined, busy: number): { word: string; text: string } {
   if (s.status === 'closed' || local?.state === 'closed') {
-    return { word: 'closed', text: `Closed${s.closeCode ? ` with ${s.closeCode}` : ''}${s.closeReason ? `: ${s.closeReason}` : ''}.` };
+    return {
+      word: 'closed',
+      text: `Closed${s.closeCode ? ` with ${s.closeCode}` : ''}${s.closeReason ? `: ${s.closeReason}` : ''}.`,
+    };
   }
-  if (!local) return { word: busy ? 'busy' : 'open', text: 'Held by another service process: its machine and keepalive are known there.' };
-  if (local.state === 'detached') return { word: 'detached', text: 'Its socket dropped: it waits to be resumed, its runs paused.' };
+  if (!local)
+    return {
+      word: busy ? 'busy' : 'open',
+      text: 'Held by another service process: its machine and keepalive are known there.',
+    };
+  if (local.state === 'detached')
+    return { word: 'detached', text: 'Its socket dropped: it waits to be resumed, its runs paused.' };
   if (local.state.startsWith('ready')) {
     const resumed = local.transitions.some((t) => t.event === 'RESUME' || t.event === 'ADOPT');
-    return { word: busy ? 'busy' : 'ready', text: `${resumed ? 'Resumed, ' : ''}${busy ? `busy: ${busy} of ${s.maxParallel} runs in flight` : 'ready, no run in flight'}.` };
+    return {
+      word: busy ? 'busy' : 'ready',
+      text: `${resumed ? 'Resumed, ' : ''}${busy ? `busy: ${busy} of ${s.maxParallel} runs in flight` : 'ready, no run in flight'}.`,
+    };
   }
   return { word: local.state, text: 'Opening: hello and its registration.' };
 }
@@ -31,14 +43,25 @@ function phase(s: SessionView, local: Liveness | undefined, busy: number): { wor
 function runsTable(runs: RunSummary[]): Html {
   if (!runs.length) return html`<p class="muted">No run on this session yet.</p>`;
   return html`<table id="session-runs"><thead><tr><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Steps</th><th scope="col">Started</th><th scope="col">Finished</th></tr></thead>
-    <tbody>${runs.map((r) => html`<tr data-run="${r.id}"><td><a class="mono" href="${BASE}/runs/${r.id}">${r.id}</a></td><td>${statusBadge(r.status)}</td>
+    <tbody>${runs.map(
+      (
+        r,
+      ) => html`<tr data-run="${r.id}"><td><a class="mono" href="${BASE}/runs/${r.id}">${r.id}</a></td><td>${statusBadge(r.status)}</td>
       <td>${r.counts.passed} passed · ${r.counts.failed} failed · ${r.counts.skipped} skipped <span class="muted">of ${r.counts.total}</span></td>
-      <td>${time(r.startedAt)}</td><td>${time(r.finishedAt)}</td></tr>`)}</tbody></table>`;
+      <td>${time(r.startedAt)}</td><td>${time(r.finishedAt)}</td></tr>`,
+    )}</tbody></table>`;
 }
 
 function machine(local: Liveness | undefined, s: SessionView): Html {
   // Away from its holder the stored status is all there is: open (ready) or closed.
-  const transitions = local?.transitions ?? [{ at: s.connectedAt ?? '', event: s.status === 'closed' ? 'closed' : 'open', from: null, to: s.status === 'closed' ? 'closed' : 'ready' }];
+  const transitions = local?.transitions ?? [
+    {
+      at: s.connectedAt ?? '',
+      event: s.status === 'closed' ? 'closed' : 'open',
+      from: null,
+      to: s.status === 'closed' ? 'closed' : 'ready',
+    },
+  ];
   const dropped = local?.dropped ?? 0;
   let previousAt: string | undefined;
   const rows = transitions.map((t, i) => {
@@ -64,7 +87,10 @@ function machine(local: Liveness | undefined, s: SessionView): Html {
 }
 
 export async function sessionFragment(data: ConsoleData, principal: Principal, sessionId: string): Promise<Html> {
-  const [s, runs] = await Promise.all([data.session(principal.projectId, sessionId), data.runs.latest(principal, { sessionId, limit: 50 })]);
+  const [s, runs] = await Promise.all([
+    data.session(principal.projectId, sessionId),
+    data.runs.latest(principal, { sessionId, limit: 50 }),
+  ]);
   const local = data.liveness(principal.projectId, sessionId);
   const busy = local ? local.runsInFlight : s.activeRuns;
   const now = phase(s, local, busy);

@@ -1,7 +1,8 @@
 // Executor sessions: who is connected, what they can do, how busy they are, how alive.
-import { html, time, statusBadge, type Html } from '../html.js';
-import type { ConsoleData, SessionView } from '../data.js';
+
 import type { Principal } from '../../auth/principal.js';
+import type { ConsoleData, SessionView } from '../data.js';
+import { type Html, html, statusBadge, time } from '../html.js';
 import { BASE } from '../layout.js';
 
 const STATUSES = ['open', 'closed', 'all'] as const;
@@ -21,16 +22,23 @@ export function capabilities(caps: Record<string, unknown> | null | undefined): 
   )}</span>`;
 }
 
-export async function sessionsFragment(data: ConsoleData, principal: Principal, query: { status?: string }): Promise<Html> {
+export async function sessionsFragment(
+  data: ConsoleData,
+  principal: Principal,
+  query: { status?: string },
+): Promise<Html> {
   const status = sessionStatusOf(query.status);
   const page = await data.sessions(principal.projectId, { status, limit: 200 });
   const rows = page.items.map((s: SessionView) => {
     const local = data.liveness(principal.projectId, s.id);
-    const lastPong = s.status !== 'open'
-      ? html`<span class="muted">—</span>`
-      : local
-        ? local.lastPongAt ? time(local.lastPongAt) : html`<span class="muted">no ping answered yet</span>`
-        : html`<span class="muted" title="Another service process holds this session; only it knows">held elsewhere</span>`;
+    const lastPong =
+      s.status !== 'open'
+        ? html`<span class="muted">—</span>`
+        : local
+          ? local.lastPongAt
+            ? time(local.lastPongAt)
+            : html`<span class="muted">no ping answered yet</span>`
+          : html`<span class="muted" title="Another service process holds this session; only it knows">held elsewhere</span>`;
     return html`<tr data-session="${s.id}">
       <td><a href="${BASE}/sessions/${s.id}"><strong>${s.name ?? '(no name)'}</strong></a><div class="muted mono">${s.id}</div></td>
       <td>${s.executor}${s.version ? html` <span class="muted">${s.version}</span>` : ''}</td>
@@ -46,10 +54,12 @@ export async function sessionsFragment(data: ConsoleData, principal: Principal, 
         <select id="session-status" name="status">${STATUSES.map((s) => html`<option value="${s}"${s === status ? ' selected' : ''}>${s === 'all' ? 'all sessions' : `${s} sessions`}</option>`)}</select></div>
       <button type="submit" class="secondary">Apply</button>
     </form>
-    ${rows.length
-      ? html`<table><caption class="muted">${rows.length} session${rows.length === 1 ? '' : 's'}, live</caption>
+    ${
+      rows.length
+        ? html`<table><caption class="muted">${rows.length} session${rows.length === 1 ? '' : 's'}, live</caption>
         <thead><tr><th scope="col">Name</th><th scope="col">Executor</th><th scope="col">Status</th><th scope="col">Capabilities</th>
         <th scope="col">Runs in flight</th><th scope="col">Connected since</th><th scope="col">Last pong</th></tr></thead>
         <tbody>${rows}</tbody></table>`
-      : html`<p class="card muted">No ${status === 'all' ? '' : status} executor sessions. An executor connects at <code>ws://…/otp</code> with a key of this project.</p>`}`;
+        : html`<p class="card muted">No ${status === 'all' ? '' : status} executor sessions. An executor connects at <code>ws://…/otp</code> with a key of this project.</p>`
+    }`;
 }

@@ -4,16 +4,16 @@
 (() => {
   const STORE = 'otp-console-key';
   const BASE = '/console';
-  const SIGN_IN = BASE + '/sign-in';
+  const SIGN_IN = `${BASE}/sign-in`;
   const credential = () => sessionStorage.getItem(STORE);
   const goSignIn = () => {
     const next = location.pathname + location.search;
-    location.replace(SIGN_IN + '?next=' + encodeURIComponent(next));
+    location.replace(`${SIGN_IN}?next=${encodeURIComponent(next)}`);
   };
   // Only paths of the console itself are followed after sign-in (no open redirect).
   const nextPath = () => {
     const next = new URLSearchParams(location.search).get('next') || '';
-    return /^\/console\/[A-Za-z0-9/_\-?=&.%]*$/.test(next) && !next.startsWith(SIGN_IN) ? next : BASE + '/runs';
+    return /^\/console\/[A-Za-z0-9/_\-?=&.%]*$/.test(next) && !next.startsWith(SIGN_IN) ? next : `${BASE}/runs`;
   };
   const signIn = (token) => {
     sessionStorage.setItem(STORE, token);
@@ -31,10 +31,10 @@
   document.addEventListener('htmx:config:request', (event) => {
     const token = credential();
     if (!token) return event.preventDefault();
-    event.detail.ctx.request.headers['Authorization'] = 'Bearer ' + token;
+    event.detail.ctx.request.headers.Authorization = `Bearer ${token}`;
   });
   document.addEventListener('htmx:after:request', (event) => {
-    const status = event.detail && event.detail.ctx && event.detail.ctx.response && event.detail.ctx.response.status;
+    const status = event.detail?.ctx?.response?.status;
     if (status === 401) {
       sessionStorage.removeItem(STORE);
       goSignIn();
@@ -51,9 +51,13 @@
         event.preventDefault();
         error.textContent = '';
         const token = input.value.trim();
-        const res = await fetch(BASE + '/f/whoami', { headers: { Authorization: 'Bearer ' + token } }).catch(() => null);
-        if (res && res.ok) return signIn(token);
-        error.textContent = res ? 'This key is not accepted (' + res.status + '): check it and try again.' : 'The service cannot be reached.';
+        const res = await fetch(`${BASE}/f/whoami`, { headers: { Authorization: `Bearer ${token}` } }).catch(
+          () => null,
+        );
+        if (res?.ok) return signIn(token);
+        error.textContent = res
+          ? `This key is not accepted (${res.status}): check it and try again.`
+          : 'The service cannot be reached.';
         input.focus();
       });
       return;
@@ -64,7 +68,7 @@
     });
     const who = document.getElementById('who');
     if (who) {
-      fetch(BASE + '/f/whoami', { headers: { Authorization: 'Bearer ' + credential() } })
+      fetch(`${BASE}/f/whoami`, { headers: { Authorization: `Bearer ${credential()}` } })
         .then((res) => (res.ok ? res.text() : ''))
         .then((text) => (who.textContent = text));
     }

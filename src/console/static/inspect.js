@@ -17,14 +17,19 @@
   const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
 
   function render(v) {
-    const vw = v.viewport.clientWidth, vh = v.viewport.clientHeight;
+    const vw = v.viewport.clientWidth,
+      vh = v.viewport.clientHeight;
     // Never lose the drawing: at least a margin of it stays in the box.
-    const mx = Math.min(80 / v.scale, v.w / 2), my = Math.min(80 / v.scale, v.h / 2);
+    const mx = Math.min(80 / v.scale, v.w / 2),
+      my = Math.min(80 / v.scale, v.h / 2);
     v.x = clamp(v.x, mx - vw / v.scale, v.w - mx);
     v.y = clamp(v.y, my - vh / v.scale, v.h - my);
-    v.svg.setAttribute('viewBox', `${v.x.toFixed(1)} ${v.y.toFixed(1)} ${(vw / v.scale).toFixed(1)} ${(vh / v.scale).toFixed(1)}`);
+    v.svg.setAttribute(
+      'viewBox',
+      `${v.x.toFixed(1)} ${v.y.toFixed(1)} ${(vw / v.scale).toFixed(1)} ${(vh / v.scale).toFixed(1)}`,
+    );
     const level = v.root.querySelector('[data-zoom-level]');
-    if (level) level.textContent = Math.round(v.scale * 100) + '%';
+    if (level) level.textContent = `${Math.round(v.scale * 100)}%`;
     v.viewport.dataset.scale = v.scale.toFixed(3);
   }
 
@@ -34,12 +39,14 @@
     // top), so that the drawing and the rows are seen together; elsewhere the drawing is shown whole.
     const top = v.viewport.getBoundingClientRect().top + window.scrollY;
     const inspector = v.root.closest('[data-inspector]');
-    const room = inspector ? Math.max(360, window.innerHeight - (top < window.innerHeight * 0.6 ? top : 80) - 16) : Infinity;
+    const room = inspector
+      ? Math.max(360, window.innerHeight - (top < window.innerHeight * 0.6 ? top : 80) - 16)
+      : Infinity;
     let scale = clamp(vw / v.w, MIN, FIT_MAX);
     if (v.h * scale > room && room / v.h >= READABLE) scale = room / v.h;
     v.scale = scale;
     // As tall as the drawing at that scale, up to that room: a taller one moves inside its box.
-    v.viewport.style.height = Math.min(Math.ceil(v.h * v.scale) + 2, room) + 'px';
+    v.viewport.style.height = `${Math.min(Math.ceil(v.h * v.scale) + 2, room)}px`;
     // The time line beside it scrolls within the same height.
     const timeline = inspector?.querySelector('.timeline');
     if (timeline) timeline.style.maxHeight = v.viewport.style.height;
@@ -65,7 +72,8 @@
 
   /** Moves the drawing by (dx, dy) screen pixels; answers whether it moved. */
   function pan(v, dx, dy) {
-    const x = v.x, y = v.y;
+    const x = v.x,
+      y = v.y;
     v.x -= dx / v.scale;
     v.y -= dy / v.scale;
     render(v);
@@ -74,7 +82,8 @@
 
   /** The wheel moves the drawing only while there is more of it that way; else the page scrolls. */
   function scroll(v, dx, dy) {
-    const vw = v.viewport.clientWidth / v.scale, vh = v.viewport.clientHeight / v.scale;
+    const vw = v.viewport.clientWidth / v.scale,
+      vh = v.viewport.clientHeight / v.scale;
     const x = clamp(v.x + dx / v.scale, Math.min(v.x, 0), Math.max(v.x, v.w - vw));
     const y = clamp(v.y + dy / v.scale, Math.min(v.y, 0), Math.max(v.y, v.h - vh));
     if (Math.abs(x - v.x) < 0.01 && Math.abs(y - v.y) < 0.01) return false;
@@ -89,7 +98,8 @@
     const box = v.svg.querySelector(`[data-state="${CSS.escape(path)}"] > rect`);
     if (!box) return;
     const b = box.getBBox();
-    const vw = v.viewport.clientWidth / v.scale, vh = v.viewport.clientHeight / v.scale;
+    const vw = v.viewport.clientWidth / v.scale,
+      vh = v.viewport.clientHeight / v.scale;
     const inside = b.x >= v.x && b.y >= v.y && b.x + b.width <= v.x + vw && b.y + b.height <= v.y + vh;
     if (inside) return;
     // Centred on the state, but not past the drawing's edges.
@@ -104,7 +114,17 @@
     const svg = viewport.querySelector('svg[data-width]');
     if (!svg) return null;
     const root = viewport.closest('[data-viewer]') || viewport;
-    const v = { root, viewport, svg, w: Number(svg.dataset.width), h: Number(svg.dataset.height), scale: 1, x: 0, y: 0, fitted: true };
+    const v = {
+      root,
+      viewport,
+      svg,
+      w: Number(svg.dataset.width),
+      h: Number(svg.dataset.height),
+      scale: 1,
+      x: 0,
+      y: 0,
+      fitted: true,
+    };
     views.set(viewport, v);
     viewport.classList.add('zoomable');
     root.querySelectorAll('[data-zoom]').forEach((button) =>
@@ -122,7 +142,9 @@
           event.preventDefault();
           const r = viewport.getBoundingClientRect();
           zoomAt(v, Math.exp(-event.deltaY * unit * 0.002), event.clientX - r.left, event.clientY - r.top);
-        } else if (scroll(v, (event.shiftKey ? event.deltaY : event.deltaX) * unit, (event.shiftKey ? 0 : event.deltaY) * unit)) {
+        } else if (
+          scroll(v, (event.shiftKey ? event.deltaY : event.deltaX) * unit, (event.shiftKey ? 0 : event.deltaY) * unit)
+        ) {
           event.preventDefault();
         }
       },
@@ -167,7 +189,7 @@
   window.addEventListener('resize', () => {
     document.querySelectorAll('.viewport.zoomable').forEach((viewport) => {
       const v = views.get(viewport);
-      if (v && v.fitted) fit(v);
+      if (v?.fitted) fit(v);
       else if (v) render(v);
     });
   });
@@ -179,14 +201,14 @@
 
   /** The same marks as diagram.ts's traceMarks(), for the transitions up to `upTo`. */
   function mark(svg, rows, upTo) {
-    svg.querySelectorAll(MARKS.map((m) => '.' + m).join(',')).forEach((el) => el.classList.remove(...MARKS));
+    svg.querySelectorAll(MARKS.map((m) => `.${m}`).join(',')).forEach((el) => el.classList.remove(...MARKS));
     const add = (selector, ...classes) => svg.querySelectorAll(selector).forEach((el) => el.classList.add(...classes));
     for (let i = 0; i <= upTo; i++) {
       const r = rows[i].dataset;
       const parts = r.to.split('.');
       parts.forEach((_, j) => add(`[data-state="${CSS.escape(parts.slice(0, j + 1).join('.'))}"]`, 'visited'));
       if (!rows[i].hasAttribute('data-from')) continue;
-      const edge = `[data-edge="${CSS.escape((r.from || '*') + '|' + r.to)}"]`;
+      const edge = `[data-edge="${CSS.escape(`${r.from || '*'}|${r.to}`)}"]`;
       const classes = i === upTo ? ['taken', 'just'] : ['taken'];
       add(edge, ...classes);
       add(`${edge} [data-event="${CSS.escape(r.event)}"]`, ...classes);
@@ -244,7 +266,7 @@
     if (position) {
       const time = row.querySelector('time');
       const from = row.hasAttribute('data-from') ? row.dataset.from || 'any state' : 'start';
-      position.textContent = `#${t + 1} of ${Number(rows[rows.length - 1].dataset.t) + 1}${time ? ' at ' + time.textContent : ''}: ${row.dataset.event}, ${from} → ${row.dataset.to}${last ? '' : ' (scrubbed back)'}`;
+      position.textContent = `#${t + 1} of ${Number(rows[rows.length - 1].dataset.t) + 1}${time ? ` at ${time.textContent}` : ''}: ${row.dataset.event}, ${from} → ${row.dataset.to}${last ? '' : ' (scrubbed back)'}`;
     }
     // The steps of the page as they stood then.
     document.querySelectorAll('#steps tr[data-step]').forEach((step) => {
@@ -260,7 +282,8 @@
     const box = ins.querySelector('.timeline');
     if (box && moved) {
       const top = row.offsetTop - (row.closest('table')?.querySelector('thead')?.offsetHeight || 0);
-      if (top < box.scrollTop || row.offsetTop + row.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+      if (top < box.scrollTop || row.offsetTop + row.offsetHeight > box.scrollTop + box.clientHeight)
+        box.scrollTop = Math.max(0, top - box.clientHeight / 3);
     }
   }
 
@@ -300,7 +323,10 @@
         apply(ins);
       } else if (row) {
         const rows = [...ins.querySelectorAll('tr.tr[data-t]')];
-        choose(ins, rows.findIndex((r) => r.dataset.t === row.dataset.t));
+        choose(
+          ins,
+          rows.findIndex((r) => r.dataset.t === row.dataset.t),
+        );
       }
     });
     ins.addEventListener('keydown', (event) => travel(ins, event));
@@ -320,7 +346,8 @@
   // With nothing focused, ← and → travel the page's trace (↑ ↓ still scroll the page).
   document.addEventListener('keydown', (event) => {
     const ins = document.querySelector('[data-inspector]');
-    if (ins && (document.activeElement === document.body || document.activeElement === null)) travel(ins, event, ['ArrowLeft', 'ArrowRight']);
+    if (ins && (document.activeElement === document.body || document.activeElement === null))
+      travel(ins, event, ['ArrowLeft', 'ArrowRight']);
   });
 
   function refresh() {

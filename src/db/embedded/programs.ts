@@ -30,17 +30,28 @@ export function lastLines(text: string, count = 3): string {
  * Runs `file` to its end as `runAs` (from `/`: the service's working directory may be closed to that
  * user) and answers its stdout. Rejects with an EmbeddedPgError naming the program and what it said.
  */
-export function runProgram(file: string, args: string[], runAs: RunAs | undefined, timeoutMs = 60_000): Promise<string> {
+export function runProgram(
+  file: string,
+  args: string[],
+  runAs: RunAs | undefined,
+  timeoutMs = 60_000,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(file, args, { ...runAs, cwd: '/', timeout: timeoutMs }, (err, stdout, stderr) => {
       if (!err) return resolve(stdout);
       const name = file.split('/').pop();
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EACCES' || code === 'ENOENT') {
-        return reject(new EmbeddedPgError(`${runAs ? 'the postgres user' : 'this user'} cannot execute ${file} (${code})`));
+        return reject(
+          new EmbeddedPgError(`${runAs ? 'the postgres user' : 'this user'} cannot execute ${file} (${code})`),
+        );
       }
       const said = lastLines(stderr.trim() ? stderr : stdout);
-      reject(new EmbeddedPgError(`${name} ${args[0] ?? ''} failed (${err.killed ? 'timed out' : `exit ${String(code)}`})${said ? `: ${said}` : ''}`));
+      reject(
+        new EmbeddedPgError(
+          `${name} ${args[0] ?? ''} failed (${err.killed ? 'timed out' : `exit ${String(code)}`})${said ? `: ${said}` : ''}`,
+        ),
+      );
     });
   });
 }

@@ -1,7 +1,7 @@
 // The embedded server's process: started in a session and process group of its own (detached), since
 // Ctrl-C in a terminal signals the whole foreground group and PostgreSQL must not stop before the
 // service has finished its runs. The service stops it last (service.ts), with SIGINT (fast shutdown).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -23,7 +23,10 @@ const READY_TIMEOUT_MS = 30_000;
 export async function startServer(options: ServerOptions): Promise<ChildProcess> {
   const { runAs } = options;
   await stopLeftover(options.databaseDir);
-  const logStart = await fs.stat(options.logFile).then((s) => s.size, () => 0);
+  const logStart = await fs.stat(options.logFile).then(
+    (s) => s.size,
+    () => 0,
+  );
   const log = openSync(options.logFile, 'a');
   if (runAs) await fs.chown(options.logFile, runAs.uid, runAs.gid);
   // detached: a session and process group of its own, out of reach of the terminal's Ctrl-C.
@@ -43,7 +46,14 @@ export async function startServer(options: ServerOptions): Promise<ChildProcess>
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
     // A bounded connect: whatever holds the port when PostgreSQL could not take it may never answer.
-    const client = new pg.Client({ host: '127.0.0.1', port: options.port, user: 'otp', password: options.password, database: 'postgres', connectionTimeoutMillis: 2_000 });
+    const client = new pg.Client({
+      host: '127.0.0.1',
+      port: options.port,
+      user: 'otp',
+      password: options.password,
+      database: 'postgres',
+      connectionTimeoutMillis: 2_000,
+    });
     try {
       await Promise.race([client.connect(), exited]);
       await client.end();
@@ -69,8 +79,16 @@ export async function startServer(options: ServerOptions): Promise<ChildProcess>
 }
 
 /** Why the server did not come up, in its own words (the FATAL lines it logged), and what to do. */
-async function failure(err: Error, options: ServerOptions, logStart: number, exited: boolean): Promise<EmbeddedPgError> {
-  const text = await fs.readFile(options.logFile, 'utf8').then((t) => t.slice(logStart), () => '');
+async function failure(
+  err: Error,
+  options: ServerOptions,
+  logStart: number,
+  exited: boolean,
+): Promise<EmbeddedPgError> {
+  const text = await fs.readFile(options.logFile, 'utf8').then(
+    (t) => t.slice(logStart),
+    () => '',
+  );
   // Its complaints, without the time and pid each line starts with.
   const lines = text.split('\n').map((line) => line.replace(/^\d{4}-\d\d-\d\d [\d:.]+ \w+ \[\d+\] /, ''));
   const complaints = lines.filter((line) => /^(FATAL|PANIC|ERROR):|^LOG: .*could not/.test(line));
@@ -78,7 +96,10 @@ async function failure(err: Error, options: ServerOptions, logStart: number, exi
   const why = exited ? err.message : `PostgreSQL took no connection within ${READY_TIMEOUT_MS / 1000} s`;
   const reason = `${why}${said ? `: ${said}` : ''} (log: ${options.logFile})`;
   if (/already in use/.test(text)) {
-    return new EmbeddedPgError(reason, `Port ${options.port} is taken: set EMBEDDED_PG_PORT to a free port, or leave it unset to use any free one`);
+    return new EmbeddedPgError(
+      reason,
+      `Port ${options.port} is taken: set EMBEDDED_PG_PORT to a free port, or leave it unset to use any free one`,
+    );
   }
   return new EmbeddedPgError(reason);
 }
@@ -88,13 +109,22 @@ async function failure(err: Error, options: ServerOptions, logStart: number, exi
  * handler) holds its lock file: stop it (fast shutdown) so this start can go on.
  */
 async function stopLeftover(databaseDir: string): Promise<void> {
-  const pid = Number((await fs.readFile(path.join(databaseDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+  const pid = Number(
+    (await fs.readFile(path.join(databaseDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0],
+  );
   if (!pid) return;
   const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
   if (!cmdline.includes('postgres') || !cmdline.includes(databaseDir)) return;
   process.kill(pid, 'SIGINT');
   const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline && (await fs.stat(`/proc/${pid}`).then(() => true, () => false))) await new Promise((r) => setTimeout(r, 50));
+  while (
+    Date.now() < deadline &&
+    (await fs.stat(`/proc/${pid}`).then(
+      () => true,
+      () => false,
+    ))
+  )
+    await new Promise((r) => setTimeout(r, 50));
 }
 
 /** SIGINT is PostgreSQL's fast shutdown: sessions end, the data is flushed, the server exits. */

@@ -7,7 +7,9 @@ const USER = 'postgres';
 
 function command(file: string, args: string[]): Promise<{ ok: boolean; out: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, (err, stdout, stderr) => resolve({ ok: !err, out: err ? `${stderr || err.message}` : stdout.trim() }));
+    execFile(file, args, (err, stdout, stderr) =>
+      resolve({ ok: !err, out: err ? `${stderr || err.message}` : stdout.trim() }),
+    );
   });
 }
 
@@ -23,7 +25,17 @@ export async function serverUser(): Promise<RunAs | undefined> {
   if (found) return found;
   // Several processes may start at once (parallel test workers): whoever loses the race finds the user made.
   await command('groupadd', ['--system', USER]);
-  const made = await command('useradd', ['--system', '--gid', USER, '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', USER]);
+  const made = await command('useradd', [
+    '--system',
+    '--gid',
+    USER,
+    '--no-create-home',
+    '--home-dir',
+    '/nonexistent',
+    '--shell',
+    '/usr/sbin/nologin',
+    USER,
+  ]);
   const ids = await lookUp();
   if (ids) return ids;
   throw new EmbeddedPgError(

@@ -15,7 +15,7 @@ export interface StepDispatchMessage {
 export const stepDispatch = diagnostics.channel('otp:step.dispatch');
 
 /** One message per group-commit statement of step results: published by the store that writes them. */
-export { stepWrite, type StepWriteMessage } from '../store/run-store.js';
+export { type StepWriteMessage, stepWrite } from '../store/run-store.js';
 
 export interface RunClaimMessage {
   sessionId: string;

@@ -4,8 +4,8 @@
 // the insert writes it claimed (see OtpEngine.createRun).
 import type { Logger } from '../../log.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
+import { type RunClaimMessage, runClaim } from './diagnostics.js';
 import type { ExecutorSession } from './session.js';
-import { runClaim, type RunClaimMessage } from './diagnostics.js';
 
 export interface DispatchDeps {
   store: RunStore;
@@ -68,7 +68,10 @@ export class Dispatch {
   /** A run of the session ended: it claims again only when a queued run may wait for it. */
   runEnded(session: ExecutorSession): void {
     const settled = this.settled.get(session) ?? -1;
-    const heard = Math.max(this.heardForProject.get(session.principal.projectId) ?? 0, this.heardForSession.get(session) ?? 0);
+    const heard = Math.max(
+      this.heardForProject.get(session.principal.projectId) ?? 0,
+      this.heardForSession.get(session) ?? 0,
+    );
     if (settled < heard) void this.claim(session);
   }
 
@@ -95,7 +98,8 @@ export class Dispatch {
       if (!ready || this.deps.draining()) return undefined;
       let best: ExecutorSession | undefined;
       for (const session of pinned ? [pinned] : ready) {
-        if (ready.has(session) && this.room(session) > 0 && (!best || this.room(session) > this.room(best))) best = session;
+        if (ready.has(session) && this.room(session) > 0 && (!best || this.room(session) > this.room(best)))
+          best = session;
       }
       if (!best) return undefined;
       const claim = this.claiming.get(best);
@@ -141,9 +145,18 @@ export class Dispatch {
             const wanted = this.room(session);
             const heard = this.heard;
             const began = performance.now();
-            const claimed = await this.deps.store.claimRuns({ id: session.id, projectId: session.principal.projectId }, this.deps.instanceId, wanted);
+            const claimed = await this.deps.store.claimRuns(
+              { id: session.id, projectId: session.principal.projectId },
+              this.deps.instanceId,
+              wanted,
+            );
             if (runClaim.hasSubscribers) {
-              const message: RunClaimMessage = { sessionId: session.id, wanted, claimed: claimed.length, ms: performance.now() - began };
+              const message: RunClaimMessage = {
+                sessionId: session.id,
+                wanted,
+                claimed: claimed.length,
+                ms: performance.now() - began,
+              };
               runClaim.publish(message);
             }
             for (const run of claimed) await this.deps.start(run, session);

@@ -1,29 +1,29 @@
 // The OTP engine of one service process: its executor sessions, the runs they drive, and dispatch of
 // queued runs. PostgreSQL is the coordination layer between processes (SKIP LOCKED claims, NOTIFY);
 // every statement goes through the store (src/otp/store), so the engine holds no SQL of its own.
-import type { Notice, Notifier } from '../../db/notifier.js';
+
+import { CloseCode, OtpErrorCode, type SessionOutput, type StepOutcome } from '../../../machines/types.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Config } from '../../config.js';
-import type { Logger } from '../../log.js';
 import type { DatabaseHealth } from '../../db/health.js';
+import type { Notice, Notifier } from '../../db/notifier.js';
 import { errors } from '../../errors.js';
-import { CloseCode, OtpErrorCode, type SessionOutput, type StepOutcome } from '../../../machines/types.js';
-import { ExecutorSession, type Connection } from './session.js';
-import { RunDriver, type RunDriverDeps } from './run-driver.js';
-import { TimerWheel } from './timer-wheel.js';
-import { newRunView, type RunView, type RunViews } from '../store/run-views.js';
-import type { ClaimedRun, NewRun, RunStore } from '../store/run-store.js';
-import type { EngineEvents } from './diagnostics.js';
-import type { TestCaseSink } from './test-case-source.js';
-import type { RunTrace } from '../store/run-trace.js';
-import type { RunTraceStore } from '../store/run-trace.js';
-import { RunWatch } from './run-watch.js';
-import { Dispatch } from './dispatch.js';
-import { Recordings } from './recordings.js';
+import type { Logger } from '../../log.js';
 import type { RecordingStore } from '../store/recording-store.js';
-import { HandOvers } from './handover.js';
-import { Shutdown } from './shutdown.js';
+import type { ClaimedRun, NewRun, RunStore } from '../store/run-store.js';
+import type { RunTrace, RunTraceStore } from '../store/run-trace.js';
+import { newRunView, type RunView, type RunViews } from '../store/run-views.js';
 import type { AdoptedRun, ResumableSession, SessionHandOverStore } from '../store/session-handover.js';
+import type { EngineEvents } from './diagnostics.js';
+import { Dispatch } from './dispatch.js';
+import { HandOvers } from './handover.js';
+import { Recordings } from './recordings.js';
+import { RunDriver, type RunDriverDeps } from './run-driver.js';
+import { RunWatch } from './run-watch.js';
+import { type Connection, ExecutorSession } from './session.js';
+import { Shutdown } from './shutdown.js';
+import type { TestCaseSink } from './test-case-source.js';
+import { TimerWheel } from './timer-wheel.js';
 
 export interface EngineDeps {
   /** Hooks other parts of the service give the run driver (evidence checks, test results). */

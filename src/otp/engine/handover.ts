@@ -14,13 +14,14 @@
 //    and drives each run on from its first step without an outcome (run.start first, again). It also
 //    delivers the run.finished of runs that ended while the session was detached on the holder.
 // No answer within HANDOFF_WAIT_MS (the holder is gone): the resume is refused.
+
+import { CloseCode } from '../../../machines/types.js';
 import type { Notice } from '../../db/notifier.js';
 import type { Logger } from '../../log.js';
-import { CloseCode } from '../../../machines/types.js';
 import { buildFrame } from '../protocol/frames.js';
 import type { AdoptedRun, ResumableSession, SessionHandOverStore } from '../store/session-handover.js';
-import type { ExecutorSession } from './session.js';
 import type { RunDriver } from './run-driver.js';
+import type { ExecutorSession } from './session.js';
 
 const HANDOFF_WAIT_MS = 5_000;
 // A write of a run being handed over normally ends within milliseconds.
@@ -50,8 +51,7 @@ export class HandOvers {
   handleNotice(notice: Extract<Notice, { kind: 'handoff' | 'handed-off' }>): void {
     if (notice.kind === 'handoff') {
       if (notice.holder === this.host.instanceId) void this.handOver(notice.sessionId, notice.to);
-    }
-    else if (notice.to === this.host.instanceId) this.answers.get(notice.sessionId)?.(notice);
+    } else if (notice.to === this.host.instanceId) this.answers.get(notice.sessionId)?.(notice);
   }
 
   /** The requester's side: ask the holder for the session, then adopt it, or refuse the resume. */
@@ -59,7 +59,11 @@ export class HandOvers {
     const { host } = this;
     try {
       const row = await host.store.session(sessionId);
-      if (!row || row.status !== 'open' || row.projectId !== greeter.principal.projectId || row.instanceId === host.instanceId) {
+      if (
+        row?.status !== 'open' ||
+        row.projectId !== greeter.principal.projectId ||
+        row.instanceId === host.instanceId
+      ) {
         return greeter.refuseResume(sessionId, ref);
       }
       const answered = new Promise<{ ok: boolean; finished?: string[] }>((resolve) => {
@@ -72,10 +76,15 @@ export class HandOvers {
       if (!ok) return greeter.refuseResume(sessionId, ref);
       const runs = await host.store.adoptedRuns(sessionId, host.instanceId);
       const ended = await host.store.finishedRuns(sessionId, finished);
-      if (greeter.closed) return await host.abandon(sessionId, runs.map((r) => r.id));
+      if (greeter.closed)
+        return await host.abandon(
+          sessionId,
+          runs.map((r) => r.id),
+        );
       host.adopt(greeter, row, runs, ref);
       // The run.finished the holder held for the executor, delivered here.
-      for (const { runId, ...payload } of ended) greeter.send(buildFrame('run.finished', { sessionId, runId }, { runId, ...payload }));
+      for (const { runId, ...payload } of ended)
+        greeter.send(buildFrame('run.finished', { sessionId, runId }, { runId, ...payload }));
     } catch (err) {
       host.log.error('could not take a session over from another process', { sessionId, err });
       greeter.refuseResume(sessionId, ref);
@@ -85,7 +94,8 @@ export class HandOvers {
   /** The holder's side. */
   private async handOver(sessionId: string, to: string): Promise<void> {
     const { host } = this;
-    const answer = (ok: boolean, finished?: string[]) => host.notify({ kind: 'handed-off', sessionId, to, ok, ...(finished?.length ? { finished } : {}) });
+    const answer = (ok: boolean, finished?: string[]) =>
+      host.notify({ kind: 'handed-off', sessionId, to, ok, ...(finished?.length ? { finished } : {}) });
     const session = host.sessions.get(sessionId);
     if (!session || session.handedOver || !session.resumable) return void (await answer(false));
     session.suspend();

@@ -1,8 +1,8 @@
 // Each service process heart-beats in PostgreSQL. When one stops heart-beating, any other process
 // closes its sessions and finishes its runs as `error`, keeping every step that was already reported.
 import os from 'node:os';
-import type { InstanceStore } from '../store/instance-store.js';
 import type { Logger } from '../../log.js';
+import type { InstanceStore } from '../store/instance-store.js';
 
 export class InstanceRegistry {
   private timer?: NodeJS.Timeout;

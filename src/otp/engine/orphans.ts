@@ -4,9 +4,9 @@
 // `intervalMs`; a run must have been running that long before it is judged, so a claim whose driver
 // is being created is never taken for an orphan.
 import { OtpErrorCode } from '../../../machines/types.js';
+import type { Logger } from '../../log.js';
 import type { InstanceStore } from '../store/instance-store.js';
 import type { RunStore } from '../store/run-store.js';
-import type { Logger } from '../../log.js';
 
 export interface OrphanCheckDeps {
   instances: InstanceStore;
@@ -53,10 +53,18 @@ export class OrphanCheck {
     const gone = orphans.filter((run) => run.instanceId !== deps.instanceId).map((run) => run.id);
     const dropped = orphans.filter((run) => run.instanceId === deps.instanceId).map((run) => run.id);
     if (gone.length) {
-      await deps.runs.finishUndriven(gone, { status: 'error', code: OtpErrorCode.internal, reason: 'the service process that drove this run is gone' });
+      await deps.runs.finishUndriven(gone, {
+        status: 'error',
+        code: OtpErrorCode.internal,
+        reason: 'the service process that drove this run is gone',
+      });
     }
     if (dropped.length) {
-      await deps.runs.finishUndriven(dropped, { status: 'error', code: OtpErrorCode.internal, reason: 'no executor session drives this run any more' });
+      await deps.runs.finishUndriven(dropped, {
+        status: 'error',
+        code: OtpErrorCode.internal,
+        reason: 'no executor session drives this run any more',
+      });
     }
     deps.log.info('finished orphaned runs', { runIds: orphans.map((run) => run.id) });
     return orphans.length;

@@ -3,13 +3,14 @@
 // case through the TestCaseSink port. Either side may start or stop one: the executor with its own
 // record.start / record.stop frames, a person or agent over REST. The service always answers with
 // record.start / record.stop frames of its own, so an executor handles both cases the same way.
+
+import { OtpErrorCode } from '../../../machines/types.js';
+import type { Principal } from '../../auth/principal.js';
+import type { DatabaseHealth } from '../../db/health.js';
+import type { Notice } from '../../db/notifier.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Logger } from '../../log.js';
-import type { DatabaseHealth } from '../../db/health.js';
-import type { Principal } from '../../auth/principal.js';
-import type { Notice } from '../../db/notifier.js';
-import { OtpErrorCode } from '../../../machines/types.js';
 import { buildFrame, errorFrame } from '../protocol/frames.js';
 import type { EventRecordedPayload, TestCaseStep } from '../protocol/schemas/index.js';
 import type { RecordingRow, RecordingStore, RecordingView, StoredStep } from '../store/recording-store.js';
@@ -50,7 +51,12 @@ export class Recordings {
   // ---- frames from the executor ----------------------------------------------------------------
 
   /** record.start, record.stop and event.recorded of a session, in arrival order. */
-  frame(session: ExecutorSession, type: 'record.start' | 'record.stop' | 'event.recorded', payload: unknown, ref: string): void {
+  frame(
+    session: ExecutorSession,
+    type: 'record.start' | 'record.stop' | 'event.recorded',
+    payload: unknown,
+    ref: string,
+  ): void {
     const work = () => {
       if (type === 'event.recorded') return this.event(session, payload as EventRecordedPayload, ref);
       if (type === 'record.start') return this.executorStart(session, (payload ?? {}) as StartRequest, ref);
@@ -60,7 +66,9 @@ export class Recordings {
       this.durable(work).catch((err) => {
         // Its cause goes to the log only: a driver's message may name the database's address.
         this.deps.log.error('recording frame failed', { sessionId: session.id, type, err });
-        session.send(errorFrame(OtpErrorCode.internal, `the service could not handle ${type}`, { sessionId: session.id, ref }));
+        session.send(
+          errorFrame(OtpErrorCode.internal, `the service could not handle ${type}`, { sessionId: session.id, ref }),
+        );
       }),
     );
   }
@@ -96,14 +104,22 @@ export class Recordings {
   }
 
   private async event(session: ExecutorSession, payload: EventRecordedPayload, ref: string): Promise<void> {
-    const stored = await this.deps.store.append(session.id, payload.recordingId, payload.step, payload.at, this.deps.maxEvents);
+    const stored = await this.deps.store.append(
+      session.id,
+      payload.recordingId,
+      payload.step,
+      payload.at,
+      this.deps.maxEvents,
+    );
     if (typeof stored === 'object') return session.send(buildFrame('ack', { sessionId: session.id, ref }));
     const why = {
       none: 'no recording is in progress on this session; send record.start first',
       other: `recording ${payload.recordingId} is not the one in progress on this session`,
       full: `the recording already holds ${this.deps.maxEvents} steps, the most a test case may run; stop it`,
     }[stored];
-    session.send(errorFrame(OtpErrorCode.unexpected, `event.recorded not stored: ${why}`, { sessionId: session.id, ref }));
+    session.send(
+      errorFrame(OtpErrorCode.unexpected, `event.recorded not stored: ${why}`, { sessionId: session.id, ref }),
+    );
   }
 
   private async executorStart(session: ExecutorSession, request: StartRequest, ref: string): Promise<void> {
@@ -119,7 +135,14 @@ export class Recordings {
     });
     if (row === 'busy') {
       const active = await this.deps.store.activeOf(session.id);
-      return session.send(errorFrame(OtpErrorCode.unexpected, `this session is already recording ${active?.id ?? ''}; stop it first`.trim(), { sessionId: session.id, ref }, active ? { recordingId: active.id } : undefined));
+      return session.send(
+        errorFrame(
+          OtpErrorCode.unexpected,
+          `this session is already recording ${active?.id ?? ''}; stop it first`.trim(),
+          { sessionId: session.id, ref },
+          active ? { recordingId: active.id } : undefined,
+        ),
+      );
     }
     if (row === 'closed') return;
     session.send(buildFrame('record.start', { sessionId: session.id, ref }, { recordingId: row.id, title: row.title }));
@@ -129,11 +152,27 @@ export class Recordings {
     const stopped = await this.deps.store.stop({ id: recordingId, sessionId: session.id }, 'stopped by the executor');
     if (!stopped) {
       const row = await this.deps.store.get(session.principal.projectId, recordingId);
-      const why = !row || row.session_id !== session.id ? `recording ${recordingId} is not one of this session` : `recording ${recordingId} was already stopped`;
-      return session.send(errorFrame(OtpErrorCode.unexpected, why, { sessionId: session.id, ref }, row?.test_case_id ? { testCaseId: row.test_case_id } : undefined));
+      const why =
+        !row || row.session_id !== session.id
+          ? `recording ${recordingId} is not one of this session`
+          : `recording ${recordingId} was already stopped`;
+      return session.send(
+        errorFrame(
+          OtpErrorCode.unexpected,
+          why,
+          { sessionId: session.id, ref },
+          row?.test_case_id ? { testCaseId: row.test_case_id } : undefined,
+        ),
+      );
     }
     const testCaseId = await this.makeTestCase(session.principal, stopped.row, stopped.steps);
-    session.send(buildFrame('record.stop', { sessionId: session.id, ref }, { recordingId, ...(testCaseId ? { testCaseId } : {}), reason: 'stopped by the executor' }));
+    session.send(
+      buildFrame(
+        'record.stop',
+        { sessionId: session.id, ref },
+        { recordingId, ...(testCaseId ? { testCaseId } : {}), reason: 'stopped by the executor' },
+      ),
+    );
   }
 
   // ---- REST ------------------------------------------------------------------------------------
@@ -144,7 +183,9 @@ export class Recordings {
     if (status !== 'open') throw errors.conflict(`Session ${sessionId} is closed`, { sessionId });
     const session = this.deps.localSession(sessionId);
     if (session && session.capabilities.record === false) {
-      throw errors.conflict(`Session ${sessionId} declared it cannot record (capabilities.record is false)`, { sessionId });
+      throw errors.conflict(`Session ${sessionId} declared it cannot record (capabilities.record is false)`, {
+        sessionId,
+      });
     }
     const row = await this.deps.store.insert({
       id: newId('rec'),
@@ -158,9 +199,19 @@ export class Recordings {
     if (row === 'closed') throw errors.conflict(`Session ${sessionId} is closed`, { sessionId });
     if (row === 'busy') {
       const active = await this.deps.store.activeOf(sessionId);
-      throw errors.conflict(`Session ${sessionId} is already recording${active ? ` (${active.id})` : ''}; stop that recording first`, { sessionId, recordingId: active?.id });
+      throw errors.conflict(
+        `Session ${sessionId} is already recording${active ? ` (${active.id})` : ''}; stop that recording first`,
+        { sessionId, recordingId: active?.id },
+      );
     }
-    await this.tell({ kind: 'record', frame: 'start', sessionId, recordingId: row.id, title: row.title, ...(request.url ? { url: request.url } : {}) });
+    await this.tell({
+      kind: 'record',
+      frame: 'start',
+      sessionId,
+      recordingId: row.id,
+      title: row.title,
+      ...(request.url ? { url: request.url } : {}),
+    });
     return this.view(principal.projectId, row.id);
   }
 
@@ -174,14 +225,24 @@ export class Recordings {
         await this.makeTestCase(principal, row, await store.stepsOf(row.id));
         return this.view(principal.projectId, recordingId);
       }
-      throw errors.conflict(`Recording ${recordingId} was already stopped`, { recordingId, testCaseId: row.test_case_id });
+      throw errors.conflict(`Recording ${recordingId} was already stopped`, {
+        recordingId,
+        testCaseId: row.test_case_id,
+      });
     }
     // Events the executor already sent are stored first (when this process holds its session).
     await this.drained(row.session_id);
     const stopped = await store.stop({ id: recordingId, projectId: principal.projectId }, 'stopped by request');
     if (!stopped) throw errors.conflict(`Recording ${recordingId} was already stopped`, { recordingId });
     const testCaseId = await this.makeTestCase(principal, stopped.row, stopped.steps);
-    await this.tell({ kind: 'record', frame: 'stop', sessionId: row.session_id, recordingId, reason: 'stopped by request', ...(testCaseId ? { testCaseId } : {}) });
+    await this.tell({
+      kind: 'record',
+      frame: 'stop',
+      sessionId: row.session_id,
+      recordingId,
+      reason: 'stopped by request',
+      ...(testCaseId ? { testCaseId } : {}),
+    });
     return this.view(principal.projectId, recordingId);
   }
 
@@ -223,7 +284,11 @@ export class Recordings {
   }
 
   /** The test case of a stopped recording (none for a recording without steps); its id. */
-  private async makeTestCase(principal: Principal, row: RecordingRow, steps: StoredStep[]): Promise<string | undefined> {
+  private async makeTestCase(
+    principal: Principal,
+    row: RecordingRow,
+    steps: StoredStep[],
+  ): Promise<string | undefined> {
     if (!steps.length) {
       await this.deps.store.finish(row, undefined, 0);
       return undefined;

@@ -1,18 +1,18 @@
 // Drives one claimed run: the run machine, and the effects it requests carried out (frames to the
 // executor, durable writes to PostgreSQL).
-import { createActor, type Actor, type InspectionEvent } from 'xstate';
-import { fastInspection, transitionsOf } from './xstate-adapter.js';
-import type { Clock } from './timer-wheel.js';
-import { runMachine } from '../../../machines/run.machine.js';
+import { type Actor, createActor, type InspectionEvent } from 'xstate';
 import { errorMessage } from '../../../machines/effects.js';
+import { runMachine } from '../../../machines/run.machine.js';
 import { CANCELLED_BY_REQUEST, OtpErrorCode, type RunEffect, type RunEvent, type RunOutput, type StepExecPayload, type StepOutcome, type StepReport } from '../../../machines/types.js';
+import type { DatabaseHealth } from '../../db/health.js';
+import type { Logger } from '../../log.js';
 import { buildFrame, errorFrame, frameTemplate } from '../protocol/frames.js';
-import { stepDispatch, type StepDispatchMessage } from './diagnostics.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
 import { TRACE_LIMIT, type TraceWrite } from '../store/run-trace.js';
+import { type StepDispatchMessage, stepDispatch } from './diagnostics.js';
+import type { Clock } from './timer-wheel.js';
 import { labelOf, TraceBuffer, type TracedTransition } from './trace-buffer.js';
-import type { Logger } from '../../log.js';
-import type { DatabaseHealth } from '../../db/health.js';
+import { fastInspection, transitionsOf } from './xstate-adapter.js';
 
 export interface RunChannel {
   /** The session id. */

@@ -3,16 +3,17 @@
 // written), a session's liveness and machine (only its holder knows them: session-trace.ts; those of
 // the last CLOSED_KEPT sessions closed here are kept), a run's verdict awaited, and the periodic
 // trace flush.
-import type { Logger } from '../../log.js';
+
+import { isFinalRunStatus } from '../../../machines/types.js';
 import { errors } from '../../errors.js';
+import type { Logger } from '../../log.js';
 import type { RunStore } from '../store/run-store.js';
 import type { RunTrace, RunTraceStore } from '../store/run-trace.js';
 import type { RunView, RunViews } from '../store/run-views.js';
-import { isFinalRunStatus } from '../../../machines/types.js';
 import type { RunDriver } from './run-driver.js';
 import type { ExecutorSession } from './session.js';
+import { type SessionChange, type SessionTrace, type SessionTransition, sessionChanges } from './session-trace.js';
 import { TraceFlusher } from './trace-flusher.js';
-import { sessionChanges, type SessionChange, type SessionTrace, type SessionTransition } from './session-trace.js';
 
 export interface RunWatchDeps {
   runs: ReadonlyMap<string, RunDriver>;
@@ -103,10 +104,24 @@ export class RunWatch {
   sessionLiveness(projectId: string, sessionId: string): SessionLiveness | undefined {
     const session = this.deps.sessions.get(sessionId);
     const closed = this.closedSessions.get(sessionId);
-    const trace = session?.principal.projectId === projectId ? session.trace : closed?.projectId === projectId ? closed.trace : undefined;
+    const trace =
+      session?.principal.projectId === projectId
+        ? session.trace
+        : closed?.projectId === projectId
+          ? closed.trace
+          : undefined;
     if (!trace) return undefined;
     const { state, dropped, pings, pongs, lastPingAt } = trace;
-    return { lastPongAt: session?.lastPongAt ?? trace.lastPongAt, runsInFlight: session?.runs.size ?? 0, state, transitions: [...trace.transitions], dropped, pings, pongs, lastPingAt };
+    return {
+      lastPongAt: session?.lastPongAt ?? trace.lastPongAt,
+      runsInFlight: session?.runs.size ?? 0,
+      state,
+      transitions: [...trace.transitions],
+      dropped,
+      pings,
+      pongs,
+      lastPingAt,
+    };
   }
 
   /** The run machine's transitions: from memory when this process drives the run, else as last written. */

@@ -1,9 +1,9 @@
 // What an executor session is given: its connection (from the socket adapter), the engine's hooks
 // it calls, and its collaborators.
 import type { SessionOutput } from '../../../machines/types.js';
-import type { RunStore } from '../store/run-store.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
+import type { RunStore } from '../store/run-store.js';
 
 /** What the socket adapter gives a session. */
 export interface Connection {

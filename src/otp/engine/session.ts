@@ -1,17 +1,16 @@
 // One executor connection: the session machine, the effects it requests carried out, and the
 // routing of inbound frames. It knows nothing of uWebSockets.js; the adapter hands it text and a
 // Connection.
-import { createActor, type Actor } from 'xstate';
+import { type Actor, createActor } from 'xstate';
 import { sessionMachine } from '../../../machines/session.machine.js';
-import { CloseCode, OtpErrorCode, type Capabilities, type HelloPayload, type SessionEffect, type SessionOutput } from '../../../machines/types.js';
-import { validateInbound } from '../protocol/validators.js';
-import { buildFrame, errorFrame, majorVersion, OTP_VERSION } from '../protocol/frames.js';
-import { newId } from '../../ids.js';
+import { type Capabilities, CloseCode, type HelloPayload, OtpErrorCode, type SessionEffect, type SessionOutput } from '../../../machines/types.js';
 import type { Principal } from '../../auth/principal.js';
+import { newId } from '../../ids.js';
+import { buildFrame, errorFrame, majorVersion, OTP_VERSION } from '../protocol/frames.js';
+import { validateInbound } from '../protocol/validators.js';
 import type { RunDriver } from './run-driver.js';
-import { SessionTrace } from './session-trace.js';
-
 import type { Connection, SessionDeps as Deps } from './session-deps.js';
+import { SessionTrace } from './session-trace.js';
 
 export type { Connection } from './session-deps.js';
 export type SessionDeps = Deps<ExecutorSession>;

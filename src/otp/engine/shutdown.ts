@@ -1,10 +1,11 @@
 // How one process stops (SIGTERM, SIGINT): it drains, hands its executors over to the other
 // processes when there are any, and ends what is left as `error`. docs/protocol.md, "Draining".
+
+import { CloseCode } from '../../../machines/types.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
-import { CloseCode } from '../../../machines/types.js';
-import type { ExecutorSession } from './session.js';
 import type { RunDriver } from './run-driver.js';
+import type { ExecutorSession } from './session.js';
 
 // After the resume window, what a driver still needs to write its verdict.
 const FINISH_WAIT_MS = 5_000;

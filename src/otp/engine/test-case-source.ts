@@ -3,8 +3,9 @@
 // here only what planning needs and the artifacts room implements it
 // (src/artifacts/tests/test-case-source.ts, wired in src/service.ts). Every read is scoped to the
 // caller's project: another project's record is absent, never visible.
-import type { TestCaseStep } from '../protocol/schemas/index.js';
+
 import type { Principal } from '../../auth/principal.js';
+import type { TestCaseStep } from '../protocol/schemas/index.js';
 
 /** One step of a test case as stored (validated by the TestCaseStep schema when it was written). */
 export type { TestCaseStep };

@@ -2,9 +2,9 @@
 // TRACE_LIMIT once past it by a margin; the engine's flush appends what is new since the version it
 // wrote last, and the verdict's write carries the whole window.
 import type { AnyTransitionDefinition } from 'xstate';
-import { eventLabel } from './xstate-adapter.js';
 import { isoAt } from '../protocol/frames.js';
 import { TRACE_LIMIT, type TraceEntry, type TraceWrite } from '../store/run-trace.js';
+import { eventLabel } from './xstate-adapter.js';
 
 export type TraceLabel = Pick<TraceEntry, 'event' | 'from' | 'to'>;
 // A transition in memory: its time as a number, its ISO form made once, when first read; the run's
@@ -15,7 +15,8 @@ export type TracedTransition = { ms: number; iso?: string; label: TraceLabel; cu
 const labels = new WeakMap<AnyTransitionDefinition, TraceLabel>();
 export function labelOf(t: AnyTransitionDefinition): TraceLabel {
   let label = labels.get(t);
-  if (!label) labels.set(t, (label = { event: eventLabel(t), from: t.source.path.join('.'), to: t.target![0]!.path.join('.') }));
+  if (!label)
+    labels.set(t, (label = { event: eventLabel(t), from: t.source.path.join('.'), to: t.target![0]!.path.join('.') }));
   return label;
 }
 
@@ -59,6 +60,11 @@ export class TraceBuffer {
     const fresh = this.version - version;
     if (version === 0 || fresh > this.trace.length) return this.snapshot();
     const dropped = Math.max(0, this.version - TRACE_LIMIT);
-    return { runId: this.runId, transitions: this.trace.slice(this.trace.length - fresh).map(traceEntry), dropped, append: true };
+    return {
+      runId: this.runId,
+      transitions: this.trace.slice(this.trace.length - fresh).map(traceEntry),
+      dropped,
+      append: true,
+    };
   }
 }

@@ -33,7 +33,8 @@ export function fastInspection(actor: { system: unknown }, microstep: (event: Mi
 export function eventLabel(t: Pick<AnyTransitionDefinition, 'eventType' | 'source'>): string {
   if (t.eventType === '') return 'always';
   const prefix = 'xstate.after.';
-  if (t.eventType.startsWith(prefix) && t.eventType.endsWith(`.${t.source.id}`)) return `after ${t.eventType.slice(prefix.length, -(t.source.id.length + 1))}`;
+  if (t.eventType.startsWith(prefix) && t.eventType.endsWith(`.${t.source.id}`))
+    return `after ${t.eventType.slice(prefix.length, -(t.source.id.length + 1))}`;
   return t.eventType;
 }
 

@@ -1,11 +1,17 @@
 // Chrome DevTools Recorder JSON (a UserFlow of @puppeteer/replay) turned into test case steps. The
 // mapping, and what has no OTP equivalent and is dropped, is documented in docs/recording.md.
-import { parse, stripSourceMap, type Selector, type Step, type UserFlow } from '@puppeteer/replay';
+import { parse, type Selector, type Step, stripSourceMap, type UserFlow } from '@puppeteer/replay';
 import { errors, type FieldError } from '../../errors.js';
-import { MAX_TEST_CASE_STEPS, type Locator, type LocatorOrCandidates, type TestCaseStep } from '../protocol/schemas/index.js';
+import {
+  type Locator,
+  type LocatorOrCandidates,
+  MAX_TEST_CASE_STEPS,
+  type TestCaseStep,
+} from '../protocol/schemas/index.js';
 
 /** The action of a test case step. */
 type StepAction = TestCaseStep['otp'];
+
 import { validateTestCaseSteps } from '../protocol/validators.js';
 
 export interface ConvertedFlow {
@@ -33,7 +39,9 @@ function part(selector: string): Locator {
     const aria = selector.slice(5);
     const withRole = ARIA_WITH_ROLE.exec(aria);
     // An accessible name without a role: the nearest OTP strategy is the element's text.
-    return withRole ? { by: 'role', value: withRole[2]!, name: withRole[1]!, exact: true } : { by: 'text', value: aria, exact: true };
+    return withRole
+      ? { by: 'role', value: withRole[2]!, name: withRole[1]!, exact: true }
+      : { by: 'text', value: aria, exact: true };
   }
   if (selector.startsWith('xpath/')) return { by: 'xpath', value: selector.slice(6) };
   if (selector.startsWith('text/')) return { by: 'text', value: selector.slice(5) };
@@ -63,7 +71,20 @@ function frameOf(step: Step): string | undefined | false {
   return path.length === 1 ? `iframe >> nth=${path[0]}` : false;
 }
 
-const MODIFIER_KEYS = new Set(['Shift', 'Control', 'Alt', 'Meta', 'ShiftLeft', 'ShiftRight', 'ControlLeft', 'ControlRight', 'AltLeft', 'AltRight', 'MetaLeft', 'MetaRight']);
+const MODIFIER_KEYS = new Set([
+  'Shift',
+  'Control',
+  'Alt',
+  'Meta',
+  'ShiftLeft',
+  'ShiftRight',
+  'ControlLeft',
+  'ControlRight',
+  'AltLeft',
+  'AltRight',
+  'MetaLeft',
+  'MetaRight',
+]);
 
 /** The OTP actions of one Chrome step: none when it has no equivalent. */
 function actionsOf(step: Step): StepAction[] | undefined {
@@ -77,7 +98,9 @@ function actionsOf(step: Step): StepAction[] | undefined {
       actions.push({ action: 'navigate', url: step.url });
       break;
     case 'click':
-      actions.push(step.button === 'secondary' ? { action: 'rightClick', locator: loc() } : { action: 'click', locator: loc() });
+      actions.push(
+        step.button === 'secondary' ? { action: 'rightClick', locator: loc() } : { action: 'click', locator: loc() },
+      );
       break;
     case 'doubleClick':
       actions.push({ action: 'dblclick', locator: loc() });
@@ -105,9 +128,19 @@ function actionsOf(step: Step): StepAction[] | undefined {
       if (count !== undefined) {
         const op = step.operator ?? '==';
         const [cmp, expected] = op === '==' ? ['equals', count] : op === '>=' ? ['gt', count - 1] : ['lt', count + 1];
-        actions.push({ action: 'assert', kind: 'count', locator: loc(), op: cmp, expected: String(expected) } as StepAction);
+        actions.push({
+          action: 'assert',
+          kind: 'count',
+          locator: loc(),
+          op: cmp,
+          expected: String(expected),
+        } as StepAction);
       } else {
-        actions.push({ action: 'wait', locator: loc(), state: step.visible === false ? 'hidden' : 'visible' } as StepAction);
+        actions.push({
+          action: 'wait',
+          locator: loc(),
+          state: step.visible === false ? 'hidden' : 'visible',
+        } as StepAction);
       }
       break;
     }
@@ -118,7 +151,8 @@ function actionsOf(step: Step): StepAction[] | undefined {
   // A navigation Chrome saw happen becomes assertions on where it went.
   for (const event of step.assertedEvents ?? []) {
     if (event.url) actions.push({ action: 'assert', kind: 'url', op: 'equals', expected: event.url } as StepAction);
-    if (event.title) actions.push({ action: 'assert', kind: 'title', op: 'equals', expected: event.title } as StepAction);
+    if (event.title)
+      actions.push({ action: 'assert', kind: 'title', op: 'equals', expected: event.title } as StepAction);
   }
   return actions;
 }
@@ -129,7 +163,9 @@ export function convertChromeRecording(body: unknown): ConvertedFlow {
   try {
     flow = parse(body);
   } catch (err) {
-    throw errors.validation(`Not a Chrome DevTools Recorder recording: ${(err as Error).message}`, [{ field: 'body', message: (err as Error).message }]);
+    throw errors.validation(`Not a Chrome DevTools Recorder recording: ${(err as Error).message}`, [
+      { field: 'body', message: (err as Error).message },
+    ]);
   }
   const steps: TestCaseStep[] = [];
   const dropped: Record<string, number> = {};
@@ -144,13 +180,29 @@ export function convertChromeRecording(body: unknown): ConvertedFlow {
       const converted: TestCaseStep = { otp, ...(step.timeout ? { timeoutMs: step.timeout } : {}) };
       const check = validateTestCaseSteps([converted], `body.steps[${i}]`);
       if (check.ok) steps.push(converted);
-      else problems.push(...check.errors.map((e) => ({ field: `body.steps[${i}]`, message: `${step.type} could not be converted: ${e.field} ${e.message}` })));
+      else
+        problems.push(
+          ...check.errors.map((e) => ({
+            field: `body.steps[${i}]`,
+            message: `${step.type} could not be converted: ${e.field} ${e.message}`,
+          })),
+        );
     }
   });
-  if (problems.length) throw errors.validation('Some steps of the recording could not be converted to OTP steps', problems);
+  if (problems.length)
+    throw errors.validation('Some steps of the recording could not be converted to OTP steps', problems);
   if (steps.length > MAX_TEST_CASE_STEPS) {
-    throw errors.validation(`The recording converts to ${steps.length} steps; a test case holds at most ${MAX_TEST_CASE_STEPS}`, [{ field: 'body.steps', message: `at most ${MAX_TEST_CASE_STEPS} steps after conversion` }]);
+    throw errors.validation(
+      `The recording converts to ${steps.length} steps; a test case holds at most ${MAX_TEST_CASE_STEPS}`,
+      [{ field: 'body.steps', message: `at most ${MAX_TEST_CASE_STEPS} steps after conversion` }],
+    );
   }
-  if (!steps.length) throw errors.validation('The recording has no step that converts to an OTP step', [{ field: 'body.steps', message: `only ${Object.keys(dropped).join(', ')} steps, which OTP has no equivalent for` }]);
+  if (!steps.length)
+    throw errors.validation('The recording has no step that converts to an OTP step', [
+      {
+        field: 'body.steps',
+        message: `only ${Object.keys(dropped).join(', ')} steps, which OTP has no equivalent for`,
+      },
+    ]);
   return { title: flow.title, steps, dropped };
 }

@@ -11,8 +11,18 @@ export const RecordingStartSchema = registerSchema({
   type: 'object',
   additionalProperties: false,
   properties: {
-    title: { type: 'string', minLength: 1, maxLength: 300, description: 'Title of the recording and of the test case it becomes' },
-    url: { type: 'string', minLength: 1, maxLength: 2000, description: 'Page the executor opens first (sent in record.start)' },
+    title: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 300,
+      description: 'Title of the recording and of the test case it becomes',
+    },
+    url: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2000,
+      description: 'Page the executor opens first (sent in record.start)',
+    },
   },
 });
 
@@ -23,10 +33,16 @@ const recordingProperties = {
   sessionId: { type: 'string', pattern: '^ots_', description: 'The executor session that records' },
   title: { type: 'string' },
   startUrl: { type: ['string', 'null'] },
-  startedBy: { enum: ['executor', 'request'], description: 'Who started it: the executor (record.start) or a REST caller' },
+  startedBy: {
+    enum: ['executor', 'request'],
+    description: 'Who started it: the executor (record.start) or a REST caller',
+  },
   status: { enum: ['recording', 'stopped'] },
   eventCount: { type: 'integer', description: 'Steps recorded so far' },
-  testCaseId: { type: ['string', 'null'], description: 'The test case made when it stopped (null while recording, or when it recorded no step)' },
+  testCaseId: {
+    type: ['string', 'null'],
+    description: 'The test case made when it stopped (null while recording, or when it recorded no step)',
+  },
   stopReason: { type: ['string', 'null'], description: 'Who or what stopped it' },
   createdAt: { type: 'string', format: 'date-time' },
   stoppedAt: nullableTime,
@@ -83,7 +99,13 @@ export const RecordingImportSchema = registerSchema({
     title: { type: 'string', minLength: 1, maxLength: 300 },
     description: { type: 'string', maxLength: 20000 },
     startUrl: { type: 'string', maxLength: 2000, description: 'Kept in the description of the test case' },
-    labels: { type: 'array', maxItems: 50, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 50 }, description: 'Labels of the test case (default ["recorded"])' },
+    labels: {
+      type: 'array',
+      maxItems: 50,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1, maxLength: 50 },
+      description: 'Labels of the test case (default ["recorded"])',
+    },
     steps: { type: 'array', minItems: 1, maxItems: MAX_TEST_CASE_STEPS, items: { $ref: 'TestCaseStep' } },
   },
 });
@@ -103,7 +125,11 @@ export const ChromeRecordingSchema = registerSchema({
       type: 'array',
       minItems: 1,
       maxItems: 5000,
-      items: { type: 'object', required: ['type'], properties: { type: { type: 'string', description: 'navigate, click, change, keyDown, ...' } } },
+      items: {
+        type: 'object',
+        required: ['type'],
+        properties: { type: { type: 'string', description: 'navigate, click, change, keyDown, ...' } },
+      },
     },
   },
 });
@@ -111,6 +137,7 @@ export const ChromeRecordingSchema = registerSchema({
 export const RecordingUploadSchema = registerSchema({
   $id: 'OtpRecordingUpload',
   title: 'OtpRecordingUpload',
-  description: "A finished recording: this service's own format (steps with `otp`) or Chrome DevTools Recorder JSON (steps with `type`)",
+  description:
+    "A finished recording: this service's own format (steps with `otp`) or Chrome DevTools Recorder JSON (steps with `type`)",
   anyOf: [{ $ref: 'OtpRecordingImport' }, { $ref: 'ChromeDevToolsRecording' }],
 });

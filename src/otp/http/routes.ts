@@ -1,13 +1,22 @@
-import { Representation, route, type QueryOf, type RouteDef } from '../../rest/route.js';
-import { runToJunit } from '../../reports/junit.js';
-import { runToCtrf } from '../../reports/ctrf.js';
 import type { Config } from '../../config.js';
-import type { RunCommands } from '../runs/commands.js';
-import { runsQuery, type RunRequest } from '../runs/request.js';
-import { OTP_VERSION } from '../protocol/frames.js';
-import { CtrfReportSchema, ProtocolSchema, RunPageSchema, RunRequestSchema, RunSchema, RunTraceSchema, SessionPageSchema, SessionSchema } from './schemas.js';
-import type { RunViews } from '../store/run-views.js';
+import { runToCtrf } from '../../reports/ctrf.js';
+import { runToJunit } from '../../reports/junit.js';
 import { pageQueryProperties } from '../../rest/pagination.js';
+import { type QueryOf, Representation, type RouteDef, route } from '../../rest/route.js';
+import { OTP_VERSION } from '../protocol/frames.js';
+import type { RunCommands } from '../runs/commands.js';
+import { type RunRequest, runsQuery } from '../runs/request.js';
+import type { RunViews } from '../store/run-views.js';
+import {
+  CtrfReportSchema,
+  ProtocolSchema,
+  RunPageSchema,
+  RunRequestSchema,
+  RunSchema,
+  RunTraceSchema,
+  SessionPageSchema,
+  SessionSchema,
+} from './schemas.js';
 
 export const runQuery = {
   type: 'object',
@@ -15,7 +24,8 @@ export const runQuery = {
   properties: {
     format: {
       enum: ['json', 'junit', 'ctrf'],
-      description: 'json (the default): the run; junit: a JUnit XML report of it (also asked for by Accept: application/xml); ctrf: a CTRF JSON report',
+      description:
+        'json (the default): the run; junit: a JUnit XML report of it (also asked for by Accept: application/xml); ctrf: a CTRF JSON report',
     },
   },
 } as const;
@@ -43,7 +53,12 @@ export function otpRoutes({ runs, config, views }: OtpRoutesDeps): RouteDef[] {
   const { otp } = config;
   return [
     {
-      method: 'get', path: '/otp/protocol', auth: 'none', tag, operationId: 'getOtpProtocol', response: ProtocolSchema,
+      method: 'get',
+      path: '/otp/protocol',
+      auth: 'none',
+      tag,
+      operationId: 'getOtpProtocol',
+      response: ProtocolSchema,
       summary: 'Protocol version and limits',
       handler: () => ({
         version: OTP_VERSION,
@@ -59,57 +74,105 @@ export function otpRoutes({ runs, config, views }: OtpRoutesDeps): RouteDef[] {
     },
     // The body's type is the planner's RunRequest, written beside runRequestSchema (its twin).
     route<RunRequest>({
-      method: 'post', path: '/otp/runs', auth: 'write', tag, status: 202, body: RunRequestSchema, response: RunSchema,
-      operationId: 'startOtpRun', errors: [404],
-      description: 'With testRunId (an open test run of the project: 404 when unknown, 409 when closed), one result per test case is recorded in it when the run finishes; finishTestRun then closes it.',
-      summary: 'Start a run of test cases or a plan on an executor session: `running` at once when a session has room, else `queued` until one has',
+      method: 'post',
+      path: '/otp/runs',
+      auth: 'write',
+      tag,
+      status: 202,
+      body: RunRequestSchema,
+      response: RunSchema,
+      operationId: 'startOtpRun',
+      errors: [404],
+      description:
+        'With testRunId (an open test run of the project: 404 when unknown, 409 when closed), one result per test case is recorded in it when the run finishes; finishTestRun then closes it.',
+      summary:
+        'Start a run of test cases or a plan on an executor session: `running` at once when a session has room, else `queued` until one has',
       handler: ({ principal, body }) => runs.start(principal, body),
     }),
     route<unknown, RunsQuery>({
-      method: 'get', path: '/otp/runs', auth: 'read', tag,
+      method: 'get',
+      path: '/otp/runs',
+      auth: 'read',
+      tag,
       query: runsQuery,
-      operationId: 'listOtpRuns', response: RunPageSchema,
+      operationId: 'listOtpRuns',
+      response: RunPageSchema,
       summary: 'List runs, newest last',
       handler: ({ principal, query }) => runs.list(principal, query),
     }),
     route<unknown, RunQuery>({
-      method: 'get', path: '/otp/runs/:id', auth: 'read', tag, operationId: 'getOtpRun', response: RunSchema, query: runQuery,
+      method: 'get',
+      path: '/otp/runs/:id',
+      auth: 'read',
+      tag,
+      operationId: 'getOtpRun',
+      response: RunSchema,
+      query: runQuery,
       summary: 'A run with its counts and every step (status, duration, error, evidence, usedLocator, actual)',
       alternates: [
-        { contentType: 'application/xml', schema: { type: 'string', description: 'JUnit XML: one testcase per test case' }, description: 'JUnit XML with format=junit or Accept: application/xml' },
+        {
+          contentType: 'application/xml',
+          schema: { type: 'string', description: 'JUnit XML: one testcase per test case' },
+          description: 'JUnit XML with format=junit or Accept: application/xml',
+        },
         { contentType: 'application/json', schema: CtrfReportSchema, description: 'A CTRF report with format=ctrf' },
       ],
       handler: async ({ principal, params, query, koa }) => {
-        const format = query.format ?? (/\b(application|text)\/(junit\+)?xml\b/.test(koa.get('accept')) ? 'junit' : 'json');
+        const format =
+          query.format ?? (/\b(application|text)\/(junit\+)?xml\b/.test(koa.get('accept')) ? 'junit' : 'json');
         if (format === 'json') return runs.readJson(principal, params.id);
         const run = await runs.read(principal, params.id);
         const baseUrl = config.publicUrl ?? koa.origin;
         if (format === 'junit') return new Representation(runToJunit(run, baseUrl), 'application/xml; charset=utf-8');
-        const session = run.sessionId ? await views.session(principal.projectId, run.sessionId).catch(() => undefined) : undefined;
-        const browser = session ? [session.name ?? session.executor, session.version].filter(Boolean).join(' ') : undefined;
+        const session = run.sessionId
+          ? await views.session(principal.projectId, run.sessionId).catch(() => undefined)
+          : undefined;
+        const browser = session
+          ? [session.name ?? session.executor, session.version].filter(Boolean).join(' ')
+          : undefined;
         return runToCtrf(run, { baseUrl, ...(browser ? { browser } : {}) });
       },
     }),
     {
-      method: 'get', path: '/otp/runs/:id/trace', auth: 'read', tag, operationId: 'getOtpRunTrace', response: RunTraceSchema,
+      method: 'get',
+      path: '/otp/runs/:id/trace',
+      auth: 'read',
+      tag,
+      operationId: 'getOtpRunTrace',
+      response: RunTraceSchema,
       summary: "The run machine's transitions (event, from-state, to-state, time), the last 500, kept with the run",
-      description: 'While the run is in flight, the process that drives it answers from memory; any other process answers the copy written every OTP_TRACE_FLUSH_MS (1 s). A finished run answers the trace written with its verdict.',
+      description:
+        'While the run is in flight, the process that drives it answers from memory; any other process answers the copy written every OTP_TRACE_FLUSH_MS (1 s). A finished run answers the trace written with its verdict.',
       handler: ({ principal, params }) => runs.trace(principal, params.id),
     },
     {
-      method: 'post', path: '/otp/runs/:id/cancel', auth: 'write', tag, operationId: 'cancelOtpRun', response: RunSchema,
+      method: 'post',
+      path: '/otp/runs/:id/cancel',
+      auth: 'write',
+      tag,
+      operationId: 'cancelOtpRun',
+      response: RunSchema,
       summary: 'Cancel a queued or running run; 409 when it has already finished',
       handler: ({ principal, params }) => runs.cancel(principal, params.id),
     },
     route<unknown, SessionsQuery>({
-      method: 'get', path: '/otp/sessions', auth: 'read', tag,
+      method: 'get',
+      path: '/otp/sessions',
+      auth: 'read',
+      tag,
       query: sessionsQuery,
-      operationId: 'listOtpSessions', response: SessionPageSchema,
+      operationId: 'listOtpSessions',
+      response: SessionPageSchema,
       summary: 'Executor sessions of the project (connected ones unless status says otherwise)',
       handler: ({ principal, query }) => views.sessions(principal.projectId, query),
     }),
     {
-      method: 'get', path: '/otp/sessions/:id', auth: 'read', tag, operationId: 'getOtpSession', response: SessionSchema,
+      method: 'get',
+      path: '/otp/sessions/:id',
+      auth: 'read',
+      tag,
+      operationId: 'getOtpSession',
+      response: SessionSchema,
       summary: 'One executor session, open or closed (with its close code and reason)',
       handler: ({ principal, params }) => views.session(principal.projectId, params.id),
     },

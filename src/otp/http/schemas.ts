@@ -1,8 +1,10 @@
 // Schemas of what the OTP REST routes answer (the views in run-views.ts), for /openapi.json.
-import { pageSchema, registerSchema } from '../../rest/schemas.js';
+
 import { RUN_STATUSES } from '../../../machines/types.js';
 import { EvidenceFileSchema } from '../../assets/evidence/schema.js';
+import { pageSchema, registerSchema } from '../../rest/schemas.js';
 import { OBSERVED_TEXT_FIELDS } from '../protocol/observed-text.js';
+
 // Registered there, as the run commands' own; re-exported for the routes (and registered at this point of /openapi.json).
 export { RunRequestSchema } from '../runs/request.js';
 
@@ -14,7 +16,17 @@ export const ProtocolSchema = registerSchema({
   description: 'Protocol version and limits',
   type: 'object',
   additionalProperties: false,
-  required: ['version', 'websocketPath', 'keepaliveSec', 'maxSteps', 'stepTimeoutMs', 'maxFrameBytes', 'pongTimeoutMs', 'helloTimeoutMs', 'resumeWindowMs'],
+  required: [
+    'version',
+    'websocketPath',
+    'keepaliveSec',
+    'maxSteps',
+    'stepTimeoutMs',
+    'maxFrameBytes',
+    'pongTimeoutMs',
+    'helloTimeoutMs',
+    'resumeWindowMs',
+  ],
   properties: {
     version: { type: 'string', description: 'OTP version carried in the envelope field otp' },
     websocketPath: { type: 'string', description: 'Path of the WebSocket endpoint on {ws_url}' },
@@ -24,7 +36,11 @@ export const ProtocolSchema = registerSchema({
     maxFrameBytes: { type: 'integer', description: 'Largest frame' },
     pongTimeoutMs: { type: 'integer', description: 'A pong must come within this time' },
     helloTimeoutMs: { type: 'integer', description: 'hello must come within this time of connecting' },
-    resumeWindowMs: { type: 'integer', description: 'A session whose connection dropped may be resumed (hello.resumeSessionId) within this time; 0: sessions are not resumed' },
+    resumeWindowMs: {
+      type: 'integer',
+      description:
+        'A session whose connection dropped may be resumed (hello.resumeSessionId) within this time; 0: sessions are not resumed',
+    },
   },
 });
 
@@ -34,10 +50,18 @@ const counts = {
   required: ['passed', 'failed', 'skipped', 'total'],
   properties: {
     passed: { type: 'integer' },
-    failed: { type: 'integer', description: 'Steps that failed or errored (a time-out is an error); of a retried test case, its last attempt counts' },
+    failed: {
+      type: 'integer',
+      description:
+        'Steps that failed or errored (a time-out is an error); of a retried test case, its last attempt counts',
+    },
     skipped: { type: 'integer' },
     total: { type: 'integer' },
-    flaky: { type: 'integer', description: 'Test cases that failed and then passed on a retry (runs with retries only); they do not fail the run' },
+    flaky: {
+      type: 'integer',
+      description:
+        'Test cases that failed and then passed on a retry (runs with retries only); they do not fail the run',
+    },
   },
 };
 
@@ -61,17 +85,27 @@ const runSummaryProperties = {
         id: { type: 'string' },
         title: { type: 'string' },
         steps: { type: 'integer', description: 'Number of steps' },
-        retries: { type: 'integer', minimum: 1, maximum: 3, description: 'How many times the case may run again after a failed attempt (absent: none)' },
+        retries: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 3,
+          description: 'How many times the case may run again after a failed attempt (absent: none)',
+        },
         version: { type: 'integer', description: 'The version of the test case that ran' },
         quarantined: {
           const: true,
-          description: 'The case was quarantined when the run started (POST /ai/flaky/{testCaseId}/quarantine): it ran and reports, but its failure does not fail the verdict',
+          description:
+            'The case was quarantined when the run started (POST /ai/flaky/{testCaseId}/quarantine): it ran and reports, but its failure does not fail the verdict',
         },
       },
     },
   },
   allowedOrigins: { type: 'array', items: { type: 'string' } },
-  varNames: { type: 'array', items: { type: 'string' }, description: 'Names of the variables given (values are not answered)' },
+  varNames: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'Names of the variables given (values are not answered)',
+  },
   totalSteps: { type: 'integer' },
   counts,
   reason: { type: ['string', 'null'], description: 'Why a run was cancelled or ended in error' },
@@ -85,10 +119,31 @@ const runSummaryProperties = {
 const stepView = {
   type: 'object',
   additionalProperties: false,
-  required: ['stepIndex', 'caseIndex', 'testCaseId', 'label', 'action', 'status', 'source', 'durationMs', 'error', 'evidence', 'actual', 'usedLocator', 'textReplaced', 'finishedAt', 'attempt'],
+  required: [
+    'stepIndex',
+    'caseIndex',
+    'testCaseId',
+    'label',
+    'action',
+    'status',
+    'source',
+    'durationMs',
+    'error',
+    'evidence',
+    'actual',
+    'usedLocator',
+    'textReplaced',
+    'finishedAt',
+    'attempt',
+  ],
   properties: {
     stepIndex: { type: 'integer' },
-    attempt: { type: 'integer', minimum: 1, description: 'The attempt of its test case this outcome belongs to (1; 2 and on after a retry: POST /otp/runs retries)' },
+    attempt: {
+      type: 'integer',
+      minimum: 1,
+      description:
+        'The attempt of its test case this outcome belongs to (1; 2 and on after a retry: POST /otp/runs retries)',
+    },
     caseIndex: { type: 'integer', description: 'Position of its test case in the run' },
     testCaseId: { type: 'string' },
     label: { type: ['string', 'null'] },
@@ -106,10 +161,17 @@ const stepView = {
       additionalProperties: false,
       properties: {
         screenshotAssetId: { type: 'string', description: 'Evidence of this run the executor named in step.result' },
-        screenshotUrl: { type: 'string', description: 'Path on this service that answers a signed link to the screenshot (302)' },
+        screenshotUrl: {
+          type: 'string',
+          description: 'Path on this service that answers a signed link to the screenshot (302)',
+        },
         consoleErrors: { type: 'array', items: { type: 'string' } },
         note: { type: 'string', description: 'Why a screenshotAssetId given by the executor was not recorded' },
-        files: { type: 'array', items: EvidenceFileSchema, description: 'Evidence uploaded for this step (POST /api/v1/otp/evidence)' },
+        files: {
+          type: 'array',
+          items: EvidenceFileSchema,
+          description: 'Evidence uploaded for this step (POST /api/v1/otp/evidence)',
+        },
       },
     },
     actual: { type: ['string', 'null'] },
@@ -117,7 +179,8 @@ const stepView = {
     triedLocators: {
       type: 'array',
       items: { type: 'object' },
-      description: 'Only on a step that passed through a candidate other than its first: the candidates tried, each with count (and visible, enabled for one match), as the executor reported them',
+      description:
+        'Only on a step that passed through a candidate other than its first: the candidates tried, each with count (and visible, enabled for one match), as the executor reported them',
     },
     textReplaced: {
       type: ['array', 'null'],
@@ -148,14 +211,32 @@ export const RunSchema = registerSchema({
   required: [...Object.keys(runSummaryProperties), 'steps'],
   properties: {
     ...runSummaryProperties,
-    steps: { type: 'array', items: stepView, description: 'Every step, with the outcome of its test case\'s last attempt' },
+    steps: {
+      type: 'array',
+      items: stepView,
+      description: "Every step, with the outcome of its test case's last attempt",
+    },
     earlierAttempts: {
       type: 'array',
-      description: 'Outcomes of the attempts before the last, of test cases that ran again (runs with retries only), by step and attempt',
+      description:
+        'Outcomes of the attempts before the last, of test cases that ran again (runs with retries only), by step and attempt',
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['stepIndex', 'caseIndex', 'testCaseId', 'attempt', 'status', 'source', 'durationMs', 'error', 'evidence', 'actual', 'usedLocator', 'finishedAt'],
+        required: [
+          'stepIndex',
+          'caseIndex',
+          'testCaseId',
+          'attempt',
+          'status',
+          'source',
+          'durationMs',
+          'error',
+          'evidence',
+          'actual',
+          'usedLocator',
+          'finishedAt',
+        ],
         properties: {
           stepIndex: { type: 'integer' },
           caseIndex: { type: 'integer' },
@@ -183,7 +264,22 @@ export const SessionSchema = registerSchema({
   description: 'An executor session',
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'sessionId', 'projectId', 'executor', 'name', 'version', 'capabilities', 'maxParallel', 'status', 'activeRuns', 'connectedAt', 'closedAt', 'closeCode', 'closeReason'],
+  required: [
+    'id',
+    'sessionId',
+    'projectId',
+    'executor',
+    'name',
+    'version',
+    'capabilities',
+    'maxParallel',
+    'status',
+    'activeRuns',
+    'connectedAt',
+    'closedAt',
+    'closeCode',
+    'closeReason',
+  ],
   properties: {
     id: { type: 'string', pattern: '^ots_' },
     sessionId: { type: 'string', pattern: '^ots_', description: 'Same as id' },
@@ -207,7 +303,8 @@ export const SessionPageSchema = pageSchema('OtpSessionPage', SessionSchema, 'A 
 export const RunTraceSchema = registerSchema({
   $id: 'OtpRunTrace',
   title: 'OtpRunTrace',
-  description: "The run machine's transitions, oldest first: the last 500 are kept with the run (older ones are counted in dropped)",
+  description:
+    "The run machine's transitions, oldest first: the last 500 are kept with the run (older ones are counted in dropped)",
   type: 'object',
   additionalProperties: false,
   required: ['runId', 'status', 'transitions', 'dropped', 'live'],
@@ -222,22 +319,36 @@ export const RunTraceSchema = registerSchema({
         required: ['at', 'event', 'from', 'to'],
         properties: {
           at: { type: 'string', format: 'date-time' },
-          event: { type: 'string', description: 'The event; `always` for an eventless transition, `after <delay>` for a delayed one, `xstate.init` for the start' },
+          event: {
+            type: 'string',
+            description:
+              'The event; `always` for an eventless transition, `after <delay>` for a delayed one, `xstate.init` for the start',
+          },
           from: { type: ['string', 'null'], description: 'The state left (dotted path); null for the start' },
           to: { type: 'string', description: 'The state entered (dotted path)' },
-          cursor: { type: 'integer', minimum: 0, description: "The run's cursor after the transition: the stepIndex of the step.exec sent on entering `running`, else of the next step to send; every step before it has its outcome. Absent from traces written before it was recorded" },
+          cursor: {
+            type: 'integer',
+            minimum: 0,
+            description:
+              "The run's cursor after the transition: the stepIndex of the step.exec sent on entering `running`, else of the next step to send; every step before it has its outcome. Absent from traces written before it was recorded",
+          },
         },
       },
     },
     dropped: { type: 'integer', description: 'Older transitions no longer kept' },
-    live: { type: 'boolean', description: 'True: read from the process that drives the run; false: as last written (every OTP_TRACE_FLUSH_MS while it runs, and with its verdict)' },
+    live: {
+      type: 'boolean',
+      description:
+        'True: read from the process that drives the run; false: as last written (every OTP_TRACE_FLUSH_MS while it runs, and with its verdict)',
+    },
   },
 });
 
 export const CtrfReportSchema = registerSchema({
   $id: 'CtrfReport',
   title: 'CtrfReport',
-  description: 'A run as a Common Test Report Format document (its own schema: the ctrf package, or ctrf.io): one test per test case',
+  description:
+    'A run as a Common Test Report Format document (its own schema: the ctrf package, or ctrf.io): one test per test case',
   type: 'object',
   required: ['reportFormat', 'specVersion', 'results'],
   properties: {

@@ -4,10 +4,12 @@
 // protocol's terms: a version, an id with its prefix, a frame type.
 import type { ErrorWording } from '../../validation/field-errors.js';
 import type { JsonSchema } from '../../validation/schema-registry.js';
-import { EnvelopeSchema } from './schemas/messages.js';
 import { OTP_VERSION_PATTERN } from './schemas/ids.js';
+import { EnvelopeSchema } from './schemas/messages.js';
 
-const ENVELOPE_FIELDS: ReadonlySet<string> = new Set(Object.keys((EnvelopeSchema as { properties: object }).properties));
+const ENVELOPE_FIELDS: ReadonlySet<string> = new Set(
+  Object.keys((EnvelopeSchema as { properties: object }).properties),
+);
 
 /** An id pattern of the protocol (ID_PATTERNS): a prefix such as `msg_`, then 1 to N id characters. */
 const ID_PATTERN = /^\^([a-z]+_)\[A-Za-z0-9_-\]\{1,(\d+)\}\$$/;

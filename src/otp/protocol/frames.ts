@@ -73,7 +73,11 @@ export function errorFrame(
 ): string {
   const { ref, ...rest } = fields;
   const envelope = ref !== undefined && MESSAGE_ID.test(ref) ? fields : rest;
-  return buildFrame('error', envelope, { code, message: clip(message, MAX_ERROR_MESSAGE), ...(details ? { details } : {}) });
+  return buildFrame('error', envelope, {
+    code,
+    message: clip(message, MAX_ERROR_MESSAGE),
+    ...(details ? { details } : {}),
+  });
 }
 
 /** The major version of an `otp` field ("1.0" → "1"), or undefined when it is not a version string. */

@@ -3,14 +3,28 @@
 // Map and calling the compiled function (no per-frame compilation, no copy of the frame). The check
 // costs at most what the frame's size does, however many problems it has (validation/bounded.ts).
 import type { StepAction } from '../../../machines/types.js';
-import { boundedValidatorOf, type BoundedValidator } from '../../validation/bounded.js';
+import { type BoundedValidator, boundedValidatorOf } from '../../validation/bounded.js';
+import { type FieldError, quote, type ValidationResult } from '../../validation/field-errors.js';
 import { unstorableText } from '../../validation/text.js';
 import { cleanObservedText } from './observed-text.js';
-import { quote, type FieldError, type ValidationResult } from '../../validation/field-errors.js';
-import { INBOUND_TYPES, MESSAGE_TYPES, OUTBOUND_TYPES, inboundMessageSchemas, otpSchemas, outboundMessageSchemas } from './schemas/index.js';
-import type { InboundMessage, InboundType, OutboundMessage, OutboundType, StepResultPayload, TestCaseStep } from './schemas/index.js';
+import type {
+  InboundMessage,
+  InboundType,
+  OutboundMessage,
+  OutboundType,
+  StepResultPayload,
+  TestCaseStep,
+} from './schemas/index.js';
+import {
+  INBOUND_TYPES,
+  inboundMessageSchemas,
+  MESSAGE_TYPES,
+  OUTBOUND_TYPES,
+  otpSchemas,
+  outboundMessageSchemas,
+} from './schemas/index.js';
 
-export type { FieldError, ValidationResult, InboundType, OutboundType };
+export type { FieldError, InboundType, OutboundType, ValidationResult };
 
 const compiled = new Map<string, BoundedValidator>();
 for (const schema of otpSchemas) {
@@ -90,12 +104,23 @@ function frameChecker<M>(
  * Check a parsed frame from the executor (the session's hot path). `text`, the JSON it was parsed
  * from, when given, spares walks over the frame (see bounded.ts and the text check below).
  */
-export const validateInbound = frameChecker<InboundMessage>(INBOUND_TYPES, inboundMessageSchemas, 'executor', 'service', {
-  'step.result': (frame: { payload: StepResultPayload }) => cleanObservedText(frame.payload),
-});
+export const validateInbound = frameChecker<InboundMessage>(
+  INBOUND_TYPES,
+  inboundMessageSchemas,
+  'executor',
+  'service',
+  {
+    'step.result': (frame: { payload: StepResultPayload }) => cleanObservedText(frame.payload),
+  },
+);
 
 /** Check a frame the service is about to send (tests and docs; the hot path does not need it). */
-export const validateOutbound = frameChecker<OutboundMessage>(OUTBOUND_TYPES, outboundMessageSchemas, 'service', 'executor');
+export const validateOutbound = frameChecker<OutboundMessage>(
+  OUTBOUND_TYPES,
+  outboundMessageSchemas,
+  'service',
+  'executor',
+);
 
 const stepActionValidator = compiledFor('StepAction');
 const testCaseStepsValidator = compiledFor('TestCaseSteps');

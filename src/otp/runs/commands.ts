@@ -1,15 +1,16 @@
 // The run commands every door calls (REST, MCP, the console, and any later one): plain functions over
 // ports. A door checks its caller's credentials and the request's shape, then calls one of these
 // with the caller's principal; nothing else about runs is written twice.
+
+import { CANCELLED_BY_REQUEST, isFinalRunStatus } from '../../../machines/types.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Config } from '../../config.js';
 import { errors } from '../../errors.js';
-import { CANCELLED_BY_REQUEST, isFinalRunStatus } from '../../../machines/types.js';
-import type { RunStore, NewRun } from '../store/run-store.js';
-import type { RunFilter, RunView, RunViews } from '../store/run-views.js';
-import type { RunViewCache } from '../store/run-view-cache.js';
-import type { RunTrace } from '../store/run-trace.js';
 import type { TestCaseSource } from '../engine/test-case-source.js';
+import type { NewRun, RunStore } from '../store/run-store.js';
+import type { RunTrace } from '../store/run-trace.js';
+import type { RunViewCache } from '../store/run-view-cache.js';
+import type { RunFilter, RunView, RunViews } from '../store/run-views.js';
 import { planRun, type QuarantinedCases } from './planner.js';
 import type { RunRequest } from './request.js';
 
@@ -56,7 +57,8 @@ export function runCommands(ports: RunPorts) {
       const status = await store.runStatus(projectId, runId);
       if (!status) throw errors.notFound('Run', runId);
       if (isFinalRunStatus(status)) throw errors.conflict(`Run ${runId} has already finished (${status})`, { status });
-      if (status === 'queued' && (await store.cancelQueuedRun(runId, CANCELLED_BY_REQUEST))) return views.run(projectId, runId);
+      if (status === 'queued' && (await store.cancelQueuedRun(runId, CANCELLED_BY_REQUEST)))
+        return views.run(projectId, runId);
       // Claimed meanwhile, or running: the mark tells whichever process holds it, even past a lost notice.
       await store.requestCancel(runId);
       await engine.cancelInFlight(runId);
@@ -64,17 +66,20 @@ export function runCommands(ports: RunPorts) {
     },
 
     /** Waits up to `ms` for the verdict; answers the run as it then is. */
-    awaitVerdict: (principal: Principal, runId: string, ms: number): Promise<RunView> => engine.awaitVerdict(principal.projectId, runId, ms),
+    awaitVerdict: (principal: Principal, runId: string, ms: number): Promise<RunView> =>
+      engine.awaitVerdict(principal.projectId, runId, ms),
 
     read: (principal: Principal, runId: string): Promise<RunView> => views.run(principal.projectId, runId),
 
     /** The run as GET /otp/runs/:id answers it: a finished run's JSON from memory when held. */
-    readJson: (principal: Principal, runId: string) => cache.read(principal.projectId, runId, () => views.run(principal.projectId, runId)),
+    readJson: (principal: Principal, runId: string) =>
+      cache.read(principal.projectId, runId, () => views.run(principal.projectId, runId)),
 
     list: (principal: Principal, page: Parameters<RunViews['runs']>[1]) => views.runs(principal.projectId, page),
 
     /** The newest runs, for a page that shows a screenful. */
-    latest: (principal: Principal, filter: RunFilter & { limit: number }) => views.latestRuns(principal.projectId, filter),
+    latest: (principal: Principal, filter: RunFilter & { limit: number }) =>
+      views.latestRuns(principal.projectId, filter),
 
     /** The run machine's transitions. */
     trace: (principal: Principal, runId: string): Promise<RunTrace> => engine.runTrace(principal.projectId, runId),

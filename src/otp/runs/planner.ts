@@ -1,13 +1,14 @@
 // Turns a run request (POST /otp/runs, svc_otp_run, the console's Run) into a planned run: every check
 // happens here, before anything starts.
 // Test cases, plans and test runs come through the TestCaseSource port (the artifacts room's records).
+
+import type { StepAction } from '../../../machines/types.js';
+import { fillVars, referencedVars } from '../../../machines/vars.js';
 import type { Principal } from '../../auth/principal.js';
 import { errors, type FieldError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { fillVars, referencedVars } from '../../../machines/vars.js';
-import type { StepAction } from '../../../machines/types.js';
-import type { NewRun } from '../store/run-store.js';
 import type { TestCaseSource } from '../engine/test-case-source.js';
+import type { NewRun } from '../store/run-store.js';
 import type { RunRequest } from './request.js';
 
 /**
@@ -52,14 +53,17 @@ export async function planRun(
   limits: { maxSteps: number; stepTimeoutMs: number },
   quarantine: QuarantinedCases = noQuarantine,
 ): Promise<NewRun> {
-  if (request.projectId && request.projectId !== principal.projectId) throw errors.notFound('Project', request.projectId);
+  if (request.projectId && request.projectId !== principal.projectId)
+    throw errors.notFound('Project', request.projectId);
   if (Boolean(request.planId) === Boolean(request.testCaseIds)) {
     throw errors.validation('Give either testCaseIds or planId', [
       { field: 'body', message: 'exactly one of testCaseIds and planId is required' },
     ]);
   }
   if (request.finishTestRun && !request.testRunId) {
-    throw errors.validation('finishTestRun needs a testRunId', [{ field: 'body.finishTestRun', message: 'give the testRunId to close' }]);
+    throw errors.validation('finishTestRun needs a testRunId', [
+      { field: 'body.finishTestRun', message: 'give the testRunId to close' },
+    ]);
   }
   if (request.testRunId) await checkTestRunOpen(source, principal.projectId, request.testRunId);
   let caseIds: string[];
@@ -97,7 +101,10 @@ export async function planRun(
   if (unknownVars.length) {
     throw errors.validation(
       `Variables used by the steps have no value: ${unknownVars.join(', ')}`,
-      unknownVars.map((name) => ({ field: `body.vars.${name}`, message: `the steps use {{${name}}}; give it a value` })),
+      unknownVars.map((name) => ({
+        field: `body.vars.${name}`,
+        message: `the steps use {{${name}}}; give it a value`,
+      })),
     );
   }
 

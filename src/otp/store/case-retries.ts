@@ -2,8 +2,9 @@
 // failed attempt are written, the attempt's outcomes are archived in otp_run_step_attempts, and its
 // steps are set back to pending under the new attempt number. Tried again after a database outage,
 // it does nothing twice: a case already at the new attempt is left as it is.
-import type { Db } from '../../db/connect.js';
+
 import type { CaseRetry } from '../../../machines/types.js';
+import type { Db } from '../../db/connect.js';
 import type { StepWrite } from './run-rows.js';
 import { writeError } from './write-error.js';
 
@@ -31,21 +32,18 @@ export async function retryCase(
          ON CONFLICT DO NOTHING`,
         [runId, retry.stepIndexes],
       );
-      await trx('otp_run_steps')
-        .where({ run_id: runId })
-        .whereIn('step_index', retry.stepIndexes)
-        .update({
-          status: 'pending',
-          source: null,
-          duration_ms: null,
-          error: null,
-          evidence: null,
-          actual: null,
-          used_locator: null,
-          text_replaced: null,
-          finished_at: null,
-          attempt: retry.attempt,
-        });
+      await trx('otp_run_steps').where({ run_id: runId }).whereIn('step_index', retry.stepIndexes).update({
+        status: 'pending',
+        source: null,
+        duration_ms: null,
+        error: null,
+        evidence: null,
+        actual: null,
+        used_locator: null,
+        text_replaced: null,
+        finished_at: null,
+        attempt: retry.attempt,
+      });
     });
   } catch (err) {
     throw writeError(err);

@@ -1,8 +1,9 @@
 // What the ai room needs of finished runs to sign their failures (its RunFailureSource port,
 // src/ai/facts.ts, wired in src/service.ts): the runs finished after a point, and for a batch of
 // runs their test cases' outcomes and their failed steps. Read after the verdict, never on the step path.
-import type { Db } from '../../db/connect.js';
+
 import { FINAL_RUN_STATUSES, type FinalRunStatus } from '../../../machines/types.js';
+import type { Db } from '../../db/connect.js';
 
 export interface FinishedRunRef {
   id: string;
@@ -85,18 +86,39 @@ export class RunFailureFacts {
     ]);
     const byRun = new Map<string, FinishedRunFacts>();
     for (const r of runs.rows) {
-      byRun.set(r.id, { id: r.id, tenantId: r.tenant_id, projectId: r.project_id, planId: r.plan_id, status: r.status, finishedAt: r.finished_at, cases: [], failures: [] });
+      byRun.set(r.id, {
+        id: r.id,
+        tenantId: r.tenant_id,
+        projectId: r.project_id,
+        planId: r.plan_id,
+        status: r.status,
+        finishedAt: r.finished_at,
+        cases: [],
+        failures: [],
+      });
     }
     for (const c of cases.rows) {
       byRun.get(c.run_id)?.cases.push({
-        caseIndex: c.case_index, testCaseId: c.test_case_id, firstStep: c.first_step,
-        passed: c.passed, failed: c.failed, skipped: c.skipped, total: c.total, failedStep: c.failed_step,
+        caseIndex: c.case_index,
+        testCaseId: c.test_case_id,
+        firstStep: c.first_step,
+        passed: c.passed,
+        failed: c.failed,
+        skipped: c.skipped,
+        total: c.total,
+        failedStep: c.failed_step,
       });
     }
     for (const f of failures.rows) {
       byRun.get(f.run_id)?.failures.push({
-        stepIndex: f.step_index, caseIndex: f.case_index, testCaseId: f.test_case_id, status: f.status, source: f.source,
-        action: f.action, error: f.error, screenshotAssetId: f.screenshot,
+        stepIndex: f.step_index,
+        caseIndex: f.case_index,
+        testCaseId: f.test_case_id,
+        status: f.status,
+        source: f.source,
+        action: f.action,
+        error: f.error,
+        screenshotAssetId: f.screenshot,
       });
     }
     for (const run of byRun.values()) run.cases.sort((a, b) => a.caseIndex - b.caseIndex);

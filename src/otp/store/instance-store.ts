@@ -51,7 +51,10 @@ export class InstanceStore {
           AND (i.id IS NULL OR r.instance_id = ?)`,
       [minAgeMs, selfId],
     );
-    return (rows as Array<{ id: string; instance_id: string | null }>).map((r) => ({ id: r.id, instanceId: r.instance_id }));
+    return (rows as Array<{ id: string; instance_id: string | null }>).map((r) => ({
+      id: r.id,
+      instanceId: r.instance_id,
+    }));
   }
 
   /**

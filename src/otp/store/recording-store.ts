@@ -1,9 +1,10 @@
 // Durable state of recordings (docs/recording.md): otp_recordings and otp_recording_events. Each
 // event.recorded frame is one statement that numbers and stores it; stopping freezes the events (the
 // row lock orders a stop after every event already being written).
+
+import { type ChangeEvents, EventType, noChangeEvents } from '../../db/change-events.js';
 import type { Db } from '../../db/connect.js';
-import { EventType, noChangeEvents, type ChangeEvents } from '../../db/change-events.js';
-import { paginate, type Page } from '../../rest/pagination.js';
+import { type Page, paginate } from '../../rest/pagination.js';
 
 /**
  * A recorded step as stored: a test case step ({ otp, label?, ... }) that the StoredStep schema of
@@ -91,7 +92,16 @@ export class RecordingStore {
         `INSERT INTO otp_recordings (id, tenant_id, project_id, session_id, title, start_url, started_by)
          SELECT ?, ?, ?, s.id, ?, ?, ? FROM otp_sessions s WHERE s.id = ? AND s.project_id = ? AND s.status = 'open'
          RETURNING *`,
-        [rec.id, rec.tenantId, rec.projectId, rec.title, rec.startUrl ?? null, rec.startedBy, rec.sessionId, rec.projectId],
+        [
+          rec.id,
+          rec.tenantId,
+          rec.projectId,
+          rec.title,
+          rec.startUrl ?? null,
+          rec.startedBy,
+          rec.sessionId,
+          rec.projectId,
+        ],
       );
       return rows[0] ?? 'closed';
     } catch (err) {
@@ -109,7 +119,13 @@ export class RecordingStore {
    * Stores one event of the session's recording in progress (the one named, when `recordingId` is
    * given), numbered after the last: one statement. Answers its seq, or why it was refused.
    */
-  async append(sessionId: string, recordingId: string | undefined, step: StoredStep, at: string | undefined, maxEvents: number): Promise<{ recordingId: string; seq: number } | AppendRefusal> {
+  async append(
+    sessionId: string,
+    recordingId: string | undefined,
+    step: StoredStep,
+    at: string | undefined,
+    maxEvents: number,
+  ): Promise<{ recordingId: string; seq: number } | AppendRefusal> {
     const { rows } = await this.db.raw(
       `WITH r AS (
          UPDATE otp_recordings SET event_count = event_count + 1
@@ -132,7 +148,9 @@ export class RecordingStore {
   }
 
   async events(id: string): Promise<RecordedEvent[]> {
-    const rows: Array<{ seq: number; step: StoredStep; at: Date | null; received_at: Date }> = await this.db('otp_recording_events')
+    const rows: Array<{ seq: number; step: StoredStep; at: Date | null; received_at: Date }> = await this.db(
+      'otp_recording_events',
+    )
       .where('recording_id', id)
       .orderBy('seq')
       .select('seq', 'step', 'at', 'received_at');
@@ -154,15 +172,23 @@ export class RecordingStore {
    * Stops a recording in progress (its events are final from here on) and answers it with its steps;
    * undefined when it was not in progress. `sessionId` limits it to that session's recording.
    */
-  async stop(where: { projectId?: string; id?: string; sessionId?: string }, reason: string): Promise<{ row: RecordingRow; steps: StoredStep[] } | undefined> {
+  async stop(
+    where: { projectId?: string; id?: string; sessionId?: string },
+    reason: string,
+  ): Promise<{ row: RecordingRow; steps: StoredStep[] } | undefined> {
     return this.db.transaction(async (trx) => {
       const query = trx('otp_recordings').where('status', 'recording');
       if (where.id) query.where('id', where.id);
       if (where.projectId) query.where('project_id', where.projectId);
       if (where.sessionId) query.where('session_id', where.sessionId);
-      const [row] = (await query.update({ status: 'stopped', stopped_at: trx.fn.now(), stop_reason: reason }).returning('*')) as RecordingRow[];
+      const [row] = (await query
+        .update({ status: 'stopped', stopped_at: trx.fn.now(), stop_reason: reason })
+        .returning('*')) as RecordingRow[];
       if (!row) return undefined;
-      const steps: StoredStep[] = await trx('otp_recording_events').where('recording_id', row.id).orderBy('seq').pluck('step');
+      const steps: StoredStep[] = await trx('otp_recording_events')
+        .where('recording_id', row.id)
+        .orderBy('seq')
+        .pluck('step');
       return { row, steps };
     });
   }

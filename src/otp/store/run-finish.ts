@@ -3,15 +3,25 @@
 // queued, pinned to a session that closed, held by a process that stopped, lost in a hand-over), the
 // end decided here from its steps by the machines' own rule (closeUndriven: the unreported steps
 // skipped with the given code, the counts as a driven run counts them).
+
+import { closeUndriven } from '../../../machines/run.steps.js';
+import { ACTIVE_RUN_STATUSES, type FinalRunStatus, type StepOutcome } from '../../../machines/types.js';
+import { type ChangeEvent, type ChangeEvents, EventType } from '../../db/change-events.js';
 import type { Db } from '../../db/connect.js';
 import type { DedicatedConnection } from '../../db/dedicated-connection.js';
 import { GroupCommit } from '../../db/group-commit.js';
-import { EventType, type ChangeEvent, type ChangeEvents } from '../../db/change-events.js';
-import { ACTIVE_RUN_STATUSES, type FinalRunStatus, type StepOutcome } from '../../../machines/types.js';
-import { closeUndriven } from '../../../machines/run.steps.js';
+import {
+  FINISH_REPORTED_RUNS,
+  FINISH_RUNS,
+  type FinishAnswer,
+  type FinishedRow,
+  finishAnswer,
+  finishValues,
+  preparedQuery,
+  type RunFinish,
+} from './run-sql.js';
 import { runSummary } from './run-views.js';
 import { writeError } from './write-error.js';
-import { FINISH_REPORTED_RUNS, FINISH_RUNS, finishAnswer, finishValues, preparedQuery, type FinishAnswer, type FinishedRow, type RunFinish } from './run-sql.js';
 
 /** How a run that no machine drives ends: its status, the code its unreported steps get, the reason. */
 export interface UndrivenEnd {
@@ -62,8 +72,13 @@ export class RunFinishes {
       .select('id', 'project_id', 'total_steps');
     if (!runs.length) return;
     const steps = new Map<string, Array<{ stepIndex: number; status: StepOutcome['status'] | 'pending' }>>();
-    const rows: Array<{ run_id: string; step_index: number; status: StepOutcome['status'] | 'pending' }> = await trx('otp_run_steps')
-      .whereIn('run_id', runs.map((run) => run.id))
+    const rows: Array<{ run_id: string; step_index: number; status: StepOutcome['status'] | 'pending' }> = await trx(
+      'otp_run_steps',
+    )
+      .whereIn(
+        'run_id',
+        runs.map((run) => run.id),
+      )
       .select('run_id', 'step_index', 'status');
     for (const row of rows) {
       const list = steps.get(row.run_id) ?? [];
@@ -85,7 +100,12 @@ export class RunFinishes {
   /** The statement, in `trx`, with `run.finished` reported for each run it ended. */
   private async finishReported(trx: Db, finishes: RunFinish[]): Promise<FinishedRow[]> {
     const rows = (await trx.raw(FINISH_REPORTED_RUNS.knexText, finishValues(finishes) as any[])).rows;
-    const events: ChangeEvent[] = rows.map((row: any) => ({ type: EventType.runFinished, tenantId: row.tenant_id, projectId: row.project_id, data: runSummary(row) }));
+    const events: ChangeEvent[] = rows.map((row: any) => ({
+      type: EventType.runFinished,
+      tenantId: row.tenant_id,
+      projectId: row.project_id,
+      data: runSummary(row),
+    }));
     await this.events.record(trx, events);
     return rows;
   }

@@ -91,12 +91,26 @@ export class RunHistoryStore {
   constructor(private readonly db: Db) {}
 
   async caseAttempts(projectId: string, window: HistoryWindow): Promise<CaseAttemptRow[]> {
-    const result = await this.db.raw(CASE_ATTEMPTS_SQL, { projectId, runs: window.runs, testCaseId: window.testCaseId ?? null });
-    return result.rows.map((row: CaseAttemptRow & { createdAt: Date }) => ({ ...row, createdAt: new Date(row.createdAt).toISOString() }));
+    const result = await this.db.raw(CASE_ATTEMPTS_SQL, {
+      projectId,
+      runs: window.runs,
+      testCaseId: window.testCaseId ?? null,
+    });
+    return result.rows.map((row: CaseAttemptRow & { createdAt: Date }) => ({
+      ...row,
+      createdAt: new Date(row.createdAt).toISOString(),
+    }));
   }
 
   async locatorSteps(projectId: string, window: HistoryWindow): Promise<LocatorStepRow[]> {
-    const result = await this.db.raw(LOCATOR_STEPS_SQL, { projectId, runs: window.runs, testCaseId: window.testCaseId ?? null });
-    return result.rows.map((row: LocatorStepRow & { createdAt: Date }) => ({ ...row, createdAt: new Date(row.createdAt).toISOString() }));
+    const result = await this.db.raw(LOCATOR_STEPS_SQL, {
+      projectId,
+      runs: window.runs,
+      testCaseId: window.testCaseId ?? null,
+    });
+    return result.rows.map((row: LocatorStepRow & { createdAt: Date }) => ({
+      ...row,
+      createdAt: new Date(row.createdAt).toISOString(),
+    }));
   }
 }

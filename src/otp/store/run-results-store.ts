@@ -1,8 +1,9 @@
 // What the artifacts room needs of OTP runs to record their test results (its RunResultsSource port,
 // src/artifacts/tests/run-results.ts, wired in src/service.ts): a finished run that still owes its
 // results, with every step's outcome; the runs that owe them; and the mark that they are recorded.
-import type { Db } from '../../db/connect.js';
+
 import { FINAL_RUN_STATUSES, type FinalRunStatus, type StepStatus } from '../../../machines/types.js';
+import type { Db } from '../../db/connect.js';
 import type { RunCaseRef } from './run-store.js';
 
 /** One step of a finished run, as far as its test case's result is concerned. */

@@ -8,7 +8,14 @@ import type { PlannedStep, StepOutcome } from '../../../machines/types.js';
  * `quarantined` marks a case whose failure does not fail the run's verdict (docs/ai.md,
  * "Quarantine"), and `retries` is how many times it may run again after a failed attempt (absent: 0).
  */
-export type RunCaseRef = { id: string; title: string; steps: number; version?: number; quarantined?: true; retries?: number };
+export type RunCaseRef = {
+  id: string;
+  title: string;
+  steps: number;
+  version?: number;
+  quarantined?: true;
+  retries?: number;
+};
 
 export interface NewRun {
   id: string;

@@ -19,7 +19,10 @@ function hot(name: string, text: string): HotStatement {
 }
 
 /** The statement with its values, as pg.Client#query takes it (prepared under its name). */
-export function preparedQuery(statement: HotStatement, values: unknown[]): { name: string; text: string; values: unknown[] } {
+export function preparedQuery(
+  statement: HotStatement,
+  values: unknown[],
+): { name: string; text: string; values: unknown[] } {
   return { name: statement.name, text: statement.text, values };
 }
 

@@ -3,22 +3,40 @@
 // no SQL. Plain knex and hand-written statements (the hottest in run-sql.ts): insertRun, claimRuns,
 // recordSteps and the finish's statement are the engine's hot paths, one round trip each, prepared
 // on connections of their own when the store has them.
+
+import diagnostics from 'node:diagnostics_channel';
+import {
+  ACTIVE_RUN_STATUSES,
+  type Capabilities,
+  type CaseRetry,
+  OtpErrorCode,
+  type RunStatus,
+} from '../../../machines/types.js';
+import { type ChangeEvents, noChangeEvents } from '../../db/change-events.js';
 import type { Db } from '../../db/connect.js';
 import type { DedicatedConnection } from '../../db/dedicated-connection.js';
 import { GroupCommit } from '../../db/group-commit.js';
-import diagnostics from 'node:diagnostics_channel';
-import { noChangeEvents, type ChangeEvents } from '../../db/change-events.js';
-import { ACTIVE_RUN_STATUSES, OtpErrorCode, type CaseRetry, type Capabilities, type RunStatus } from '../../../machines/types.js';
-import { writeError } from './write-error.js';
-import { RunFinishes, type UndrivenEnd } from './run-finish.js';
-import { PlannedRuns } from './planned-runs.js';
-import { claimedRunOf, type ClaimedRun, type ClaimedRunRow, type NewRun, type StepWrite } from './run-rows.js';
-import { CLAIM_RUNS, INSERT_RUNS, insertValues, RECORD_STEPS, preparedQuery, stepRecord, type FinishAnswer, type HotStatement, type RunFinish, type RunInsert } from './run-sql.js';
 import { retryCase } from './case-retries.js';
+import { PlannedRuns } from './planned-runs.js';
+import { RunFinishes, type UndrivenEnd } from './run-finish.js';
+import { type ClaimedRun, type ClaimedRunRow, claimedRunOf, type NewRun, type StepWrite } from './run-rows.js';
+import {
+  CLAIM_RUNS,
+  type FinishAnswer,
+  type HotStatement,
+  INSERT_RUNS,
+  insertValues,
+  preparedQuery,
+  RECORD_STEPS,
+  type RunFinish,
+  type RunInsert,
+  stepRecord,
+} from './run-sql.js';
+import { writeError } from './write-error.js';
 
+export type { ClaimedRun, ClaimedRunRow, NewRun, PlannedStepRow, RunCaseRef, StepWrite } from './run-rows.js';
 export type { FinishAnswer, RunFinish, UndrivenEnd };
 export { claimedRunOf };
-export type { ClaimedRun, ClaimedRunRow, NewRun, PlannedStepRow, RunCaseRef, StepWrite } from './run-rows.js';
 
 /**
  * Connections of the store's own for its hot statements, each prepared once per connection:
@@ -68,7 +86,12 @@ export class RunStore {
   private readonly finishes: RunFinishes;
 
   /** A hot statement: prepared on `connection` when the store has it, else through knex (`trx` first). */
-  private async hot<R = any>(statement: HotStatement, values: unknown[], connection?: DedicatedConnection, trx?: Db): Promise<R[]> {
+  private async hot<R = any>(
+    statement: HotStatement,
+    values: unknown[],
+    connection?: DedicatedConnection,
+    trx?: Db,
+  ): Promise<R[]> {
     if (!trx && connection) return (await connection.query(preparedQuery(statement, values))).rows as R[];
     return (await (trx ?? this.db).raw(statement.knexText, values as any[])).rows as R[];
   }
@@ -98,7 +121,11 @@ export class RunStore {
    * Claims queued runs for one session: those asked for it, or for no session in particular, oldest
    * first. SKIP LOCKED lets several service processes claim from one queue without waiting on each other.
    */
-  async claimRuns(session: { id: string; projectId: string }, instanceId: string, limit: number): Promise<ClaimedRun[]> {
+  async claimRuns(
+    session: { id: string; projectId: string },
+    instanceId: string,
+    limit: number,
+  ): Promise<ClaimedRun[]> {
     if (limit <= 0) return [];
     // One round trip: the claimed runs come back with their steps (one JSON array each), but for
     // those this process planned and still has (a few more than asked: older runs may be taken).
@@ -214,7 +241,10 @@ export class RunStore {
    * or is pinned to a session that is no longer open (the session's row is locked against a
    * concurrent close): answers false, and the caller finishes it.
    */
-  async requeueUnstarted(runId: string, instanceId: string): Promise<{ projectId: string; sessionId: string | null } | null> {
+  async requeueUnstarted(
+    runId: string,
+    instanceId: string,
+  ): Promise<{ projectId: string; sessionId: string | null } | null> {
     const { rows } = await this.db.raw(
       `UPDATE otp_runs r SET status = 'queued', session_id = NULL, instance_id = NULL, started_at = NULL
         WHERE r.id = ? AND r.status = 'running' AND r.instance_id = ? AND r.cancel_requested_at IS NULL
@@ -230,7 +260,10 @@ export class RunStore {
   async cancelQueuedRun(runId: string, reason: string): Promise<boolean> {
     this.planned.forget(runId);
     return this.db.transaction(async (trx) => {
-      const [queued] = await trx('otp_runs').where({ id: runId, status: 'queued' }).update({ cancel_requested_at: trx.fn.now() }).returning('id');
+      const [queued] = await trx('otp_runs')
+        .where({ id: runId, status: 'queued' })
+        .update({ cancel_requested_at: trx.fn.now() })
+        .returning('id');
       if (!queued) return false;
       await this.finishes.finishUndriven([runId], { status: 'cancelled', code: OtpErrorCode.cancelled, reason }, trx);
       return true;
@@ -281,6 +314,10 @@ export class RunStore {
       .where({ id, status: 'open' })
       .update({ status: 'closed', closed_at: db.fn.now(), close_code: code, close_reason: reason });
     const stranded = await db('otp_runs').where({ requested_session_id: id, status: 'queued' }).pluck('id');
-    await this.finishes.finishUndriven(stranded, { status: 'error', code: OtpErrorCode.internal, reason: `session ${id} closed before the run started` }, trx);
+    await this.finishes.finishUndriven(
+      stranded,
+      { status: 'error', code: OtpErrorCode.internal, reason: `session ${id} closed before the run started` },
+      trx,
+    );
   }
 }

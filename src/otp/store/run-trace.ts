@@ -3,9 +3,10 @@
 // OTP_TRACE_FLUSH_MS in one statement for all of them, and the verdict's own statement
 // (RunStore.finishRun) writes the last.
 // Nothing is written per step: the step path stays one statement per group commit.
+
+import type { RunStatus } from '../../../machines/types.js';
 import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
-import type { RunStatus } from '../../../machines/types.js';
 
 /** The most transitions kept per run; older ones are dropped (and counted). */
 export const TRACE_LIMIT = 500;
@@ -63,13 +64,20 @@ export class RunTraceStore {
   /** The traces of several running runs, in one statement. */
   async flush(writes: TraceWrite[]): Promise<void> {
     if (!writes.length) return;
-    const batch = writes.map((w) => ({ run_id: w.runId, trace: w.transitions, dropped: w.dropped, append: w.append ?? false }));
+    const batch = writes.map((w) => ({
+      run_id: w.runId,
+      trace: w.transitions,
+      dropped: w.dropped,
+      append: w.append ?? false,
+    }));
     await this.db.raw(FLUSH_SQL, [JSON.stringify(batch)]);
   }
 
   /** The trace as last written; 404 when the project has no such run. */
   async read(projectId: string, runId: string): Promise<RunTrace> {
-    const row = await this.db('otp_runs').where({ id: runId, project_id: projectId }).first('status', 'trace', 'trace_dropped');
+    const row = await this.db('otp_runs')
+      .where({ id: runId, project_id: projectId })
+      .first('status', 'trace', 'trace_dropped');
     if (!row) throw errors.notFound('Run', runId);
     return { runId, status: row.status, transitions: row.trace ?? [], dropped: row.trace_dropped ?? 0, live: false };
   }

@@ -3,8 +3,9 @@
 // such change is announced to every process (a trigger on assets, db/migrations/005) and calls
 // invalidate(). Bounded by the size of the JSON held, least recently read first out, and by age: a
 // notice lost with a dropped connection leaves a stale view for at most `maxAgeMs`.
-import { JsonText } from '../../rest/route.js';
+
 import { isFinalRunStatus } from '../../../machines/types.js';
+import { JsonText } from '../../rest/route.js';
 import type { RunView } from './run-views.js';
 
 interface Entry {

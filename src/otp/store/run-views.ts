@@ -1,10 +1,11 @@
 // What REST answers about runs and sessions, read from PostgreSQL (the truth for every process).
+
+import type { StepStatus } from '../../../machines/types.js';
+import { type EvidenceFile, evidenceByStep } from '../../assets/evidence/evidence-service.js';
+import { downloadPath } from '../../assets/items/view.js';
 import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
-import { paginate, type Page } from '../../rest/pagination.js';
-import { evidenceByStep, type EvidenceFile } from '../../assets/evidence/evidence-service.js';
-import { downloadPath } from '../../assets/items/view.js';
-import type { StepStatus } from '../../../machines/types.js';
+import { type Page, paginate } from '../../rest/pagination.js';
 
 export interface StepView {
   stepIndex: number;
@@ -64,7 +65,13 @@ export function runSummary(row: any) {
     allowedOrigins: row.allowed_origins,
     varNames: Object.keys(row.vars ?? {}),
     totalSteps: row.total_steps,
-    counts: { passed: row.passed, failed: row.failed, skipped: row.skipped, total: row.total_steps } as { passed: number; failed: number; skipped: number; total: number; flaky?: number },
+    counts: { passed: row.passed, failed: row.failed, skipped: row.skipped, total: row.total_steps } as {
+      passed: number;
+      failed: number;
+      skipped: number;
+      total: number;
+      flaky?: number;
+    },
     reason: row.reason,
     cancelRequested: row.cancel_requested_at !== null,
     createdAt: iso(row.created_at),
@@ -157,7 +164,10 @@ export async function readRun(db: Db, projectId: string, runId: string): Promise
   if (!row) throw errors.notFound('Run', runId);
   const files = await evidenceByStep(db, runId);
   const steps = (row.steps_json as any[]).map((s) =>
-    withEvidenceLinks(stepView({ ...s, finished_at: s.finished_at === null ? null : new Date(s.finished_at) }), files.get(s.step_index)),
+    withEvidenceLinks(
+      stepView({ ...s, finished_at: s.finished_at === null ? null : new Date(s.finished_at) }),
+      files.get(s.step_index),
+    ),
   );
   const view: RunView = { ...runSummary(row), steps };
   if (hasRetries(row)) {
@@ -224,12 +234,20 @@ function runsOf(db: Db, projectId: string, filter: RunFilter) {
   return query;
 }
 
-export function listRuns(db: Db, projectId: string, page: { limit?: number; cursor?: string } & RunFilter): Promise<Page<RunSummary>> {
+export function listRuns(
+  db: Db,
+  projectId: string,
+  page: { limit?: number; cursor?: string } & RunFilter,
+): Promise<Page<RunSummary>> {
   return paginate(runsOf(db, projectId, page), page, runSummary);
 }
 
 /** The newest runs first (the console's list), with the same filters. */
-export async function latestRuns(db: Db, projectId: string, filter: RunFilter & { limit: number }): Promise<RunSummary[]> {
+export async function latestRuns(
+  db: Db,
+  projectId: string,
+  filter: RunFilter & { limit: number },
+): Promise<RunSummary[]> {
   const rows = await runsOf(db, projectId, filter).orderBy('id', 'desc').limit(filter.limit);
   return rows.map(runSummary);
 }
@@ -256,10 +274,17 @@ export function sessionView(row: any) {
 function sessionsOf(db: Db, projectId: string) {
   return db('otp_sessions as s')
     .where('s.project_id', projectId)
-    .select('s.*', db.raw(`(SELECT count(*) FROM otp_runs r WHERE r.session_id = s.id AND r.status = 'running') AS active_runs`));
+    .select(
+      's.*',
+      db.raw(`(SELECT count(*) FROM otp_runs r WHERE r.session_id = s.id AND r.status = 'running') AS active_runs`),
+    );
 }
 
-export async function readSession(db: Db, projectId: string, sessionId: string): Promise<ReturnType<typeof sessionView>> {
+export async function readSession(
+  db: Db,
+  projectId: string,
+  sessionId: string,
+): Promise<ReturnType<typeof sessionView>> {
   const row = await sessionsOf(db, projectId).where('s.id', sessionId).first();
   if (!row) throw errors.notFound('Session', sessionId);
   return sessionView(row);
@@ -295,7 +320,10 @@ export class RunViews {
     return readSession(this.db, projectId, sessionId);
   }
 
-  sessions(projectId: string, page: { limit?: number; cursor?: string; status?: string }): Promise<Page<ReturnType<typeof sessionView>>> {
+  sessions(
+    projectId: string,
+    page: { limit?: number; cursor?: string; status?: string },
+  ): Promise<Page<ReturnType<typeof sessionView>>> {
     return listSessions(this.db, projectId, page);
   }
 }

@@ -2,9 +2,10 @@
 // resumes it on another process (docs/protocol.md, "Resuming a session"). The holder writes the move
 // (handOver) once its runs are quiet; the new holder then reads what it needs to drive them on
 // (adoptedRuns): the runs as a claim gives them, plus the outcomes already recorded.
+
+import { type Capabilities, FINAL_RUN_STATUSES, type StepOutcome } from '../../../machines/types.js';
 import type { Db } from '../../db/connect.js';
-import { FINAL_RUN_STATUSES, type Capabilities, type StepOutcome } from '../../../machines/types.js';
-import { claimedRunOf, type ClaimedRun, type ClaimedRunRow, type PlannedStepRow } from './run-store.js';
+import { type ClaimedRun, type ClaimedRunRow, claimedRunOf, type PlannedStepRow } from './run-store.js';
 
 export interface ResumableSession {
   id: string;
@@ -44,27 +45,47 @@ export class SessionHandOverStore {
     const row = await this.db('otp_sessions')
       .where({ id })
       .first('id', 'project_id', 'instance_id', 'status', 'capabilities', 'max_parallel');
-    return row && {
-      id: row.id,
-      projectId: row.project_id,
-      instanceId: row.instance_id,
-      status: row.status,
-      capabilities: row.capabilities,
-      maxParallel: row.max_parallel,
-    };
+    return (
+      row && {
+        id: row.id,
+        projectId: row.project_id,
+        instanceId: row.instance_id,
+        status: row.status,
+        capabilities: row.capabilities,
+        maxParallel: row.max_parallel,
+      }
+    );
   }
 
   /** The session and its running runs now belong to process `to`, in one transaction. */
   async handOver(sessionId: string, from: string, to: string): Promise<void> {
     await this.db.transaction(async (trx) => {
-      const moved = await trx('otp_sessions').where({ id: sessionId, instance_id: from, status: 'open' }).update({ instance_id: to });
+      const moved = await trx('otp_sessions')
+        .where({ id: sessionId, instance_id: from, status: 'open' })
+        .update({ instance_id: to });
       if (!moved) throw new Error(`session ${sessionId} is not open on process ${from}`);
-      await trx('otp_runs').where({ session_id: sessionId, instance_id: from, status: 'running' }).update({ instance_id: to });
+      await trx('otp_runs')
+        .where({ session_id: sessionId, instance_id: from, status: 'running' })
+        .update({ instance_id: to });
     });
   }
 
   /** What run.finished says of these finished runs (of the session), for delivering it late. */
-  async finishedRuns(sessionId: string, runIds: string[]): Promise<Array<{ runId: string; status: string; passed: number; failed: number; skipped: number; total: number; durationMs: number; reason?: string }>> {
+  async finishedRuns(
+    sessionId: string,
+    runIds: string[],
+  ): Promise<
+    Array<{
+      runId: string;
+      status: string;
+      passed: number;
+      failed: number;
+      skipped: number;
+      total: number;
+      durationMs: number;
+      reason?: string;
+    }>
+  > {
     if (!runIds.length) return [];
     const rows = await this.db('otp_runs')
       .where('session_id', sessionId)

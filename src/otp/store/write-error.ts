@@ -16,7 +16,8 @@ export function writeError(err: unknown): Error {
   const code = (err as { code?: unknown }).code;
   // PostgreSQL's own message only (an SQLSTATE says it is one), without the statement knex puts in
   // front; a driver's or socket's message may name the server's address or carry SQL: not repeated.
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return new WriteError('the database could not complete the write', code, { cause: err });
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code))
+    return new WriteError('the database could not complete the write', code, { cause: err });
   const cut = err.message.lastIndexOf(' - ');
   const message = cut >= 0 ? err.message.slice(cut + 3) : err.message;
   return new WriteError(`the database refused the write: ${message}`.slice(0, 500), code, { cause: err });

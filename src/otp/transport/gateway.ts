@@ -3,12 +3,13 @@
 // arrive meanwhile held in order, the session bound once the key is good, frame sizes enforced, and
 // no exception ever let out into a socket library's callback. An adapter (uws.ts, ws.ts) only
 // translates its library's events into accept() / message() / closed().
+
+import { CloseCode, OtpErrorCode } from '../../../machines/types.js';
 import type { Principal } from '../../auth/principal.js';
 import { hasScope } from '../../auth/principal.js';
-import { CloseCode, OtpErrorCode } from '../../../machines/types.js';
-import { errorFrame } from '../protocol/frames.js';
+import { type Logger, throttledLog } from '../../log.js';
 import type { Connection } from '../engine/session.js';
-import { throttledLog, type Logger } from '../../log.js';
+import { errorFrame } from '../protocol/frames.js';
 
 /** One socket, as an adapter offers it to the gateway. */
 export interface TransportSocket {
@@ -69,7 +70,12 @@ export function upgradeSecret(authorization: string | undefined, token: string |
 
 export function closeReason(reason: string): string {
   const bytes = Buffer.from(reason);
-  return bytes.byteLength <= MAX_CLOSE_REASON_BYTES ? reason : bytes.subarray(0, MAX_CLOSE_REASON_BYTES).toString().replace(/\uFFFD$/, '');
+  return bytes.byteLength <= MAX_CLOSE_REASON_BYTES
+    ? reason
+    : bytes
+        .subarray(0, MAX_CLOSE_REASON_BYTES)
+        .toString()
+        .replace(/\uFFFD$/, '');
 }
 
 interface Refusal {
@@ -102,7 +108,8 @@ export class OtpGateway {
     // A frame as the session takes it: its text, or its size when it is over the protocol's limit.
     const read = (data: ArrayBuffer | Uint8Array): string | number =>
       data.byteLength > deps.maxFrameBytes ? data.byteLength : Buffer.from(data as Uint8Array).toString('utf8');
-    const deliver = (s: SocketSession, frame: string | number) => (typeof frame === 'number' ? s.frameTooLarge(frame) : s.handleText(frame));
+    const deliver = (s: SocketSession, frame: string | number) =>
+      typeof frame === 'number' ? s.frameTooLarge(frame) : s.handleText(frame);
 
     void this.authorise(secret)
       .then(({ principal, refusal }) => {
@@ -140,7 +147,8 @@ export class OtpGateway {
           return;
         }
         if (!early) return;
-        if (early.length >= MAX_EARLY_FRAMES) return socket.end(CloseCode.protocolViolation, 'too many frames before the credentials were checked');
+        if (early.length >= MAX_EARLY_FRAMES)
+          return socket.end(CloseCode.protocolViolation, 'too many frames before the credentials were checked');
         early.push(read(data));
       },
       closed: (code, reason) => {
@@ -154,18 +162,30 @@ export class OtpGateway {
     // An outage is no refusal of the credentials (the database's health speaks of it).
     if (refusal.retryAfterMs === undefined) {
       const address = socket.remoteAddress();
-      this.refusedLog(`${refusal.code}:${address}`, 'refused credentials', { transport: 'otp', code: refusal.code, address, reason: refusal.message });
+      this.refusedLog(`${refusal.code}:${address}`, 'refused credentials', {
+        transport: 'otp',
+        code: refusal.code,
+        address,
+        reason: refusal.message,
+      });
       this.deps.refused?.();
     }
     socket.cork(() => {
-      const details = refusal.retryAfterMs === undefined ? undefined : { retryable: true, retryAfterMs: refusal.retryAfterMs };
+      const details =
+        refusal.retryAfterMs === undefined ? undefined : { retryable: true, retryAfterMs: refusal.retryAfterMs };
       socket.send(errorFrame(refusal.otpCode ?? OtpErrorCode.auth, refusal.message, {}, details));
       socket.end(refusal.code, closeReason(refusal.message));
     });
   }
 
   private async authorise(secret: string | undefined): Promise<{ principal?: Principal; refusal?: Refusal }> {
-    if (!secret) return { refusal: { code: CloseCode.unauthorized, message: 'credentials required: Authorization: Bearer <key or access token> or ?token=<key or access token>' } };
+    if (!secret)
+      return {
+        refusal: {
+          code: CloseCode.unauthorized,
+          message: 'credentials required: Authorization: Bearer <key or access token> or ?token=<key or access token>',
+        },
+      };
     let principal: Principal | null = null;
     try {
       principal = await this.deps.authenticate(secret);
@@ -174,13 +194,23 @@ export class OtpGateway {
       if (this.deps.unavailable?.(err)) {
         const retryAfterMs = this.deps.retryAfterMs ?? 2_000;
         const message = `the service's database is unavailable: connect again in ${Math.ceil(retryAfterMs / 1000)} s`;
-        return { refusal: { code: CloseCode.tryAgainLater, message, otpCode: OtpErrorCode.databaseUnavailable, retryAfterMs } };
+        return {
+          refusal: { code: CloseCode.tryAgainLater, message, otpCode: OtpErrorCode.databaseUnavailable, retryAfterMs },
+        };
       }
       this.deps.log.error('authentication failed', { err });
     }
-    if (!principal) return { refusal: { code: CloseCode.unauthorized, message: 'the key or access token is unknown, expired or revoked' } };
+    if (!principal)
+      return {
+        refusal: { code: CloseCode.unauthorized, message: 'the key or access token is unknown, expired or revoked' },
+      };
     if (!hasScope(principal, 'write')) {
-      return { refusal: { code: CloseCode.forbidden, message: `executors need a key with scope write; this key has ${principal.scope}` } };
+      return {
+        refusal: {
+          code: CloseCode.forbidden,
+          message: `executors need a key with scope write; this key has ${principal.scope}`,
+        },
+      };
     }
     return { principal };
   }

@@ -5,10 +5,10 @@
 // not work with; the binding is loaded directly instead, so a miss is known and said.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { OtpGateway, type GatewayDeps } from './gateway.js';
+import { type GatewayDeps, OtpGateway } from './gateway.js';
+import type { OtpTransport, UwsModule } from './port.js';
 import { UwsTransport } from './uws.js';
 import { WsTransport } from './ws.js';
-import type { OtpTransport, UwsModule } from './port.js';
 
 export type { OtpTransport, TransportName } from './port.js';
 export type TransportChoice = 'auto' | 'uws' | 'ws';
@@ -30,8 +30,13 @@ export function loadUws(): { module?: UwsModule; miss?: string } {
     const dir = path.dirname(require.resolve('uWebSockets.js/package.json'));
     native = { module: require(path.join(dir, 'binaries', file)) as UwsModule };
   } catch (err) {
-    const cause = (err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' ? `it ships no ${file}` : (err as Error).message.split('\n')[0];
-    native = { miss: `uWebSockets.js has no native binding for Node.js ${process.version} on ${process.platform}-${process.arch} (${cause})` };
+    const cause =
+      (err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND'
+        ? `it ships no ${file}`
+        : (err as Error).message.split('\n')[0];
+    native = {
+      miss: `uWebSockets.js has no native binding for Node.js ${process.version} on ${process.platform}-${process.arch} (${cause})`,
+    };
   }
   return native;
 }
@@ -40,7 +45,11 @@ export function createOtpTransport(choice: TransportChoice, deps: GatewayDeps): 
   const gateway = new OtpGateway(deps);
   if (choice === 'ws') return { transport: new WsTransport(gateway, deps.log), reason: 'OTP_TRANSPORT=ws' };
   const uws = loadUws();
-  if (uws.module) return { transport: new UwsTransport(uws.module, gateway), reason: choice === 'uws' ? 'OTP_TRANSPORT=uws' : 'its native binding loaded' };
+  if (uws.module)
+    return {
+      transport: new UwsTransport(uws.module, gateway),
+      reason: choice === 'uws' ? 'OTP_TRANSPORT=uws' : 'its native binding loaded',
+    };
   if (choice === 'uws') throw new Error(`OTP_TRANSPORT=uws, but ${uws.miss}; use OTP_TRANSPORT=ws or auto`);
   return { transport: new WsTransport(gateway, deps.log), reason: uws.miss! };
 }

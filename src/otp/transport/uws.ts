@@ -3,8 +3,8 @@
 // handled: an upgrade answered later, from a promise (res.cork + res.upgrade), loses the client's
 // first frame about once in a hundred connections with this uWS build; and a refusal needs an open
 // socket anyway, to carry its E_AUTH frame (a browser cannot read an HTTP 401).
-import type { TemplatedApp, WebSocket, us_listen_socket } from 'uWebSockets.js';
-import { HARD_FRAME_LIMIT, MAX_BACKPRESSURE, upgradeSecret, type OtpGateway, type SocketEvents } from './gateway.js';
+import type { TemplatedApp, us_listen_socket, WebSocket } from 'uWebSockets.js';
+import { HARD_FRAME_LIMIT, MAX_BACKPRESSURE, type OtpGateway, type SocketEvents, upgradeSecret } from './gateway.js';
 import type { OtpTransport, UwsModule } from './port.js';
 
 interface SocketData {
@@ -18,7 +18,10 @@ export class UwsTransport implements OtpTransport {
   private readonly app: TemplatedApp;
   private listenSocket?: us_listen_socket;
 
-  constructor(private readonly uWS: UwsModule, gateway: OtpGateway) {
+  constructor(
+    private readonly uWS: UwsModule,
+    gateway: OtpGateway,
+  ) {
     this.app = uWS.App();
     this.app.ws<SocketData>('/otp', {
       maxPayloadLength: HARD_FRAME_LIMIT,

@@ -4,10 +4,10 @@
 // the protocol's own ping/pong).
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { HARD_FRAME_LIMIT, MAX_BACKPRESSURE, upgradeSecret, type OtpGateway } from './gateway.js';
-import type { OtpTransport } from './port.js';
+import { type WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from '../../log.js';
+import { HARD_FRAME_LIMIT, MAX_BACKPRESSURE, type OtpGateway, upgradeSecret } from './gateway.js';
+import type { OtpTransport } from './port.js';
 
 const OTP_PATH = '/otp';
 
@@ -26,7 +26,10 @@ export class WsTransport implements OtpTransport {
     clientTracking: false,
   });
 
-  constructor(private readonly gateway: OtpGateway, private readonly log: Logger) {
+  constructor(
+    private readonly gateway: OtpGateway,
+    private readonly log: Logger,
+  ) {
     this.server.on('upgrade', (req, socket: Socket, head) => {
       const url = new URL(req.url ?? '/', 'ws://otp');
       if (url.pathname !== OTP_PATH) {

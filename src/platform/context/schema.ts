@@ -2,8 +2,8 @@
 // tier, the limits that come with it and the project's usage). Both are read-only: tiers change by
 // billing, not through the API.
 import { SCOPES } from '../../auth/principal.js';
-import { registerSchema } from '../../rest/schemas.js';
 import { WINDOW_SEC } from '../../rest/middleware/rate-limit.js';
+import { registerSchema } from '../../rest/schemas.js';
 
 export const ContextSchema = registerSchema({
   $id: 'PlatformContext',
@@ -30,7 +30,10 @@ const limitsSchema = {
     artifacts: { type: 'integer', description: 'Artifacts a project may hold' },
     storageBytes: { type: 'integer', description: 'Bytes of assets a project may keep' },
     requestsPerMinute: { type: 'integer', description: 'REST requests per minute per API key' },
-    aiCallsPerMonth: { type: 'integer', description: 'AI calls the tenant may make per calendar month (GET /ai/usage shows what is used)' },
+    aiCallsPerMonth: {
+      type: 'integer',
+      description: 'AI calls the tenant may make per calendar month (GET /ai/usage shows what is used)',
+    },
   },
 };
 
@@ -52,8 +55,14 @@ export const EntitlementSchema = registerSchema({
       required: ['artifacts', 'requestsThisWindow'],
       properties: {
         artifacts: { type: 'integer', description: 'Artifacts the project holds' },
-        requestsThisWindow: { type: 'integer', description: `Requests of this key in its current ${WINDOW_SEC} s window, this one included` },
-        storageBytes: { type: 'integer', description: 'Bytes of assets the project keeps (when asset storage reports it)' },
+        requestsThisWindow: {
+          type: 'integer',
+          description: `Requests of this key in its current ${WINDOW_SEC} s window, this one included`,
+        },
+        storageBytes: {
+          type: 'integer',
+          description: 'Bytes of assets the project keeps (when asset storage reports it)',
+        },
       },
     },
     upgradeUrl: { type: 'string', format: 'uri' },

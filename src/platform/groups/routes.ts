@@ -1,7 +1,7 @@
 // platform/groups: the generic CRUD routes; a duplicate name is a 409 on create.
 import type { Db } from '../../db/connect.js';
-import type { RouteDef } from '../../rest/route.js';
 import { resourceRoutes } from '../../rest/resource/routes.js';
+import type { RouteDef } from '../../rest/route.js';
 import { groupDefinition, groupSchemas } from './schema.js';
 import { GroupStore } from './store.js';
 

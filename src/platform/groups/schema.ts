@@ -1,8 +1,9 @@
 // The platform/groups resource: groups of projects within a tenant (a team, a product line), not
 // of users. Its schemas come from this definition; projectIds is computed from the projects' groupId.
-import { revision, timestamps } from '../../rest/schemas.js';
+
 import type { ResourceDefinition } from '../../rest/resource/definition.js';
 import { buildSchemas } from '../../rest/resource/schemas.js';
+import { revision, timestamps } from '../../rest/schemas.js';
 
 export const groupDefinition: ResourceDefinition = {
   path: 'platform/groups',

@@ -2,12 +2,12 @@
 // (its groupId, a foreign key); deleting a group leaves its projects ungrouped. The name is unique in
 // the tenant (a unique index), so a duplicate is a 409 whichever process writes it.
 import type { Knex } from 'knex';
-import type { Db } from '../../db/connect.js';
 import type { Principal } from '../../auth/principal.js';
+import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { checkIfMatch, type IfMatch } from '../../rest/conditional.js';
-import { paginateSorted, type Page } from '../../rest/pagination.js';
+import { type Page, paginateSorted } from '../../rest/pagination.js';
 import type { Data, Rec } from '../../rest/resource/definition.js';
 import type { ListQuery, ResourceStore } from '../../rest/resource/store.js';
 
@@ -44,9 +44,21 @@ export class GroupStore implements ResourceStore {
 
   private async answer(rows: GroupRow[]): Promise<Rec[]> {
     const members: Array<{ id: string; group_id: string }> = rows.length
-      ? await this.db('projects').whereIn('group_id', rows.map((r) => r.id)).whereNot('status', 'deleted').orderBy('id').select('id', 'group_id')
+      ? await this.db('projects')
+          .whereIn(
+            'group_id',
+            rows.map((r) => r.id),
+          )
+          .whereNot('status', 'deleted')
+          .orderBy('id')
+          .select('id', 'group_id')
       : [];
-    return rows.map((row) => toGroup(row, members.filter((m) => m.group_id === row.id).map((m) => m.id)));
+    return rows.map((row) =>
+      toGroup(
+        row,
+        members.filter((m) => m.group_id === row.id).map((m) => m.id),
+      ),
+    );
   }
 
   /** The name is unique in the tenant: a duplicate is a 409. */
@@ -64,7 +76,12 @@ export class GroupStore implements ResourceStore {
   async create(principal: Principal, input: Data): Promise<Rec> {
     const row = await this.write(async (trx) => {
       const [inserted] = await trx('project_groups')
-        .insert({ id: newId('grp'), tenant_id: principal.tenantId, name: input.name, description: input.description ?? null })
+        .insert({
+          id: newId('grp'),
+          tenant_id: principal.tenantId,
+          name: input.name,
+          description: input.description ?? null,
+        })
         .returning('*');
       return inserted;
     });

@@ -11,7 +11,10 @@ export const LifecycleSchema = registerSchema({
   required: ['projectId', 'status', 'archivedAt', 'deletedAt', 'version'],
   properties: {
     projectId: { type: 'string' },
-    status: { enum: ['active', 'archived', 'deleted'], description: 'active; archived: read-only; deleted: gone, its keys no longer work' },
+    status: {
+      enum: ['active', 'archived', 'deleted'],
+      description: 'active; archived: read-only; deleted: gone, its keys no longer work',
+    },
     archivedAt: { type: ['string', 'null'], format: 'date-time' },
     deletedAt: { type: ['string', 'null'], format: 'date-time' },
     version: revision,

@@ -2,11 +2,12 @@
 // executors are disconnected) → restored (active again) — and deleted from either state (its keys stop
 // working at once: a deleted project is not found by anyone). Deletion keeps the rows; nothing in the
 // API reaches them any more.
-import type { Db } from '../../db/connect.js';
+
 import type { Principal } from '../../auth/principal.js';
+import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
 import { checkIfMatch, type IfMatch } from '../../rest/conditional.js';
-import { tenantProjects, type ProjectRow } from '../projects/rows.js';
+import { type ProjectRow, tenantProjects } from '../projects/rows.js';
 
 export type LifecycleAction = 'archive' | 'restore' | 'delete';
 

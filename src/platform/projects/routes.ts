@@ -1,10 +1,10 @@
 // platform/projects: the generic CRUD routes, with the create answer carrying the first admin key
 // (never stored for Idempotency-Key replays) and delete meaning the lifecycle's delete.
 import type { Db } from '../../db/connect.js';
-import type { RouteDef } from '../../rest/route.js';
 import { resourceRoutes } from '../../rest/resource/routes.js';
+import type { RouteDef } from '../../rest/route.js';
 import type { Lifecycle } from '../lifecycle/store.js';
-import { projectDefinition, projectSchemas, ProjectCreatedSchema } from './schema.js';
+import { ProjectCreatedSchema, projectDefinition, projectSchemas } from './schema.js';
 import { ProjectStore } from './store.js';
 
 export function projectRoutes(db: Db, lifecycle: Lifecycle): RouteDef[] {
@@ -12,7 +12,8 @@ export function projectRoutes(db: Db, lifecycle: Lifecycle): RouteDef[] {
     createResponse: ProjectCreatedSchema,
     createAnswersSecret: true,
     notes: {
-      create: 'The project is made in the caller\'s tenant with its first admin key, whose secret is in the answer (adminKey.key) this once.',
+      create:
+        "The project is made in the caller's tenant with its first admin key, whose secret is in the answer (adminKey.key) this once.",
       delete: 'Same as POST /platform/lifecycle/{projectId}/delete: its keys stop working at once.',
     },
   });

@@ -3,17 +3,17 @@
 // new project comes with its first admin key, made in the same transaction and shown once in the
 // create answer (a project without a key could not be used).
 import type { Knex } from 'knex';
-import type { Db } from '../../db/connect.js';
-import type { Principal } from '../../auth/principal.js';
 import { createKey } from '../../auth/keys.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { checkIfMatch, type IfMatch } from '../../rest/conditional.js';
-import { paginateSorted, type Page } from '../../rest/pagination.js';
+import { type Page, paginateSorted } from '../../rest/pagination.js';
 import type { Data, Rec } from '../../rest/resource/definition.js';
 import type { ListQuery, ResourceStore } from '../../rest/resource/store.js';
 import type { Lifecycle } from '../lifecycle/store.js';
-import { tenantProjects, type ProjectRow } from './rows.js';
+import { type ProjectRow, tenantProjects } from './rows.js';
 
 export function toProject(row: ProjectRow): Rec {
   return {
@@ -33,7 +33,10 @@ export function toProject(row: ProjectRow): Rec {
 async function checkGroup(db: Knex, tenantId: string, groupId: unknown): Promise<void> {
   if (typeof groupId !== 'string') return;
   const group = await db('project_groups').where({ id: groupId, tenant_id: tenantId }).first('id');
-  if (!group) throw errors.validation('Unknown group', [{ field: 'body.groupId', message: `group ${groupId} not found in this tenant` }]);
+  if (!group)
+    throw errors.validation('Unknown group', [
+      { field: 'body.groupId', message: `group ${groupId} not found in this tenant` },
+    ]);
 }
 
 export class ProjectStore implements ResourceStore {
@@ -54,7 +57,11 @@ export class ProjectStore implements ResourceStore {
           group_id: input.groupId ?? null,
         })
         .returning('*');
-      const { key, secret } = await createKey(trx, { tenantId: principal.tenantId, projectId: row.id }, { name: 'first admin key', scope: 'admin' });
+      const { key, secret } = await createKey(
+        trx,
+        { tenantId: principal.tenantId, projectId: row.id },
+        { name: 'first admin key', scope: 'admin' },
+      );
       return { ...toProject(row), adminKey: { ...key, key: secret } };
     });
   }

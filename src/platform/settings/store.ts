@@ -1,8 +1,8 @@
 // A project's settings: one row of project_settings, made on the first change; read with the defaults
 // under what was stored. Implements the artifacts room's ReadinessThresholdsSource (wired in src/service.ts).
 import type { Db } from '../../db/connect.js';
-import { checkIfMatch, type IfMatch } from '../../rest/conditional.js';
 import { errors } from '../../errors.js';
+import { checkIfMatch, type IfMatch } from '../../rest/conditional.js';
 import { DEFAULT_READINESS, type ProjectSettingsPatch } from './schema.js';
 
 export type ReadinessThresholds = typeof DEFAULT_READINESS;
@@ -25,7 +25,10 @@ export class ProjectSettings {
 
   async update(projectId: string, patch: ProjectSettingsPatch, ifMatch: IfMatch) {
     return this.db.transaction(async (trx) => {
-      await trx.raw('INSERT INTO project_settings (project_id, version) VALUES (?, 0) ON CONFLICT (project_id) DO NOTHING', [projectId]);
+      await trx.raw(
+        'INSERT INTO project_settings (project_id, version) VALUES (?, 0) ON CONFLICT (project_id) DO NOTHING',
+        [projectId],
+      );
       const row = await trx('project_settings').where('project_id', projectId).forUpdate().first('settings', 'version');
       checkIfMatch(ifMatch, row.version, `Settings of project ${projectId}`);
       const stored: Stored = row.settings ?? {};
@@ -38,10 +41,15 @@ export class ProjectSettings {
       const merged = view(projectId, next, row.version + 1).readiness;
       if (merged.blockingPassRate > merged.minPassRate) {
         throw errors.validation('blockingPassRate cannot be above minPassRate', [
-          { field: 'body.readiness.blockingPassRate', message: `${merged.blockingPassRate} is above minPassRate ${merged.minPassRate}` },
+          {
+            field: 'body.readiness.blockingPassRate',
+            message: `${merged.blockingPassRate} is above minPassRate ${merged.minPassRate}`,
+          },
         ]);
       }
-      await trx('project_settings').where('project_id', projectId).update({ settings: JSON.stringify(next), version: row.version + 1, updated_at: trx.fn.now() });
+      await trx('project_settings')
+        .where('project_id', projectId)
+        .update({ settings: JSON.stringify(next), version: row.version + 1, updated_at: trx.fn.now() });
       return view(projectId, next, row.version + 1);
     });
   }

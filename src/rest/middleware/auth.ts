@@ -10,7 +10,10 @@ export type Authenticate = (secret: string) => Principal | null | Promise<Princi
 export function authMiddleware(authenticate: Authenticate): Koa.Middleware {
   const settle = (ctx: Koa.Context, principal: Principal | null, malformed: boolean) => {
     if (principal) ctx.state.principal = principal;
-    else ctx.state.authError = malformed ? 'Authorization must be "Bearer <API key or access token>"' : 'The API key or access token is unknown, expired or revoked';
+    else
+      ctx.state.authError = malformed
+        ? 'Authorization must be "Bearer <API key or access token>"'
+        : 'The API key or access token is unknown, expired or revoked';
   };
   return (ctx, next) => {
     const header = ctx.get('authorization');

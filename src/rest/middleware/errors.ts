@@ -10,7 +10,10 @@ export function errorMiddleware(log: Logger): Koa.Middleware {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw errors.notFound(`Route ${ctx.method} ${ctx.path}`);
       if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
-        throw new AppError(ErrorCode.methodNotAllowed, `${ctx.path} does not take ${ctx.method}; it takes ${ctx.response.get('Allow') || 'no method'}`);
+        throw new AppError(
+          ErrorCode.methodNotAllowed,
+          `${ctx.path} does not take ${ctx.method}; it takes ${ctx.response.get('Allow') || 'no method'}`,
+        );
       }
     } catch (err) {
       const appError = normaliseError(err);

@@ -1,7 +1,7 @@
 // First in the chain: times every request and reports it by route template (metrics), logs the slow
 // ones, and logs refused credentials (at most one line per address a minute: anyone can provoke them).
 import type Koa from 'koa';
-import { throttledLog, type Logger } from '../../log.js';
+import { type Logger, throttledLog } from '../../log.js';
 
 export interface RequestSample {
   method: string;
@@ -27,11 +27,21 @@ export function observeMiddleware(options: ObserveOptions): Koa.Middleware {
     } finally {
       const ms = performance.now() - started;
       const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-      const sample = { method: ctx.method, route: typeof route === 'string' ? route : 'unmatched', status: ctx.status, ms };
+      const sample = {
+        method: ctx.method,
+        route: typeof route === 'string' ? route : 'unmatched',
+        status: ctx.status,
+        ms,
+      };
       options.observe?.(sample);
       if (ms >= options.slowMs) options.log.info('slow request', { ...sample, ms: Math.round(ms) });
       if (ctx.status === 401 && ctx.get('authorization')) {
-        refused(`rest:${ctx.ip}`, 'refused credentials', { transport: 'rest', address: ctx.ip, route: sample.route, reason: ctx.state.authError });
+        refused(`rest:${ctx.ip}`, 'refused credentials', {
+          transport: 'rest',
+          address: ctx.ip,
+          route: sample.route,
+          reason: ctx.state.authError,
+        });
       }
     }
   };

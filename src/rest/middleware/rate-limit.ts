@@ -2,8 +2,8 @@
 // every service process through PostgreSQL and counted in memory between syncs (see RateCounter);
 // the row of a key is reused, so the table holds one row per key that ever called.
 import type Koa from 'koa';
-import type { Db } from '../../db/connect.js';
 import type { Principal } from '../../auth/principal.js';
+import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
 
 export const WINDOW_SEC = 60;
@@ -214,6 +214,8 @@ export function rateLimitMiddleware(deps: RateLimitDeps): Koa.Middleware {
     const limit = deps.limitFor(principal);
     const counted = deps.counter.count(principal.keyId);
     // Counted in memory (nearly always): settled in this tick, no promise.
-    return counted instanceof Promise ? counted.then((c) => admit(ctx, next, limit, c)) : admit(ctx, next, limit, counted);
+    return counted instanceof Promise
+      ? counted.then((c) => admit(ctx, next, limit, c))
+      : admit(ctx, next, limit, counted);
   };
 }

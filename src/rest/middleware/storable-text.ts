@@ -87,7 +87,10 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   }
   let status = '400 Bad Request';
   let error = errors.validation(`Malformed request (${err.code ?? 'unparsable'})`, [
-    { field: 'headers', message: 'the request line or a header is malformed, for example a NUL character in a header value' },
+    {
+      field: 'headers',
+      message: 'the request line or a header is malformed, for example a NUL character in a header value',
+    },
   ]);
   if (err.code === 'HPE_HEADER_OVERFLOW') {
     status = '431 Request Header Fields Too Large';
@@ -97,5 +100,7 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
     error = errors.validation('The request did not arrive in time');
   }
   const body = JSON.stringify(error.toBody());
-  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

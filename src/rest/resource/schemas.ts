@@ -1,9 +1,10 @@
 // The schemas of a resource, all from its definition: the create body, the update body (a JSON merge
 // patch), the record, the page and the list query. Each named one is registered once, for request
 // validation (the shared ajv instance) and as a component of /openapi.json.
-import type { JsonSchema } from '../route.js';
-import { registerSchema, pageSchema } from '../schemas.js';
+
 import { listQueryProperties } from '../pagination.js';
+import type { JsonSchema } from '../route.js';
+import { pageSchema, registerSchema } from '../schemas.js';
 import type { ResourceDefinition } from './definition.js';
 
 export interface ResourceSchemas {
@@ -29,12 +30,20 @@ function nullable(schema: JsonSchema): JsonSchema {
 /** A query parameter that filters on a field. */
 function filterParameter(name: string, field: JsonSchema): JsonSchema {
   const f = field as { type?: unknown; enum?: unknown[]; items?: JsonSchema; pattern?: string; format?: string };
-  if (f.type === 'array') return { type: 'array', items: f.items, description: `Only items whose ${name} include all of these` };
+  if (f.type === 'array')
+    return { type: 'array', items: f.items, description: `Only items whose ${name} include all of these` };
   if (f.type === 'boolean' || f.type === 'integer' || f.type === 'number') {
     return { type: f.type, description: `Only items with this ${name}` };
   }
-  const item: JsonSchema = f.enum ? { enum: f.enum } : { type: 'string', ...(f.pattern ? { pattern: f.pattern } : {}), ...(f.format ? { format: f.format } : {}) };
-  return { type: 'array', items: item, maxItems: 50, description: `Only items whose ${name} is one of these (repeat the parameter for several)` };
+  const item: JsonSchema = f.enum
+    ? { enum: f.enum }
+    : { type: 'string', ...(f.pattern ? { pattern: f.pattern } : {}), ...(f.format ? { format: f.format } : {}) };
+  return {
+    type: 'array',
+    items: item,
+    maxItems: 50,
+    description: `Only items whose ${name} is one of these (repeat the parameter for several)`,
+  };
 }
 
 export function buildSchemas(def: ResourceDefinition): ResourceSchemas {
@@ -58,11 +67,19 @@ export function buildSchemas(def: ResourceDefinition): ResourceSchemas {
     type: 'object',
     additionalProperties: false,
     minProperties: 1,
-    properties: Object.fromEntries(updatable.map(([field, schema]) => [field, def.required.includes(field) ? schema : nullable(schema)])),
+    properties: Object.fromEntries(
+      updatable.map(([field, schema]) => [field, def.required.includes(field) ? schema : nullable(schema)]),
+    ),
   });
   const answered = withoutWriteOnly(def.fields);
-  const defaulted = Object.entries(answered).filter(([, s]) => s.default !== undefined).map(([f]) => f);
-  const recordRequired = ['id', ...Object.keys(system), ...new Set([...def.required.filter((f) => f in answered), ...defaulted])];
+  const defaulted = Object.entries(answered)
+    .filter(([, s]) => s.default !== undefined)
+    .map(([f]) => f);
+  const recordRequired = [
+    'id',
+    ...Object.keys(system),
+    ...new Set([...def.required.filter((f) => f in answered), ...defaulted]),
+  ];
   const record = registerSchema({
     $id: name,
     title: name,
@@ -71,7 +88,11 @@ export function buildSchemas(def: ResourceDefinition): ResourceSchemas {
     additionalProperties: false,
     required: recordRequired,
     properties: {
-      id: { type: 'string', pattern: `^${def.idPrefix}_`, description: `Id of the ${def.label} (prefix ${def.idPrefix}_)` },
+      id: {
+        type: 'string',
+        pattern: `^${def.idPrefix}_`,
+        description: `Id of the ${def.label} (prefix ${def.idPrefix}_)`,
+      },
       ...answered,
       ...(def.computed ?? {}),
       ...system,

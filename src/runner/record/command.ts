@@ -75,7 +75,9 @@ export async function recordCommand(argv: string[]): Promise<number> {
   const onSignal = () => void recorder.stop('interrupted');
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  say(`Recording ${recorder.recordingId} on session ${recorder.sessionId}. Act in the browser; Ctrl-C or close the browser to stop.`);
+  say(
+    `Recording ${recorder.recordingId} on session ${recorder.sessionId}. Act in the browser; Ctrl-C or close the browser to stop.`,
+  );
   const result = await recorder.done;
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);

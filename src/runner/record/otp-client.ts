@@ -1,7 +1,8 @@
 // The recorder's OTP connection: a WebSocket to {ws_url}/otp speaking the public protocol
 // (docs/protocol.md) as any executor would: hello/welcome, pong for every ping, frames by type.
-import WebSocket from 'ws';
+
 import { randomBytes } from 'node:crypto';
+import WebSocket from 'ws';
 
 export interface Frame {
   otp: string;
@@ -40,7 +41,9 @@ export class OtpClient {
       if (frame.type === 'ping') this.send('pong', undefined, { ref: frame.id });
       for (const listener of [...this.listeners]) listener(frame);
     });
-    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    this.closed = new Promise((resolve) =>
+      ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
   }
 
   /** Opens the socket with the key and completes the handshake. */
@@ -65,7 +68,15 @@ export class OtpClient {
   /** Sends a frame (sessionId filled in once there is one); answers its id. */
   send(type: string, payload?: unknown, fields: Partial<Frame> = {}): string {
     const id = messageId();
-    const frame = { otp: '1.0', id, ts: new Date().toISOString(), type, ...(this.sessionId ? { sessionId: this.sessionId } : {}), ...fields, ...(payload === undefined ? {} : { payload }) };
+    const frame = {
+      otp: '1.0',
+      id,
+      ts: new Date().toISOString(),
+      type,
+      ...(this.sessionId ? { sessionId: this.sessionId } : {}),
+      ...fields,
+      ...(payload === undefined ? {} : { payload }),
+    };
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(frame));
     return id;
   }
@@ -79,7 +90,9 @@ export class OtpClient {
         if (frame.type === type) done(undefined, frame);
         else if (frame.type === 'error') done(new Error(`${frame.payload?.code}: ${frame.payload?.message}`));
       });
-      const closing = this.closed.then(({ code, reason }) => done(new Error(`connection closed (${code} ${reason}) before ${type}`)));
+      const closing = this.closed.then(({ code, reason }) =>
+        done(new Error(`connection closed (${code} ${reason}) before ${type}`)),
+      );
       void closing;
       const done = (err?: Error, frame?: Frame) => {
         clearTimeout(timer);

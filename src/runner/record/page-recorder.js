@@ -66,12 +66,33 @@
     return null;
   }
 
-  const NAME_FROM_CONTENT = new Set(['button', 'link', 'heading', 'checkbox', 'radio', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'switch', 'treeitem', 'cell', 'columnheader', 'rowheader']);
+  const NAME_FROM_CONTENT = new Set([
+    'button',
+    'link',
+    'heading',
+    'checkbox',
+    'radio',
+    'option',
+    'tab',
+    'menuitem',
+    'menuitemcheckbox',
+    'menuitemradio',
+    'switch',
+    'treeitem',
+    'cell',
+    'columnheader',
+    'rowheader',
+  ]);
 
   function labelledBy(el) {
     const ids = (el.getAttribute('aria-labelledby') || '').trim();
     if (!ids) return '';
-    return norm(ids.split(/\s+/).map((id) => document.getElementById(id)?.textContent || '').join(' '));
+    return norm(
+      ids
+        .split(/\s+/)
+        .map((id) => document.getElementById(id)?.textContent || '')
+        .join(' '),
+    );
   }
 
   /** Texts of the <label>s of a form control. */
@@ -86,7 +107,8 @@
     const tag = el.localName;
     if (tag === 'input' || tag === 'textarea' || tag === 'select') {
       const type = (el.getAttribute('type') || '').toLowerCase();
-      if (['button', 'submit', 'reset'].includes(type)) return norm(el.value) || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '');
+      if (['button', 'submit', 'reset'].includes(type))
+        return norm(el.value) || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '');
       if (type === 'image') return norm(el.getAttribute('alt'));
       const labels = labelTexts(el);
       return labels.length ? labels.join(' ') : '';
@@ -156,17 +178,28 @@
     const role = roleOf(el);
     const name = role ? nameOf(el, role) : '';
     if (role && name && name.length <= MAX_TEXT && !hidden(el)) {
-      add({ by: 'role', value: role, name, exact: true }, countWhere((o) => roleOf(o) === role && !hidden(o) && nameOf(o, role) === name));
+      add(
+        { by: 'role', value: role, name, exact: true },
+        countWhere((o) => roleOf(o) === role && !hidden(o) && nameOf(o, role) === name),
+      );
     }
     const label = labelsOf(el)[0];
-    if (label && label.length <= MAX_TEXT) add({ by: 'label', value: label, exact: true }, countWhere((o) => labelsOf(o).includes(label)));
+    if (label && label.length <= MAX_TEXT)
+      add(
+        { by: 'label', value: label, exact: true },
+        countWhere((o) => labelsOf(o).includes(label)),
+      );
     const placeholder = el.getAttribute('placeholder');
     if (placeholder) add({ by: 'placeholder', value: placeholder, exact: true }, attrCount('placeholder', placeholder));
     const alt = el.getAttribute('alt');
     if (alt) add({ by: 'alt', value: alt, exact: true }, attrCount('alt', alt));
     if (!isTextField(el) && el.localName !== 'select') {
       const text = ownText(el);
-      if (text && text.length <= MAX_TEXT && textMatch(el, text)) add({ by: 'text', value: text, exact: true }, countWhere((o) => textMatch(o, text)));
+      if (text && text.length <= MAX_TEXT && textMatch(el, text))
+        add(
+          { by: 'text', value: text, exact: true },
+          countWhere((o) => textMatch(o, text)),
+        );
     }
     const title = el.getAttribute('title');
     if (title) add({ by: 'title', value: title, exact: true }, attrCount('title', title));
@@ -199,7 +232,7 @@
   function flushText() {
     const el = pendingText;
     pendingText = null;
-    if (!el || !el.isConnected) return;
+    if (!el?.isConnected) return;
     const value = el.isContentEditable ? el.innerText : el.value;
     if (lastSent.get(el) === value) return;
     lastSent.set(el, value);
@@ -227,7 +260,8 @@
 
   // ---- listeners, all in the capture phase (before the page's own handlers can stop them) ----
 
-  const CLICKABLE = 'button, a[href], input, select, textarea, label, summary, option, [role], [data-testid], [onclick], [contenteditable=""], [contenteditable="true"]';
+  const CLICKABLE =
+    'button, a[href], input, select, textarea, label, summary, option, [role], [data-testid], [onclick], [contenteditable=""], [contenteditable="true"]';
   const targetOf = (event) => {
     const raw = event.composedPath ? event.composedPath()[0] : event.target;
     const el = raw && raw.nodeType === 1 ? raw : raw?.parentElement;
@@ -236,87 +270,136 @@
   const modifiersOf = (e) => ['Alt', 'Control', 'Meta', 'Shift'].filter((m) => e[`${m.toLowerCase()}Key`]);
   let forwardedFromLabel = null; // a label click is followed by a click on its control: record that one
 
-  addEventListener('click', (e) => {
-    const el = targetOf(e);
-    if (!el) return;
-    const forwarded = el === forwardedFromLabel;
-    forwardedFromLabel = null;
-    if (!e.isTrusted && !forwarded) return;
-    if (el !== pendingText) flushText();
-    flushSelect();
-    if (e.detail === 2) return; // the second click of a double click: the dblclick step stands for it
-    if (el.localName === 'label' && el.control) {
-      // The browser clicks the control next: that click is the step.
-      forwardedFromLabel = el.control;
-      return;
-    }
-    if (el.localName === 'select' || el.localName === 'option') return; // the change says what was picked
-    if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
-      // The control has already changed state when its click is dispatched.
-      send({ otp: { action: el.checked ? 'check' : 'uncheck', locator: locatorOf(el) } });
-      return;
-    }
-    const modifiers = modifiersOf(e);
-    send({ otp: { action: 'click', locator: locatorOf(el), ...(modifiers.length ? { modifiers } : {}) } });
-  }, true);
+  addEventListener(
+    'click',
+    (e) => {
+      const el = targetOf(e);
+      if (!el) return;
+      const forwarded = el === forwardedFromLabel;
+      forwardedFromLabel = null;
+      if (!e.isTrusted && !forwarded) return;
+      if (el !== pendingText) flushText();
+      flushSelect();
+      if (e.detail === 2) return; // the second click of a double click: the dblclick step stands for it
+      if (el.localName === 'label' && el.control) {
+        // The browser clicks the control next: that click is the step.
+        forwardedFromLabel = el.control;
+        return;
+      }
+      if (el.localName === 'select' || el.localName === 'option') return; // the change says what was picked
+      if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
+        // The control has already changed state when its click is dispatched.
+        send({ otp: { action: el.checked ? 'check' : 'uncheck', locator: locatorOf(el) } });
+        return;
+      }
+      const modifiers = modifiersOf(e);
+      send({ otp: { action: 'click', locator: locatorOf(el), ...(modifiers.length ? { modifiers } : {}) } });
+    },
+    true,
+  );
 
-  addEventListener('dblclick', (e) => {
-    const el = targetOf(e);
-    if (el && e.isTrusted) send({ otp: { action: 'dblclick', locator: locatorOf(el) } });
-  }, true);
+  addEventListener(
+    'dblclick',
+    (e) => {
+      const el = targetOf(e);
+      if (el && e.isTrusted) send({ otp: { action: 'dblclick', locator: locatorOf(el) } });
+    },
+    true,
+  );
 
-  addEventListener('contextmenu', (e) => {
-    const el = targetOf(e);
-    if (!el || !e.isTrusted) return;
-    flush();
-    send({ otp: { action: 'rightClick', locator: locatorOf(el) } });
-  }, true);
+  addEventListener(
+    'contextmenu',
+    (e) => {
+      const el = targetOf(e);
+      if (!el || !e.isTrusted) return;
+      flush();
+      send({ otp: { action: 'rightClick', locator: locatorOf(el) } });
+    },
+    true,
+  );
 
-  addEventListener('input', (e) => {
-    const el = e.composedPath ? e.composedPath()[0] : e.target;
-    if (!e.isTrusted || !el || !isTextField(el)) return;
-    if (pendingText && pendingText !== el) flushText();
-    pendingText = el;
-  }, true);
+  addEventListener(
+    'input',
+    (e) => {
+      const el = e.composedPath ? e.composedPath()[0] : e.target;
+      if (!e.isTrusted || !el || !isTextField(el)) return;
+      if (pendingText && pendingText !== el) flushText();
+      pendingText = el;
+    },
+    true,
+  );
 
-  addEventListener('change', (e) => {
-    const el = e.target;
-    if (!e.isTrusted || !el) return;
-    if (el === pendingText) return flushText();
-    if (el.localName === 'select' && !el.multiple && el.selectedIndex >= 0) {
-      // Keyboard selection fires one change per arrow key: only the last one before moving on counts.
-      const option = el.options[el.selectedIndex];
-      const label = norm(option.label || option.textContent);
-      const byLabel = label && [...el.options].filter((o) => norm(o.label || o.textContent) === label).length === 1;
-      pendingSelect = { el, step: { otp: { action: 'select', locator: locatorOf(el), by: byLabel ? 'label' : 'value', value: byLabel ? label : option.value } } };
-    }
-  }, true);
+  addEventListener(
+    'change',
+    (e) => {
+      const el = e.target;
+      if (!e.isTrusted || !el) return;
+      if (el === pendingText) return flushText();
+      if (el.localName === 'select' && !el.multiple && el.selectedIndex >= 0) {
+        // Keyboard selection fires one change per arrow key: only the last one before moving on counts.
+        const option = el.options[el.selectedIndex];
+        const label = norm(option.label || option.textContent);
+        const byLabel = label && [...el.options].filter((o) => norm(o.label || o.textContent) === label).length === 1;
+        pendingSelect = {
+          el,
+          step: {
+            otp: {
+              action: 'select',
+              locator: locatorOf(el),
+              by: byLabel ? 'label' : 'value',
+              value: byLabel ? label : option.value,
+            },
+          },
+        };
+      }
+    },
+    true,
+  );
 
-  addEventListener('focusout', (e) => {
-    if (e.target === pendingText) flushText();
-    if (pendingSelect && e.target === pendingSelect.el) flushSelect();
-  }, true);
+  addEventListener(
+    'focusout',
+    (e) => {
+      if (e.target === pendingText) flushText();
+      if (pendingSelect && e.target === pendingSelect.el) flushSelect();
+    },
+    true,
+  );
 
   const ALWAYS_KEYS = new Set(['Enter', 'Tab', 'Escape']);
-  const NAV_KEYS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'PageUp', 'PageDown', 'Home', 'End', 'Backspace', 'Delete']);
+  const NAV_KEYS = new Set([
+    'ArrowUp',
+    'ArrowDown',
+    'ArrowLeft',
+    'ArrowRight',
+    'PageUp',
+    'PageDown',
+    'Home',
+    'End',
+    'Backspace',
+    'Delete',
+  ]);
   const MODIFIER_KEYS = new Set(['Shift', 'Control', 'Alt', 'Meta', 'AltGraph', 'CapsLock']);
 
-  addEventListener('keydown', (e) => {
-    if (!e.isTrusted || e.repeat || MODIFIER_KEYS.has(e.key)) return;
-    const el = targetOf(e);
-    const inField = el && (isTextField(el) || el.localName === 'select');
-    const combo = e.ctrlKey || e.metaKey || e.altKey;
-    let key = null;
-    if (ALWAYS_KEYS.has(e.key)) key = e.key;
-    else if (!inField && (NAV_KEYS.has(e.key) || /^F\d{1,2}$/.test(e.key))) key = e.key;
-    else if (!inField && combo && e.key.length === 1) key = e.key;
-    if (!key) return;
-    // The text typed so far goes first: change fires only after this keydown.
-    flush();
-    const keys = [...modifiersOf(e).filter((m) => m !== 'Shift' || key.length > 1), key];
-    const onElement = el && el !== document.body && el !== document.documentElement;
-    send({ otp: { action: 'press', key: keys.join('+'), ...(onElement ? { locator: locatorOf(el) } : {}) } });
-  }, true);
+  addEventListener(
+    'keydown',
+    (e) => {
+      if (!e.isTrusted || e.repeat || MODIFIER_KEYS.has(e.key)) return;
+      const el = targetOf(e);
+      const inField = el && (isTextField(el) || el.localName === 'select');
+      const combo = e.ctrlKey || e.metaKey || e.altKey;
+      let key = null;
+      if (ALWAYS_KEYS.has(e.key)) key = e.key;
+      else if (!inField && (NAV_KEYS.has(e.key) || /^F\d{1,2}$/.test(e.key))) key = e.key;
+      else if (!inField && combo && e.key.length === 1) key = e.key;
+      if (!key) return;
+      // The text typed so far goes first: change fires only after this keydown.
+      flush();
+      const keys = [...modifiersOf(e).filter((m) => m !== 'Shift' || key.length > 1), key];
+      const onElement = el && el !== document.body && el !== document.documentElement;
+      send({ otp: { action: 'press', key: keys.join('+'), ...(onElement ? { locator: locatorOf(el) } : {}) } });
+    },
+    true,
+  );
 
   addEventListener('pagehide', flush, true);
   addEventListener('beforeunload', flush, true);

@@ -5,8 +5,8 @@
 // {{secret_N}}. It asks the service to record (record.start) or waits for the service to ask.
 import { fileURLToPath } from 'node:url';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { OtpClient, type Frame as OtpFrame } from './otp-client.js';
 import { findChromium, launchChromium } from '../browser.js';
+import { OtpClient, type Frame as OtpFrame } from './otp-client.js';
 
 export interface RecorderOptions {
   /** The service's OTP address, e.g. ws://127.0.0.1:8081/otp. */
@@ -101,7 +101,15 @@ export class Recorder {
         name: options.name ?? 'otp-runner record',
         version: RECORDER_VERSION,
         // replay false: the service sends this session no runs.
-        capabilities: { record: true, replay: false, screenshot: false, upload: false, crossOrigin: true, eval: false, maxParallel: 1 },
+        capabilities: {
+          record: true,
+          replay: false,
+          screenshot: false,
+          upload: false,
+          crossOrigin: true,
+          eval: false,
+          maxParallel: 1,
+        },
       });
     } catch (err) {
       await browser.close();
@@ -109,7 +117,10 @@ export class Recorder {
     }
     const recorder = new Recorder(options, client, browser);
     if (!options.wait) {
-      const ask = client.send('record.start', { ...(options.title ? { title: options.title } : {}), ...(options.url ? { url: options.url } : {}) });
+      const ask = client.send('record.start', {
+        ...(options.title ? { title: options.title } : {}),
+        ...(options.url ? { url: options.url } : {}),
+      });
       // The answer is a record.start frame (handled in onFrame), or an error.
       client.reply(ask, 'record.start').catch((err) => recorder.rejectStarted(err));
     }
@@ -137,9 +148,17 @@ export class Recorder {
 
   private onFrame(frame: OtpFrame): void {
     if (frame.type === 'record.start' && !this.recordingId) {
-      this.begin(frame.payload.recordingId, frame.payload.url ?? this.options.url).then(this.resolveStarted, this.rejectStarted);
+      this.begin(frame.payload.recordingId, frame.payload.url ?? this.options.url).then(
+        this.resolveStarted,
+        this.rejectStarted,
+      );
     } else if (frame.type === 'record.stop' && frame.payload?.recordingId === this.recordingId) {
-      this.finish({ recordingId: this.recordingId!, testCaseId: frame.payload.testCaseId, steps: this.steps.length, reason: frame.payload.reason ?? 'stopped' });
+      this.finish({
+        recordingId: this.recordingId!,
+        testCaseId: frame.payload.testCaseId,
+        steps: this.steps.length,
+        reason: frame.payload.reason ?? 'stopped',
+      });
     } else if (frame.type === 'error' && !frame.ref) {
       this.log(`service: ${frame.payload?.code} ${frame.payload?.message}`);
     }
@@ -201,7 +220,9 @@ export class Recorder {
     const id = this.client.send('event.recorded', { recordingId: this.recordingId, step, at });
     this.steps.push(step);
     this.log(`step ${this.steps.length}: ${describe(step)}`);
-    const acked = this.client.reply(id, 'ack').catch((err) => this.log(`step ${this.steps.length} was not stored: ${(err as Error).message}`));
+    const acked = this.client
+      .reply(id, 'ack')
+      .catch((err) => this.log(`step ${this.steps.length} was not stored: ${(err as Error).message}`));
     this.acks.add(acked);
     void acked.finally(() => this.acks.delete(acked));
   }
@@ -229,7 +250,11 @@ export class Recorder {
     await Promise.all(
       marks
         .filter((m): m is { doc: string; seq: number } => Boolean(m && m.seq > 0))
-        .map((m) => ((this.seen.get(m.doc) ?? 0) >= m.seq ? undefined : new Promise<void>((resolve) => this.seenWaiters.push({ ...m, resolve })))),
+        .map((m) =>
+          (this.seen.get(m.doc) ?? 0) >= m.seq
+            ? undefined
+            : new Promise<void>((resolve) => this.seenWaiters.push({ ...m, resolve })),
+        ),
     );
     await this.chain;
     await Promise.all([...this.acks]);
@@ -245,7 +270,11 @@ export class Recorder {
           this.done,
           this.client.reply(ask, 'record.stop').catch((err) => {
             this.log(`record.stop: ${(err as Error).message}`);
-            this.finish({ recordingId: this.recordingId!, steps: this.steps.length, reason: `${reason}; ${(err as Error).message}` });
+            this.finish({
+              recordingId: this.recordingId!,
+              steps: this.steps.length,
+              reason: `${reason}; ${(err as Error).message}`,
+            });
           }),
         ]);
       }
@@ -263,7 +292,8 @@ export class Recorder {
   }
 
   private async close(): Promise<void> {
-    if (!this.result) this.finish({ recordingId: this.recordingId ?? '', steps: this.steps.length, reason: 'connection closed' });
+    if (!this.result)
+      this.finish({ recordingId: this.recordingId ?? '', steps: this.steps.length, reason: 'connection closed' });
     this.client.close();
     await this.browser.close().catch(() => {});
   }
@@ -280,7 +310,13 @@ async function frameSelector(frame: Frame): Promise<string | undefined> {
   if (!element) return undefined;
   // No named helpers inside: the function runs in the page as transpiled.
   return element.evaluate((el: any) => {
-    const [attr, value] = el.id ? ['id', el.id] : el.name ? ['name', el.name] : el.title ? ['title', el.title] : ['src', el.getAttribute('src') ?? ''];
+    const [attr, value] = el.id
+      ? ['id', el.id]
+      : el.name
+        ? ['name', el.name]
+        : el.title
+          ? ['title', el.title]
+          : ['src', el.getAttribute('src') ?? ''];
     return `iframe[${attr}="${String(value).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"]`;
   });
 }
@@ -294,7 +330,9 @@ function inFrame(step: RecordedStep, frame: string): void {
 
 function describe(step: RecordedStep): string {
   const { action, ...rest } = step.otp;
-  const locator = rest.locator as { candidates?: Array<{ by: string; value: string }>; by?: string; value?: string } | undefined;
+  const locator = rest.locator as
+    | { candidates?: Array<{ by: string; value: string }>; by?: string; value?: string }
+    | undefined;
   const first = locator?.candidates?.[0] ?? locator;
   const target = first ? ` ${first.by}=${JSON.stringify(first.value)}` : '';
   const text = rest.text ?? rest.url ?? rest.key ?? rest.value;

@@ -10,7 +10,12 @@ function tableRows(doc: string, first: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
-    rows.push(line.slice(1, -1).split(' | ').map((cell) => cell.trim()));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(' | ')
+        .map((cell) => cell.trim()),
+    );
   }
   return rows;
 }

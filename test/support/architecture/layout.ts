@@ -20,22 +20,62 @@ export const MAY_IMPORT: Record<string, string[]> = {
   'otp/transport': ['otp/engine', 'otp/protocol', 'auth', 'machines'],
   'otp/http': ['otp/runs', 'otp/engine', 'otp/store', 'otp/protocol', 'rest', 'assets', 'machines', 'reports'],
   assets: ['rest', 'validation', 'db', 'auth', 'machines:types'],
-  artifacts: ['rest', 'validation', 'db', 'auth', 'otp/protocol', 'otp/engine:types', 'otp/store:types', 'machines', 'reports'],
+  artifacts: [
+    'rest',
+    'validation',
+    'db',
+    'auth',
+    'otp/protocol',
+    'otp/engine:types',
+    'otp/store:types',
+    'machines',
+    'reports',
+  ],
   platform: ['rest', 'db', 'auth', 'api-keys'],
   'api-keys': ['rest', 'db', 'auth'],
   runner: ['otp/protocol'],
   reports: [],
   cli: ['reports'],
   oauth: ['db', 'auth'],
-  mcp: ['validation', 'auth', 'rest', 'otp/runs', 'otp/http', 'otp/store:types', 'otp/engine:types', 'artifacts', 'machines', 'ai'],
+  mcp: [
+    'validation',
+    'auth',
+    'rest',
+    'otp/runs',
+    'otp/http',
+    'otp/store:types',
+    'otp/engine:types',
+    'artifacts',
+    'machines',
+    'ai',
+  ],
   'webhook-delivery': ['rest', 'validation', 'db', 'artifacts', 'otp/http', 'ai'],
-  console: ['auth', 'rest', 'db:types', 'machines', 'otp/protocol', 'ai:types', 'otp/runs:types', 'otp/store:types', 'otp/engine'],
+  console: [
+    'auth',
+    'rest',
+    'db:types',
+    'machines',
+    'otp/protocol',
+    'ai:types',
+    'otp/runs:types',
+    'otp/store:types',
+    'otp/engine',
+  ],
   observability: ['otp/engine:types', 'rest:types', 'db:types'],
   ai: ['db', 'rest', 'validation', 'auth', 'assets', 'machines', 'otp/protocol', 'otp/store:types'],
 };
 
 /** Files of src/ itself that make the kernel. */
-export const KERNEL = new Set(['config.ts', 'log.ts', 'ids.ts', 'errors.ts', 'tiers.ts', 'free-port.ts', 'lifecycle.ts', 'unavailable.ts']);
+export const KERNEL = new Set([
+  'config.ts',
+  'log.ts',
+  'ids.ts',
+  'errors.ts',
+  'tiers.ts',
+  'free-port.ts',
+  'lifecycle.ts',
+  'unavailable.ts',
+]);
 /** The composition root: may import every room but ROOT_NEVER_IMPORTS. */
 export const ROOT_FILES = new Set(['service.ts', 'main.ts', 'doors.ts']);
 /** The runner is a program of its own: the service never imports it, and it imports no kernel. */

@@ -1,11 +1,20 @@
 // The rules of docs/architecture.md as functions over source files (sources.ts): each answers the
 // offences it finds, one line each, and an empty list when the files keep the rule.
 import path from 'node:path';
-import type { Import, Source } from './sources.js';
 import {
-  AJV_MAKER, ENV_READERS, KERNEL, KNOWN_FILE_CIRCLES, MACHINE_PACKAGES, MAX_LINES, MAY_IMPORT, NO_KERNEL, ROOT_FILES,
-  ROOT_NEVER_IMPORTS, TABLE_OWNERS,
+  AJV_MAKER,
+  ENV_READERS,
+  KERNEL,
+  KNOWN_FILE_CIRCLES,
+  MACHINE_PACKAGES,
+  MAX_LINES,
+  MAY_IMPORT,
+  NO_KERNEL,
+  ROOT_FILES,
+  ROOT_NEVER_IMPORTS,
+  TABLE_OWNERS,
 } from './layout.js';
+import type { Import, Source } from './sources.js';
 
 /** The room of a path from the repository root: `otp/store`, `kernel`, `root`, `db`, ... */
 export function roomOf(rel: string): string {
@@ -37,14 +46,20 @@ function roomImports(source: Source): Array<{ imp: Import; room: string }> {
 const flat = (text: string) => text.replace(/\s+/g, ' ');
 
 export function unknownRooms(files: Source[]): string[] {
-  return files.filter((f) => f.rel.startsWith('src/') && !(roomOf(f.rel) in MAY_IMPORT) && roomOf(f.rel) !== 'root').map((f) => `${f.rel}: in no room`);
+  return files
+    .filter((f) => f.rel.startsWith('src/') && !(roomOf(f.rel) in MAY_IMPORT) && roomOf(f.rel) !== 'root')
+    .map((f) => `${f.rel}: in no room`);
 }
 
 /** Why `imp` of a file of `room` breaks the table, or undefined. */
 function importOffence(source: Source, room: string, imp: Import): string | undefined {
   const spec = imp.specifier;
-  if (spec === undefined || (imp.glob && (isRelative(spec) || room === 'machines'))) return `import() of a computed module cannot be checked`;
-  if (!isRelative(spec)) return room === 'machines' && !MACHINE_PACKAGES.has(spec) ? `machines/ imports only ${[...MACHINE_PACKAGES].join(', ')}` : undefined;
+  if (spec === undefined || (imp.glob && (isRelative(spec) || room === 'machines')))
+    return `import() of a computed module cannot be checked`;
+  if (!isRelative(spec))
+    return room === 'machines' && !MACHINE_PACKAGES.has(spec)
+      ? `machines/ imports only ${[...MACHINE_PACKAGES].join(', ')}`
+      : undefined;
   const to = roomOf(target(source, spec));
   if (to === room) return undefined;
   if (to === 'kernel') return NO_KERNEL.has(room) ? `${room} may not import the kernel` : undefined;
@@ -117,7 +132,9 @@ export function roomCycles(files: Source[]): string[] {
 
 /** The source file an import names (`x.js` is `x.ts` when that is the source). */
 function fileOf(known: Set<string>, rel: string): string | undefined {
-  return [rel, rel.replace(/\.js$/, '.ts'), rel.replace(/\.mjs$/, '.mts'), rel.replace(/\.cjs$/, '.cts')].find((c) => known.has(c));
+  return [rel, rel.replace(/\.js$/, '.ts'), rel.replace(/\.mjs$/, '.mts'), rel.replace(/\.cjs$/, '.cts')].find((c) =>
+    known.has(c),
+  );
 }
 
 /** No circle of imports between files, type-only imports included, but the known ones (layout.ts). */
@@ -136,7 +153,9 @@ export function fileCircles(files: Source[], known: string[][] = KNOWN_FILE_CIRC
   const seen = circles(edges).map(key);
   return [
     ...seen.filter((c) => !expected.has(c)).map((c) => `files in a circle: ${c}`),
-    ...[...expected].filter((c) => !seen.includes(c)).map((c) => `a known circle is gone, remove it from KNOWN_FILE_CIRCLES: ${c}`),
+    ...[...expected]
+      .filter((c) => !seen.includes(c))
+      .map((c) => `a known circle is gone, remove it from KNOWN_FILE_CIRCLES: ${c}`),
   ];
 }
 
@@ -164,8 +183,12 @@ export function createdTables(files: Source[]): Map<string, string[]> {
 export function unownedTables(files: Source[], owners: Record<string, string> = TABLE_OWNERS): string[] {
   const created = createdTables(files);
   return [
-    ...[...created].filter(([table]) => !(table in owners)).map(([table, where]) => `${table} (created in ${where.join(', ')}) has no owner`),
-    ...Object.keys(owners).filter((table) => !created.has(table)).map((table) => `${table} has an owner but no migration creates it`),
+    ...[...created]
+      .filter(([table]) => !(table in owners))
+      .map(([table, where]) => `${table} (created in ${where.join(', ')}) has no owner`),
+    ...Object.keys(owners)
+      .filter((table) => !created.has(table))
+      .map((table) => `${table} has an owner but no migration creates it`),
   ];
 }
 
@@ -186,7 +209,8 @@ export function tableOffences(files: Source[], owners: Record<string, string> = 
     if (source.rel.startsWith('db/')) continue;
     const room = roomOf(source.rel);
     for (const [table, owner] of Object.entries(owners)) {
-      if (room !== owner && namesTable(source.code, table)) offences.push(`${source.rel} names ${table} (owned by ${owner})`);
+      if (room !== owner && namesTable(source.code, table))
+        offences.push(`${source.rel} names ${table} (owned by ${owner})`);
     }
   }
   return offences;
@@ -216,7 +240,9 @@ export function lineCount(text: string): number {
 }
 
 export function longFiles(files: Source[]): string[] {
-  return files.filter((f) => lineCount(f.text) > MAX_LINES).map((f) => `${f.rel}: ${lineCount(f.text)} lines (at most ${MAX_LINES})`);
+  return files
+    .filter((f) => lineCount(f.text) > MAX_LINES)
+    .map((f) => `${f.rel}: ${lineCount(f.text)} lines (at most ${MAX_LINES})`);
 }
 
 /** Only AJV_MAKER imports ajv or ajv-formats other than for types. */
@@ -224,6 +250,8 @@ export function ajvMakers(files: Source[]): string[] {
   return files.flatMap((f) =>
     f.rel === AJV_MAKER
       ? []
-      : f.imports.filter((i) => !i.typeOnly && /^ajv(-formats)?(\/|$)/.test(i.specifier ?? '')).map((i) => `${f.rel}: ${flat(i.text)} (only ${AJV_MAKER} makes Ajv instances)`),
+      : f.imports
+          .filter((i) => !i.typeOnly && /^ajv(-formats)?(\/|$)/.test(i.specifier ?? ''))
+          .map((i) => `${f.rel}: ${flat(i.text)} (only ${AJV_MAKER} makes Ajv instances)`),
   );
 }

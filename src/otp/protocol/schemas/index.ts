@@ -1,18 +1,19 @@
 // All OTP schemas in one list, registered once in the shared schema registry (src/validation/) when
 // this module loads: the frame validators (../validators.ts) compile them from there, REST bodies
 // `$ref` them by name (a test case's steps), and /openapi.json lists them as components.
-import { registerSchemaSet, toOpenApiSchema, type JsonSchema } from '../../../validation/schema-registry.js';
+
 import { addErrorWording } from '../../../validation/field-errors.js';
+import { type JsonSchema, registerSchemaSet, toOpenApiSchema } from '../../../validation/schema-registry.js';
 import { otpErrorWording } from '../error-wording.js';
-import { locatorSchemas } from './locator.js';
 import { stepSchemas } from './actions.js';
+import { locatorSchemas } from './locator.js';
 import { messageSchemas } from './messages.js';
 
-export * from './locator.js';
 export * from './actions.js';
 export * from './ids.js';
-export * from './payloads.js';
+export * from './locator.js';
 export * from './messages.js';
+export * from './payloads.js';
 
 /** Every OTP schema, each with a unique PascalCase $id. */
 export const otpSchemas: readonly JsonSchema[] = [...locatorSchemas, ...stepSchemas, ...messageSchemas];

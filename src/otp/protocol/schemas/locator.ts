@@ -59,7 +59,8 @@ export const LocatorSchema = {
       enum: [...LOCATOR_STRATEGIES],
     },
     value: {
-      description: 'Selector text for the strategy: a test id, a role, a label, a CSS or XPath selector, ... May contain {{name}} variables.',
+      description:
+        'Selector text for the strategy: a test id, a role, a label, a CSS or XPath selector, ... May contain {{name}} variables.',
       type: 'string',
     },
     name: {
@@ -94,7 +95,8 @@ export type LocatorAgreesWithSchema = Assert<Equivalent<Locator, FromSchema<type
 export const LocatorCandidatesSchema = {
   $id: 'LocatorCandidates',
   title: 'LocatorCandidates',
-  description: 'Several locators for the same element; the executor tries them in order and reports the one that worked in step.result usedLocator.',
+  description:
+    'Several locators for the same element; the executor tries them in order and reports the one that worked in step.result usedLocator.',
   type: 'object',
   properties: {
     candidates: {
@@ -139,9 +141,19 @@ export const TriedLocatorSchema = {
   type: 'object',
   properties: {
     ...LocatorSchema.properties,
-    count: { description: 'How many elements the locator matched when it was tried (before nth).', type: 'integer', minimum: 0 },
-    visible: { description: 'Optional: when it matched exactly one element, whether that element was visible.', type: 'boolean' },
-    enabled: { description: 'Optional: when it matched exactly one element, whether that element was enabled.', type: 'boolean' },
+    count: {
+      description: 'How many elements the locator matched when it was tried (before nth).',
+      type: 'integer',
+      minimum: 0,
+    },
+    visible: {
+      description: 'Optional: when it matched exactly one element, whether that element was visible.',
+      type: 'boolean',
+    },
+    enabled: {
+      description: 'Optional: when it matched exactly one element, whether that element was enabled.',
+      type: 'boolean',
+    },
   },
   required: ['by', 'value'],
   additionalProperties: false,
@@ -154,4 +166,9 @@ export interface TriedLocator extends Locator {
   enabled?: boolean;
 }
 
-export const locatorSchemas: readonly JsonSchema[] = [LocatorSchema, LocatorCandidatesSchema, LocatorOrCandidatesSchema, TriedLocatorSchema];
+export const locatorSchemas: readonly JsonSchema[] = [
+  LocatorSchema,
+  LocatorCandidatesSchema,
+  LocatorOrCandidatesSchema,
+  TriedLocatorSchema,
+];

@@ -7,20 +7,20 @@
 // on hello); runId on run-scoped frames; ref on replies (pong -> ping, ack -> the acknowledged frame,
 // step.result -> step.exec, welcome -> hello, error -> the offending frame when it had an id).
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
-import type { JsonSchema } from './locator.js';
 import type { ActionRefs, TestCaseStepSchema } from './actions.js';
 import { ID_PATTERNS, OTP_VERSION_PATTERN } from './ids.js';
+import type { JsonSchema } from './locator.js';
 import {
   CapabilitiesSchema,
   ErrorPayloadSchema,
   EventRecordedPayloadSchema,
   HelloPayloadSchema,
+  RunFinishedPayloadSchema,
+  RunStartPayloadSchema,
   recordingPayload,
   recordRequestPayload,
   recordStartPayload,
   recordStopPayload,
-  RunFinishedPayloadSchema,
-  RunStartPayloadSchema,
   ServiceErrorPayloadSchema,
   StepExecPayloadSchema,
   StepResultPayloadSchema,

@@ -1,9 +1,9 @@
 // OTP v1 payloads (docs/protocol.md): what each frame carries in `payload`. The frames that carry
 // them, and the TypeScript types derived from both, are in messages.ts.
 import { FINAL_RUN_STATUSES, OtpErrorCode, STEP_STATUSES } from '../../../../machines/types.js';
-import type { JsonSchema } from './locator.js';
 import { EVIDENCE_MODES } from './actions.js';
 import { ID_PATTERNS } from './ids.js';
+import type { JsonSchema } from './locator.js';
 
 export const CapabilitiesSchema = {
   $id: 'Capabilities',
