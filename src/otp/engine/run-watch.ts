@@ -55,7 +55,7 @@ export class RunWatch {
 
   constructor(private readonly deps: RunWatchDeps) {
     if (deps.traces && deps.traceFlushMs > 0) {
-      this.flusher = new TraceFlusher(deps.traces, () => deps.runs.values(), deps.log, deps.traceFlushMs);
+      this.flusher = new TraceFlusher(deps.traces, () => traces(deps.runs), deps.log, deps.traceFlushMs);
     }
     sessionChanges.subscribe(this.onSessionChange);
   }
@@ -128,7 +128,7 @@ export class RunWatch {
   async runTrace(projectId: string, runId: string): Promise<RunTrace> {
     const driver = this.deps.runs.get(runId);
     if (driver && driver.projectId === projectId) {
-      const { transitions, dropped } = driver.traceSnapshot();
+      const { transitions, dropped } = driver.trace.snapshot();
       const status = await this.deps.store.runStatus(projectId, runId);
       return { runId, status: status ?? 'running', transitions, dropped, live: true };
     }
@@ -162,4 +162,8 @@ export class RunWatch {
     this.flusher?.stop();
     sessionChanges.unsubscribe(this.onSessionChange);
   }
+}
+
+function* traces(runs: ReadonlyMap<string, RunDriver>) {
+  for (const driver of runs.values()) yield driver.trace;
 }
