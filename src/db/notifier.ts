@@ -32,8 +32,8 @@ export type Notice =
   // Sent by triggers (db/migrations/008) when a run or a session changes, for the console's live pages.
   | { kind: 'run-live'; runId: string; projectId: string; status: string }
   | { kind: 'session-live'; sessionId: string; projectId: string }
-  // An executor asks process `to` to resume a session that process `holder` holds: the holder hands
-  // the session and its runs over (engine/handover.ts), then answers `handed-off` (`ok` false: it could not).
+  // An executor asks process `to` to resume a session that process `holder` holds: the holder transfers
+  // the session and its runs (engine/transfers.ts), then answers `handed-off` (`ok` false: it could not).
   | { kind: 'handoff'; sessionId: string; holder: string; to: string }
   // `finished`: runs of the session that ended while it was detached, whose run.finished the holder had not delivered.
   | { kind: 'handed-off'; sessionId: string; to: string; ok: boolean; finished?: string[] };

@@ -341,7 +341,7 @@ export class RunDriver {
     if (this.started) this.actor.send({ type: 'EXECUTOR_RESUMED' });
   }
 
-  /** Stops driving the run without deciding anything: another process takes it over (see OtpEngine.handOver). */
+  /** Stops driving the run without deciding anything: another process drives it from now on (transfers.ts). */
   release(): void {
     this.released = true;
     this.actor.stop();
