@@ -2,6 +2,7 @@
 // and stops them. Each builder registers how its part stops as soon as it is up, on one Teardown,
 // which stops them in the reverse order: on `stop` (after the drain) and when a start fails halfway.
 
+import './composition/schema-order.js';
 import type { BootstrapResult } from './auth/bootstrap.js';
 import { failureAnswers, historyAnswers } from './composition/ai.js';
 import { holdings, webhookDelivery } from './composition/artifacts.js';
