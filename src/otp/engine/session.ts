@@ -88,10 +88,10 @@ export class ExecutorSession {
     this.actor.start();
   }
 
-  /** Welcomed (or resumed) and attached: it works. */
+  /** Welcomed (or resumed) and attached: it works. (Read for every frame: no `matches`, which parses its argument.) */
   get ready(): boolean {
-    const snapshot = this.actor.getSnapshot();
-    return snapshot.status === 'active' && snapshot.matches('ready');
+    const { status, value } = this.actor.getSnapshot();
+    return status === 'active' && typeof value === 'object' && 'ready' in value;
   }
 
   /** Ended (or stopped: a connection that resumed another session). */
@@ -107,8 +107,8 @@ export class ExecutorSession {
 
   /** The session can be resumed: welcomed, and not closed (attached or detached). */
   get resumable(): boolean {
-    const snapshot = this.actor.getSnapshot();
-    return snapshot.status === 'active' && (snapshot.matches('ready') || snapshot.matches('detached'));
+    const { status, value } = this.actor.getSnapshot();
+    return status === 'active' && (value === 'detached' || (typeof value === 'object' && 'ready' in value));
   }
 
   /** Runs the session can take now; none when it declared replay false (a recorder, say). */

@@ -108,7 +108,6 @@ export class SessionRegistry {
     this.sessions.delete(greeter.id);
     greeter.becomeTransferred(session);
     this.sessions.set(greeter.id, greeter);
-    this.deps.log.info('session taken over from another process', { sessionId: greeter.id });
   }
 
   private opening(session: ExecutorSession): void {
