@@ -54,6 +54,7 @@ const STATIC: Record<string, { files: string[]; type: string }> = {
   'console.css': { files: [path.join(ownDir, 'console.css')], type: 'text/css' },
 };
 
+// biome-ignore lint/suspicious/noConfusingVoidType: a fragment that answered on its own (a redirect) returns nothing
 type Fragment = (ctx: Koa.Context, principal: Principal, match: RegExpExecArray) => Promise<Html | string | void>;
 
 export async function createConsole(opts: ConsoleOptions): Promise<Console> {

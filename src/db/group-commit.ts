@@ -21,6 +21,7 @@ export class GroupCommit<I, R = void> {
 
   constructor(
     /** Writes the items in one statement; answers one result per item, in the items' order (none for void). */
+    // biome-ignore lint/suspicious/noConfusingVoidType: a commit of a void GroupCommit answers nothing
     private readonly commit: (items: I[]) => Promise<R[] | void>,
     /** Statements allowed in flight at once. One makes the largest batches. */
     private readonly concurrency = 1,
@@ -41,7 +42,7 @@ export class GroupCommit<I, R = void> {
         this.queue = [];
         try {
           const answers = await this.commit(batch.map((w) => w.item));
-          batch.forEach((w, i) => w.resolve(answers?.[i] as R));
+          for (const [i, w] of batch.entries()) w.resolve(answers?.[i] as R);
         } catch (err) {
           if (batch.length === 1 || isDatabaseUnavailable(err)) for (const w of batch) w.reject(err);
           else
