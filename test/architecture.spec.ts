@@ -120,6 +120,17 @@ describe('Architecture', () => {
       ["machines/clock.ts: import { setTimeout } from 'node:timers/promises' (machines/ imports only xstate)"],
     ],
     [
+      'machines/ importing a file of src/, even of the kernel',
+      {
+        'machines/limits.ts':
+          "import { loadConfig } from '../src/config.js';\nimport type { Logger } from '../src/log.js';\nexport const load = loadConfig;\nexport type L = Logger;\n",
+      },
+      [
+        "machines/limits.ts: import { loadConfig } from '../src/config.js' (machines/ imports only its own files and xstate)",
+        "machines/limits.ts: import type { Logger } from '../src/log.js' (machines/ imports only its own files and xstate)",
+      ],
+    ],
+    [
       'import() of a computed module',
       {
         'src/rest/plugins.ts':
