@@ -248,7 +248,7 @@ function edgeSvg(name: MachineName, e: EdgeInfo, lines: LabelLine[], laid: ElkEx
 
 const cache = new Map<MachineName, string>();
 
-/** Lays out every machine once (about 100 ms each); call before serving pages. */
+/** Lays out every machine once (a layout is slow: see docs/decisions.md); call before serving pages. */
 export async function prepareDiagrams(): Promise<void> {
   for (const name of Object.keys(MACHINES) as MachineName[]) if (!cache.has(name)) cache.set(name, await layout(name));
 }

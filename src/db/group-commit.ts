@@ -4,7 +4,7 @@
 // a statement that fails whole is tried again item by item, so only the items that fail learn of it.
 // An outage of the database is no item's fault: every item of the batch fails with it at once (the
 // callers wait for the database and submit again).
-// Used for the step results of every run (StepWriter), for new runs (RunStore.insertRun) and for
+// Used for the step results of every run (RunStore.writeSteps), for new runs (RunStore.insertRun) and for
 // their verdicts (RunStore.finishRun).
 
 import { isDatabaseUnavailable } from './unavailable.js';
