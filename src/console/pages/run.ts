@@ -161,7 +161,7 @@ export async function runFragment(
 ): Promise<Html> {
   const [run, trace] = await Promise.all([data.runs.read(principal, runId), data.runs.trace(principal, runId)]);
   const active = !isFinalRunStatus(run.status);
-  const { rows, steps: frames } = runTimeline(trace, { totalSteps: run.steps.length, reason: run.reason });
+  const { rows, steps: frames } = runTimeline(trace, { totalSteps: run.steps.length });
   const [steps, compare, triage] = await Promise.all([
     Promise.all(
       run.steps.map((s) =>

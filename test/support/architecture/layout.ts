@@ -78,6 +78,8 @@ export const KERNEL = new Set([
 ]);
 /** The composition root: may import every room but ROOT_NEVER_IMPORTS. */
 export const ROOT_FILES = new Set(['service.ts', 'main.ts', 'doors.ts']);
+/** Folders of src/ that are the composition root too (its builders, one per room or two). */
+export const ROOT_DIRS = new Set(['composition']);
 /** The runner is a program of its own: the service never imports it, and it imports no kernel. */
 export const ROOT_NEVER_IMPORTS = new Set(['runner', 'cli']);
 export const NO_KERNEL = new Set(['runner', 'cli']);
