@@ -3,6 +3,8 @@
 // stores, through the McpBackend port wired in src/service.ts), takes the schema that route validates with,
 // and needs the scope the route needs: tier 1 tools read, tier 2 tools write.
 
+import { isFailure } from '../../machines/counts.js';
+import { stepName, stepPlace } from '../../machines/step-names.js';
 import { isFinalRunStatus } from '../../machines/types.js';
 import type { FailuresQuery } from '../ai/clusters.js';
 import { flakyQuery } from '../ai/index.js';
@@ -74,7 +76,7 @@ async function charged<T>(
 /** What an agent needs to act on a verdict: the steps that did not pass, with their evidence as links. */
 export function failingSteps(run: RunView, absolute: (path: string) => string) {
   return run.steps
-    .filter((s: StepView) => s.status === 'fail' || s.status === 'error')
+    .filter((s: StepView) => isFailure(s.status))
     .map((s) => {
       const evidence = (s.evidence ?? null) as {
         screenshotUrl?: string;
@@ -86,6 +88,7 @@ export function failingSteps(run: RunView, absolute: (path: string) => string) {
       ];
       return {
         stepIndex: s.stepIndex,
+        step: stepName(stepPlace(run.steps, s.stepIndex, run.testCases)),
         testCaseId: s.testCaseId,
         label: s.label,
         status: s.status,

@@ -330,7 +330,7 @@ describe('Console: inspecting the machines', function () {
     expect(await page.getAttribute('#compare-steps tr[data-first-diff]', 'data-step')).to.equal('1');
     expect(await page.locator('#compare-steps tr[data-first-diff]').innerText()).to.include('first difference');
     expect(await page.locator('#compare-summary').innerText())
-      .to.include('first differ at step 2: A fail')
+      .to.match(/first differ at step 2 of “[^”]+” \(stepIndex 1\): A fail/)
       .and.include('B pass');
     // Both took running → recording; only the passed run went round it again after step 2.
     expect(await page.locator('#compare-diagram g.edge.path-ab[data-edge="running|recording"]').count()).to.equal(1);

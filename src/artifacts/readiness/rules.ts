@@ -3,12 +3,18 @@
 // undefined when there is no data to judge it on yet; a failed rule blocks the release or puts it at
 // risk (its effect), an undefined one changes nothing, except that a release with no result at all is
 // at risk (nothing says it works).
+import { isFailingOutcome, isPassingOutcome } from '../../../machines/case-outcome.js';
 import type { ReleaseFacts } from './facts.js';
 
 export type RuleStatus = 'passed' | 'failed' | 'undefined';
 
-/** A result that passed: `flaky` passed on a retry (it counts as a pass here, and in the flaky rule). */
-const isPass = (status: string) => status === 'passed' || status === 'flaky';
+/**
+ * A result passed when its status is a passing case outcome (machines/case-outcome.ts: `flaky` passed
+ * on a retry; it counts as a pass here, and in the flaky rule).
+ */
+const isPass = (status: string) => isPassingOutcome(status);
+/** A result did not pass when its status is a failing case outcome (failed, error), or blocked (by hand). */
+const isNotPassing = (status: string) => isFailingOutcome(status) || status === 'blocked';
 export type Verdict = 'ready' | 'at_risk' | 'blocked';
 
 export interface ReadinessRecord {
@@ -53,7 +59,6 @@ export interface PreviousReadiness {
   computedAt: Date;
 }
 
-const NOT_PASSING = new Set(['failed', 'error', 'blocked']);
 const OPEN_BUG = new Set(['open', 'in_progress']);
 const DISMISSED_BUG = new Set(['wont_fix', 'duplicate']);
 
@@ -62,7 +67,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 /** The cases whose latest result in the release failed (failed, error, blocked): the failures "new" compares. */
 export function failingCases(facts: ReleaseFacts): string[] {
   return [...facts.latest.values()]
-    .filter((r) => NOT_PASSING.has(r.status))
+    .filter((r) => isNotPassing(r.status))
     .map((r) => r.testCaseId)
     .sort();
 }
@@ -124,7 +129,7 @@ export function evaluate(
           reason: 'never_ran',
           testCaseId: caseId,
         });
-      else if (NOT_PASSING.has(latest.status))
+      else if (isNotPassing(latest.status))
         requirementRecords.push({
           id: r.id,
           kind: 'requirement',
@@ -160,7 +165,7 @@ export function evaluate(
   // 3. Pass rate of the latest result of each case of the release's plans and runs.
   const judged = facts.scopeCaseIds
     .map((id) => facts.latest.get(id))
-    .filter((r) => r && (isPass(r.status) || NOT_PASSING.has(r.status)));
+    .filter((r) => r && (isPass(r.status) || isNotPassing(r.status)));
   const passed = judged.filter((r) => isPass(r!.status)).length;
   const rate = judged.length ? passed / judged.length : null;
   const notRun = facts.scopeCaseIds.filter((id) => !facts.latest.has(id));

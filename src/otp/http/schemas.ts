@@ -1,5 +1,6 @@
 // Schemas of what the OTP REST routes answer (the views in run-views.ts), for /openapi.json.
 
+import { CASE_OUTCOMES } from '../../../machines/case-outcome.js';
 import { RUN_STATUSES } from '../../../machines/types.js';
 import { EvidenceFileSchema } from '../../assets/evidence/schema.js';
 import { pageSchema, registerSchema } from '../../rest/schemas.js';
@@ -96,6 +97,16 @@ const runSummaryProperties = {
           const: true,
           description:
             'The case was quarantined when the run started (POST /ai/flaky/{testCaseId}/quarantine): it ran and reports, but its failure does not fail the verdict',
+        },
+        outcome: {
+          enum: [...CASE_OUTCOMES],
+          description:
+            "The case's outcome, from its last attempt's steps, as every report of the run and its test results say it (docs/decisions.md, \"A test case's outcome\"): pending while a step has none; else the first step that did not pass decides (failed: its check did not hold; error: it could not be performed, or the service could not run it; cancelled); else skipped when no step passed, passed, or flaky when it passed on a retry. With the run's steps only (GET /otp/runs/{id}, and the answers of POST /otp/runs and its cancel), not in lists",
+        },
+        failingStepIndex: {
+          type: 'integer',
+          minimum: 0,
+          description: 'The stepIndex of the step that decided a failed, error or cancelled outcome',
         },
       },
     },

@@ -1,5 +1,7 @@
 // What REST answers about runs and sessions, read from PostgreSQL (the truth for every process).
 
+import { type CaseOutcome, judgeCase, outcomeStep, tallyOf } from '../../../machines/case-outcome.js';
+import { isFailure } from '../../../machines/counts.js';
 import type { StepStatus } from '../../../machines/types.js';
 import { type EvidenceFile, evidenceByStep } from '../../assets/evidence/evidence-service.js';
 import { downloadPath } from '../../assets/items/view.js';
@@ -108,16 +110,28 @@ async function earlierAttempts(db: Db, runId: string, steps: StepView[]): Promis
   });
 }
 
-/** Test cases whose last attempt (after the first) has no failure: they passed on a retry. */
-function flakyCases(steps: StepView[]): number {
-  const cases = new Map<number, { retried: boolean; failed: boolean }>();
-  for (const s of steps) {
-    const c = cases.get(s.caseIndex) ?? { retried: false, failed: false };
-    c.retried ||= s.attempt > 1;
-    c.failed ||= s.status === 'fail' || s.status === 'error' || s.status === 'pending';
-    cases.set(s.caseIndex, c);
-  }
-  return [...cases.values()].filter((c) => c.retried && !c.failed).length;
+/** A test case of a run with its outcome (machines/case-outcome.ts) and the step that decided it. */
+export interface JudgedCase {
+  outcome: CaseOutcome;
+  /** The stepIndex of the step that decided a failed, error or cancelled case. */
+  failingStepIndex?: number;
+}
+
+/** Each test case's outcome from its steps (its last attempt's: the steps REST answers). */
+function judgedCases(caseCount: number, steps: readonly StepView[]): JudgedCase[] {
+  const byCase: StepView[][] = Array.from({ length: caseCount }, () => []);
+  for (const s of steps) byCase[s.caseIndex]?.push(s);
+  return byCase.map((caseSteps) => {
+    const attempt = caseSteps.reduce((most, s) => Math.max(most, s.attempt), 1);
+    const { outcome, failingStep } = judgeCase(tallyOf(caseSteps.map(outcomeStep), attempt));
+    return { outcome, ...(failingStep ? { failingStepIndex: failingStep.stepIndex } : {}) };
+  });
+}
+
+/** The run's test cases, each with its outcome. */
+function withOutcomes(view: RunView): RunView {
+  const judged = judgedCases(view.testCases.length, view.steps);
+  return { ...view, testCases: view.testCases.map((c: object, i: number) => ({ ...c, ...judged[i] })) };
 }
 
 function stepView(s: any): StepView {
@@ -169,16 +183,17 @@ export async function readRun(db: Db, projectId: string, runId: string): Promise
       files.get(s.step_index),
     ),
   );
-  const view: RunView = { ...runSummary(row), steps };
+  const view = withOutcomes({ ...runSummary(row), steps });
   if (hasRetries(row)) {
     view.earlierAttempts = await earlierAttempts(db, runId, steps);
-    view.counts = { ...view.counts, flaky: flakyCases(steps) };
+    const flaky = view.testCases.filter((c: JudgedCase) => c.outcome === 'flaky').length;
+    view.counts = { ...view.counts, flaky };
   }
   if (row.status === 'running' || row.status === 'queued') {
     // Counts of a run in progress come from the steps recorded so far.
     for (const s of steps) {
       if (s.status === 'pass') view.counts.passed++;
-      else if (s.status === 'fail' || s.status === 'error') view.counts.failed++;
+      else if (isFailure(s.status)) view.counts.failed++;
       else if (s.status === 'skip') view.counts.skipped++;
     }
   }
@@ -195,7 +210,7 @@ export function newRunView(
   steps: ReadonlyArray<{ stepIndex: number; caseIndex: number; testCaseId: string; label?: string; action: unknown }>,
 ): RunView {
   const summary = runSummary(row);
-  return {
+  return withOutcomes({
     ...summary,
     ...(hasRetries(row) ? { earlierAttempts: [], counts: { ...summary.counts, flaky: 0 } } : {}),
     steps: steps.map((s) => ({
@@ -215,7 +230,7 @@ export function newRunView(
       finishedAt: null,
       attempt: 1,
     })),
-  };
+  });
 }
 
 export interface RunFilter {

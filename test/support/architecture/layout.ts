@@ -34,7 +34,7 @@ export const MAY_IMPORT: Record<string, string[]> = {
   platform: ['rest', 'db', 'auth', 'api-keys'],
   'api-keys': ['rest', 'db', 'auth'],
   runner: ['otp/protocol'],
-  reports: [],
+  reports: ['machines'],
   cli: ['reports'],
   oauth: ['db', 'auth'],
   mcp: [
