@@ -275,7 +275,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     keys.invalidate(keyId);
     return engine.revokeKey(keyId);
   };
-  const api = new Api().add(
+  const api = new Api(aiHistory.meter).add(
     ...platformRoutes({
       db,
       config,

@@ -66,6 +66,20 @@ const counts = {
   },
 };
 
+/** What a run with its steps adds to each of its test cases (lists have no steps to judge them by). */
+const caseOutcomeProperties = {
+  outcome: {
+    enum: [...CASE_OUTCOMES],
+    description:
+      "The case's outcome, from its last attempt's steps, as every report of the run and its test results say it (docs/decisions.md, \"A test case's outcome\"): pending while a step has none; else the first step that did not pass decides (failed: its check did not hold; error: it could not be performed, or the service could not run it; cancelled); else skipped when no step passed, passed, or flaky when it passed on a retry. With the run's steps only (GET /otp/runs/{id}, and the answers of POST /otp/runs and its cancel)",
+  },
+  failingStepIndex: {
+    type: 'integer',
+    minimum: 0,
+    description: 'The stepIndex of the step that decided a failed, error or cancelled outcome',
+  },
+};
+
 const runSummaryProperties = {
   id: { type: 'string', pattern: '^otr_' },
   runId: { type: 'string', pattern: '^otr_', description: 'Same as id' },
@@ -97,16 +111,6 @@ const runSummaryProperties = {
           const: true,
           description:
             'The case was quarantined when the run started (POST /ai/flaky/{testCaseId}/quarantine): it ran and reports, but its failure does not fail the verdict',
-        },
-        outcome: {
-          enum: [...CASE_OUTCOMES],
-          description:
-            "The case's outcome, from its last attempt's steps, as every report of the run and its test results say it (docs/decisions.md, \"A test case's outcome\"): pending while a step has none; else the first step that did not pass decides (failed: its check did not hold; error: it could not be performed, or the service could not run it; cancelled); else skipped when no step passed, passed, or flaky when it passed on a retry. With the run's steps only (GET /otp/runs/{id}, and the answers of POST /otp/runs and its cancel), not in lists",
-        },
-        failingStepIndex: {
-          type: 'integer',
-          minimum: 0,
-          description: 'The stepIndex of the step that decided a failed, error or cancelled outcome',
         },
       },
     },
@@ -222,6 +226,13 @@ export const RunSchema = registerSchema({
   required: [...Object.keys(runSummaryProperties), 'steps'],
   properties: {
     ...runSummaryProperties,
+    testCases: {
+      ...runSummaryProperties.testCases,
+      items: {
+        ...runSummaryProperties.testCases.items,
+        properties: { ...runSummaryProperties.testCases.items.properties, ...caseOutcomeProperties },
+      },
+    },
     steps: {
       type: 'array',
       items: stepView,
