@@ -1,58 +1,44 @@
 // What REST answers about runs and sessions, read from PostgreSQL (the truth for every process).
 
+import type { FromSchema } from 'json-schema-to-ts';
 import { type CaseOutcome, judgeCase, outcomeStep, tallyOf } from '../../../machines/case-outcome.js';
 import { isFailure } from '../../../machines/counts.js';
-import type { StepStatus } from '../../../machines/types.js';
 import { type EvidenceFile, evidenceByStep } from '../../assets/evidence/evidence-service.js';
+import type { evidenceFile } from '../../assets/evidence/schema.js';
 import { downloadPath } from '../../assets/items/view.js';
 import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
 import { type Page, paginate } from '../../rest/pagination.js';
+import type { ActionRefs } from '../protocol/schemas/actions.js';
+import type { Capabilities } from '../protocol/schemas/messages.js';
+import type { runSchema, runSummarySchema, sessionSchema } from './view-schemas.js';
 
-export interface StepView {
-  stepIndex: number;
-  caseIndex: number;
-  testCaseId: string;
-  label: string | null;
-  action: unknown;
-  status: 'pending' | StepStatus;
-  source: 'executor' | 'service' | null;
-  durationMs: number | null;
-  error: unknown;
-  evidence: unknown;
-  actual: string | null;
-  usedLocator: unknown;
-  /** Fields of observed text stored with U+FFFD in place of what could not be stored (observed-text.ts). */
-  textReplaced: string[] | null;
-  /** Present on a step that passed through another than its first candidate: what each matched. */
-  triedLocators?: unknown[];
-  finishedAt: string | null;
-  /** The attempt of its test case (1; more after a retry). */
-  attempt: number;
-}
+/** FromSchema's options for the views: a step's action and a session's capabilities are the protocol's. */
+type ViewRefs = {
+  references: [...ActionRefs['references'], typeof evidenceFile, { $id: 'Capabilities' }];
+  deserialize: [...ActionRefs['deserialize'], { pattern: { $ref: 'Capabilities' }; output: Capabilities }];
+};
 
+/** A run as GET /otp/runs/:id answers it: the type of its schema (view-schemas.ts). */
+export type RunView = FromSchema<typeof runSchema, ViewRefs>;
+/** A run without its steps, as lists and `run.finished` give it. */
+export type RunSummary = FromSchema<typeof runSummarySchema, ViewRefs>;
+/** One step of a run, with the outcome of its test case's last attempt. */
+export type StepView = RunView['steps'][number];
 /** The outcome of a step in an attempt before its case's last (runs with retries). */
-export interface StepAttemptView {
-  stepIndex: number;
-  caseIndex: number;
-  testCaseId: string;
-  attempt: number;
-  status: StepStatus;
-  source: 'executor' | 'service' | null;
-  durationMs: number | null;
-  error: unknown;
-  evidence: unknown;
-  actual: string | null;
-  usedLocator: unknown;
-  finishedAt: string | null;
-}
+export type StepAttemptView = NonNullable<RunView['earlierAttempts']>[number];
+/** An executor session as GET /otp/sessions/:id answers it. */
+export type SessionView = FromSchema<typeof sessionSchema, ViewRefs>;
 
 function iso(value: Date | null): string | null {
   return value ? value.toISOString() : null;
 }
 
+/** A NOT NULL timestamp column. */
+const isoOf = (value: Date): string => value.toISOString();
+
 /** A run row (every column) as REST answers it without steps, and as `run.finished` reports it. */
-export function runSummary(row: any) {
+export function runSummary(row: any): RunSummary {
   return {
     id: row.id,
     runId: row.id,
@@ -67,24 +53,15 @@ export function runSummary(row: any) {
     allowedOrigins: row.allowed_origins,
     varNames: Object.keys(row.vars ?? {}),
     totalSteps: row.total_steps,
-    counts: { passed: row.passed, failed: row.failed, skipped: row.skipped, total: row.total_steps } as {
-      passed: number;
-      failed: number;
-      skipped: number;
-      total: number;
-      flaky?: number;
-    },
+    counts: { passed: row.passed, failed: row.failed, skipped: row.skipped, total: row.total_steps },
     reason: row.reason,
     cancelRequested: row.cancel_requested_at !== null,
-    createdAt: iso(row.created_at),
+    createdAt: isoOf(row.created_at),
     startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at),
     durationMs: row.duration_ms,
   };
 }
-
-export type RunSummary = ReturnType<typeof runSummary>;
-export type RunView = RunSummary & { steps: StepView[]; earlierAttempts?: StepAttemptView[] };
 
 const hasRetries = (row: { test_cases?: Array<{ retries?: number }> }) => (row.test_cases ?? []).some((c) => c.retries);
 
@@ -131,7 +108,7 @@ function judgedCases(caseCount: number, steps: readonly StepView[]): JudgedCase[
 /** The run's test cases, each with its outcome. */
 function withOutcomes(view: RunView): RunView {
   const judged = judgedCases(view.testCases.length, view.steps);
-  return { ...view, testCases: view.testCases.map((c: object, i: number) => ({ ...c, ...judged[i] })) };
+  return { ...view, testCases: view.testCases.map((c, i) => ({ ...c, ...judged[i] })) };
 }
 
 function stepView(s: any): StepView {
@@ -186,7 +163,7 @@ export async function readRun(db: Db, projectId: string, runId: string): Promise
   const view = withOutcomes({ ...runSummary(row), steps });
   if (hasRetries(row)) {
     view.earlierAttempts = await earlierAttempts(db, runId, steps);
-    const flaky = view.testCases.filter((c: JudgedCase) => c.outcome === 'flaky').length;
+    const flaky = view.testCases.filter((c) => c.outcome === 'flaky').length;
     view.counts = { ...view.counts, flaky };
   }
   if (row.status === 'running' || row.status === 'queued') {
@@ -218,7 +195,7 @@ export function newRunView(
       caseIndex: s.caseIndex,
       testCaseId: s.testCaseId,
       label: s.label ?? null,
-      action: s.action,
+      action: s.action as StepView['action'],
       status: 'pending',
       source: null,
       durationMs: null,
@@ -267,7 +244,7 @@ export async function latestRuns(
   return rows.map(runSummary);
 }
 
-export function sessionView(row: any) {
+export function sessionView(row: any): SessionView {
   return {
     id: row.id,
     sessionId: row.id,
@@ -279,7 +256,7 @@ export function sessionView(row: any) {
     maxParallel: row.max_parallel,
     status: row.status,
     activeRuns: row.active_runs ?? 0,
-    connectedAt: iso(row.connected_at),
+    connectedAt: isoOf(row.connected_at),
     closedAt: iso(row.closed_at),
     closeCode: row.close_code,
     closeReason: row.close_reason,
@@ -295,11 +272,7 @@ function sessionsOf(db: Db, projectId: string) {
     );
 }
 
-export async function readSession(
-  db: Db,
-  projectId: string,
-  sessionId: string,
-): Promise<ReturnType<typeof sessionView>> {
+export async function readSession(db: Db, projectId: string, sessionId: string): Promise<SessionView> {
   const row = await sessionsOf(db, projectId).where('s.id', sessionId).first();
   if (!row) throw errors.notFound('Session', sessionId);
   return sessionView(row);
@@ -309,7 +282,7 @@ export function listSessions(
   db: Db,
   projectId: string,
   page: { limit?: number; cursor?: string; status?: string },
-): Promise<Page<ReturnType<typeof sessionView>>> {
+): Promise<Page<SessionView>> {
   const query = sessionsOf(db, projectId);
   if (page.status !== 'all') query.where('s.status', page.status ?? 'open');
   return paginate(query, page, sessionView, 's.id');
@@ -331,14 +304,11 @@ export class RunViews {
     return latestRuns(this.db, projectId, filter);
   }
 
-  session(projectId: string, sessionId: string): Promise<ReturnType<typeof sessionView>> {
+  session(projectId: string, sessionId: string): Promise<SessionView> {
     return readSession(this.db, projectId, sessionId);
   }
 
-  sessions(
-    projectId: string,
-    page: { limit?: number; cursor?: string; status?: string },
-  ): Promise<Page<ReturnType<typeof sessionView>>> {
+  sessions(projectId: string, page: { limit?: number; cursor?: string; status?: string }): Promise<Page<SessionView>> {
     return listSessions(this.db, projectId, page);
   }
 }

@@ -1,6 +1,6 @@
 // OTP v1 payloads (docs/protocol.md): what each frame carries in `payload`. The frames that carry
 // them, and the TypeScript types derived from both, are in messages.ts.
-import { FINAL_RUN_STATUSES, OtpErrorCode, STEP_STATUSES } from '../../../../machines/types.js';
+import { FINAL_RUN_STATUSES, OBSERVED_TEXT_FIELDS, OtpErrorCode, STEP_STATUSES } from '../../../../machines/types.js';
 import { ID_PATTERNS } from './ids.js';
 import type { JsonSchema } from './locator.js';
 import { EVIDENCE_MODES } from './step-vocabulary.js';
@@ -87,10 +87,6 @@ export const ServiceErrorPayloadSchema = {
   required: ['code', 'message'],
   additionalProperties: false,
 } as const satisfies JsonSchema;
-
-/** The step.result fields that hold text observed on the page (observed-text.ts), as `textReplaced` names them. */
-export const OBSERVED_TEXT_FIELDS = ['actual', 'error.message', 'evidence.consoleErrors'] as const;
-export type ObservedTextField = (typeof OBSERVED_TEXT_FIELDS)[number];
 
 export const StepResultPayloadSchema = {
   $id: 'StepResultPayload',
