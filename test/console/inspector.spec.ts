@@ -7,6 +7,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { TestExecutor } from '../support/executor.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { answerPings, CHECKOUT_STEPS, newProject, type Project } from './seed.js';
+import { signIn } from './sign-in.js';
 
 describe('Console: inspecting the machines', function () {
   this.timeout(30_000);
@@ -35,17 +36,8 @@ describe('Console: inspecting the machines', function () {
   const executorNamed = async (name: string) => answerPings(await p.executor(name));
 
   async function signedIn(width = 1440, height = 900): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width, height } });
-    const page = await context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${page.url()}: ${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (err) => problems.push(`${page.url()}: ${err.message}`));
-    await page.goto(`${t.service.restUrl}/console/sign-in`);
-    await page.getByLabel('API key').fill(p.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/console\/runs$/);
-    return page;
+    const viewport = { width, height };
+    return (await signIn({ browser, base: t.service.restUrl, key: p.key, problems, viewport })).page;
   }
 
   /** A run of the checkout case on `executor`, its steps answered with `results` (the rest left to it). */
