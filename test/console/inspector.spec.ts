@@ -159,6 +159,8 @@ describe('Console: inspecting the machines', function () {
     await page.goto(`${t.service.restUrl}/console/runs/${runId}`);
     await page.waitForSelector('.timeline tr.tr.sel');
     expect(await marks()).to.deep.equal(fromServer);
+    // At the newest transition the case's outcome, as REST says it, heads its steps.
+    expect(await page.locator('#steps tr.case-row .outcome').innerText()).to.match(/^passed/);
 
     await page.locator('.timeline').focus();
     await page.keyboard.press('Home');
@@ -191,6 +193,9 @@ describe('Console: inspecting the machines', function () {
     expect(
       await page.$$eval('#steps tr[data-step]', (trs) => trs.map((tr) => tr.getAttribute('data-then'))),
     ).to.deep.equal(['done', 'done', 'inflight', 'waiting']);
+    // The case's outcome is the run's as it now stands: not shown for an earlier moment.
+    expect(await page.locator('#steps tr.case-row').count()).to.equal(1);
+    expect(await page.locator('#steps tr.case-row .outcome').isVisible()).to.equal(false);
     executor.close();
     await page.context().close();
   });

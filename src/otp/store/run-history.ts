@@ -53,7 +53,8 @@ groups AS (
                            ORDER BY s.step_index) FILTER (WHERE s.status <> 'pass'), '[]') AS unpassed
     FROM recent r
    CROSS JOIN LATERAL (
-         SELECT s.run_id, s.case_index, s.attempt, s.test_case_id, s.status, s.step_index, s.error ->> 'code' AS code
+         SELECT s.run_id, s.case_index, s.attempt, s.test_case_id, s.status, s.step_index,
+                CASE WHEN s.status <> 'pass' THEN s.error ->> 'code' END AS code
            FROM otp_run_steps s
           WHERE s.run_id = r.id AND (:testCaseId::text IS NULL OR s.test_case_id = :testCaseId::text)) s
    GROUP BY s.run_id, s.case_index, s.attempt)
