@@ -119,10 +119,12 @@ describe('ai in the console: failures by cause, and the triage of a failed run',
       .and.contain('2 in 1 run, 2 cases')
       .and.contain('new');
     await page.locator('table.failures img').first().waitFor();
+    // Once the image has loaded or failed (decode() settles then; attached is not loaded), it shows.
     expect(
-      await page
-        .locator('table.failures img')
-        .evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0),
+      await page.locator('table.failures img').evaluate(async (img: HTMLImageElement) => {
+        await img.decode().catch(() => {});
+        return img.complete && img.naturalWidth > 0;
+      }),
     ).to.equal(true);
     await snap(page, 'ai-failures');
     // Filtered to recurring causes: none yet.
