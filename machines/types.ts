@@ -57,6 +57,14 @@ export interface StepError {
   triedLocators?: unknown[];
 }
 
+/**
+ * The step.result fields that hold text observed on the page, as `textReplaced` names them: the
+ * protocol's list (src/otp/protocol/observed-text.ts cleans them), here so that every room that
+ * describes a step may name them.
+ */
+export const OBSERVED_TEXT_FIELDS = ['actual', 'error.message', 'evidence.consoleErrors'] as const;
+export type ObservedTextField = (typeof OBSERVED_TEXT_FIELDS)[number];
+
 /** A step.result payload as the executor sent it (already schema-validated). */
 export interface StepReport {
   stepIndex: number;

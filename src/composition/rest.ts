@@ -59,7 +59,7 @@ export interface ApiParts {
 /** Every room's routes. A project archived or deleted closes its sessions; a revoked key, its own. */
 export function restApi(config: Config, database: Database, parts: ApiParts): Api {
   const { db, notifier } = database;
-  const { auth, engine, holdings } = parts;
+  const { auth, engine, holdings, aiHistory } = parts;
   const revokeKey = (keyId: string) => {
     auth.keys.invalidate(keyId);
     return engine.revokeKey(keyId);
@@ -71,7 +71,7 @@ export function restApi(config: Config, database: Database, parts: ApiParts): Ap
   };
   const { artifacts, assets, projectSettings: settings } = holdings;
   const { artifactCount } = artifacts;
-  return new Api().add(
+  return new Api(aiHistory.meter).add(
     ...platformRoutes({ db, config, projectChanged, artifactCount, storageBytes: assets.storageBytes, settings }),
     ...apiKeyRoutes({ db, onRevoked: revokeKey }),
     ...otpRoutes({ runs: parts.runs, config, views: parts.views }),
