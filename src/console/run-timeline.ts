@@ -9,6 +9,7 @@
 // Each entry's `cursor` (the step sent on entering `running`, else the next to send) says which step;
 // traces written before it was recorded get their frames without step numbers, and those written
 // before `sends` was recorded show no frame sent.
+import { stepName, stepPlace } from '../../machines/step-names.js';
 import type { RunTrace, TraceEntry } from '../otp/store/run-trace.js';
 
 export type RowKind = 'transition' | 'out' | 'in' | 'write' | 'service';
@@ -43,8 +44,6 @@ export interface RunTimeline {
   steps: Map<number, StepFrames>;
 }
 
-const range = (a: number, b: number) => (a === b - 1 ? `step ${a + 1}` : `steps ${a + 1}–${b}`);
-
 /** What an event that answers a write says, before its transition. */
 const WRITE_ANSWERS: Record<string, string> = {
   STEPS_NOT_RECORDED: 'write failed: the verdict takes these steps',
@@ -52,12 +51,14 @@ const WRITE_ANSWERS: Record<string, string> = {
   DB_UNAVAILABLE: 'the database is unavailable: the write waits for it',
 };
 
-/** `run.totalSteps`: how many steps the run has. */
-export function runTimeline(
-  trace: Pick<RunTrace, 'transitions' | 'dropped'>,
-  run: { totalSteps: number },
-): RunTimeline {
-  const line = new TimelineBuilder(run.totalSteps);
+/** The run's steps in order (a case's steps are consecutive) and its test cases, to name steps as every door does. */
+export interface TimelineRun {
+  steps: ReadonlyArray<{ stepIndex: number; caseIndex: number }>;
+  testCases?: ReadonlyArray<{ title?: string | null }>;
+}
+
+export function runTimeline(trace: Pick<RunTrace, 'transitions' | 'dropped'>, run: TimelineRun): RunTimeline {
+  const line = new TimelineBuilder(run);
   for (const [i, entry] of trace.transitions.entries()) line.add(trace.dropped + i, entry);
   return { rows: line.rows, steps: line.steps };
 }
@@ -72,7 +73,21 @@ class TimelineBuilder {
   // The cursor after the entry before (undefined until one said).
   private prev: number | undefined;
 
-  constructor(private readonly totalSteps: number) {}
+  private readonly totalSteps: number;
+
+  constructor(private readonly run: TimelineRun) {
+    this.totalSteps = run.steps.length;
+  }
+
+  /** A step as people read it everywhere (machines/step-names.ts). */
+  private name(i: number): string {
+    return stepName(stepPlace(this.run.steps, i, this.run.testCases));
+  }
+
+  /** Steps a to b (exclusive): one by its name, several by their run-wide indexes. */
+  private range(a: number, b: number): string {
+    return a === b - 1 ? this.name(a) : `the steps at stepIndex ${a}–${b - 1}`;
+  }
 
   add(t: number, entry: TraceEntry): void {
     const { at } = entry;
@@ -92,7 +107,7 @@ class TimelineBuilder {
   private arrived(t: number, { event, at }: TraceEntry): TimelineRow[] {
     if (event !== 'STEP_RESULT') return [];
     const step = this.inFlight;
-    const text = step === undefined ? 'step.result' : `step.result of step ${step + 1}`;
+    const text = step === undefined ? 'step.result' : `step.result of ${this.name(step)}`;
     return [
       { t, kind: 'in', at, frame: 'step.result', text, ...(step === undefined ? {} : { steps: [step, step + 1] }) },
     ];
@@ -106,7 +121,7 @@ class TimelineBuilder {
     const upTo = event === 'RUN_FINISH_WRITTEN' ? this.totalSteps : this.prev;
     const start = this.writtenUpTo ?? (upTo === undefined ? undefined : firstUnwritten(this.steps, upTo));
     const some = start !== undefined && upTo !== undefined && upTo > start;
-    const what = some ? range(start, upTo) : 'no step';
+    const what = some ? this.range(start, upTo) : 'no step';
     const text = event === 'RUN_FINISH_WRITTEN' ? `durable: the verdict and ${what}` : `durable: ${what}`;
     if (start !== undefined && upTo !== undefined) {
       for (let s = start; s < upTo; s++) this.frames(s).written = { t, at };
@@ -125,7 +140,7 @@ class TimelineBuilder {
     this.writtenUpTo = c;
     this.inFlight = undefined;
     this.lastResult = undefined;
-    const text = `the test case failed: it runs again from step ${c + 1}`;
+    const text = `the test case failed: it runs again from ${this.name(c)}`;
     return [{ t, kind: 'service', at, text, steps: [c, c + 1] }];
   }
 
@@ -142,7 +157,7 @@ class TimelineBuilder {
     for (let s = serviceFrom; s < c; s++) this.frames(s).decided = { t, at, by: 'service' };
     if (c <= serviceFrom) return [];
     const why = event === 'after stepTimeout' && this.inFlight === serviceFrom ? 'timed out; ' : '';
-    const text = `decided by the service: ${why}${range(serviceFrom, c)}`;
+    const text = `decided by the service: ${why}${this.range(serviceFrom, c)}`;
     return [{ t, kind: 'service', at, text, steps: [serviceFrom, c] }];
   }
 
@@ -159,7 +174,7 @@ class TimelineBuilder {
   /** A step.exec: of the step at the cursor (again, the same frame, when the run comes back from `paused`). */
   private stepExec(t: number, { cursor: c, from, at }: TraceEntry): TimelineRow {
     const again = from === 'paused';
-    const text = `step.exec${c === undefined ? '' : ` of step ${c + 1}`}${again ? ', again (the session was resumed)' : ''}`;
+    const text = `step.exec${c === undefined ? '' : ` of ${this.name(c)}`}${again ? ', again (the session was resumed)' : ''}`;
     if (c === undefined) return { t, kind: 'out', at, frame: 'step.exec', text };
     const s = this.frames(c);
     if (s.exec) s.resent++;

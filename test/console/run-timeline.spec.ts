@@ -68,6 +68,12 @@ async function skipAndTimeout() {
   return run.trace().transitions;
 }
 
+/** A run of one test case, "Checkout", of `n` steps. */
+const oneCase = (n: number) => ({
+  steps: Array.from({ length: n }, (_, stepIndex) => ({ stepIndex, caseIndex: 0 })),
+  testCases: [{ title: 'Checkout' }],
+});
+
 const frameRows = (rows: ReturnType<typeof runTimeline>['rows']) => rows.filter((r) => r.frame).map((r) => r.text);
 
 describe('Console: the run time line read from the trace', () => {
@@ -77,29 +83,29 @@ describe('Console: the run time line read from the trace', () => {
   });
 
   it('puts each frame and write beside the transition that sent, received or answered it', () => {
-    const { rows } = runTimeline({ transitions: trace, dropped: 0 }, { totalSteps: 3 });
+    const { rows } = runTimeline({ transitions: trace, dropped: 0 }, oneCase(3));
     expect(rows.map((r) => `${r.t}:${r.kind}:${r.text}`)).to.deep.equal([
       '0:transition:xstate.init',
       '0:out:run.start: 3 steps',
       '1:transition:always',
-      '1:out:step.exec of step 1',
-      '2:in:step.result of step 1',
+      '1:out:step.exec of step 1 of “Checkout” (stepIndex 0)',
+      '2:in:step.result of step 1 of “Checkout” (stepIndex 0)',
       '2:transition:STEP_RESULT',
-      '2:service:decided by the service: step 2',
-      '3:write:durable: steps 1–2',
+      '2:service:decided by the service: step 2 of “Checkout” (stepIndex 1)',
+      '3:write:durable: the steps at stepIndex 0–1',
       '3:transition:STEPS_RECORDED',
-      '3:out:step.exec of step 3',
+      '3:out:step.exec of step 3 of “Checkout” (stepIndex 2)',
       '4:transition:after stepTimeout',
-      '4:service:decided by the service: timed out; step 3',
+      '4:service:decided by the service: timed out; step 3 of “Checkout” (stepIndex 2)',
       '5:transition:always',
-      '6:write:durable: the verdict and step 3',
+      '6:write:durable: the verdict and step 3 of “Checkout” (stepIndex 2)',
       '6:transition:RUN_FINISH_WRITTEN',
       '6:out:run.finished',
     ]);
   });
 
   it('gives each step the transitions of its frames: the gap from its result to the next step.exec shows', () => {
-    const { steps } = runTimeline({ transitions: trace, dropped: 0 }, { totalSteps: 3 });
+    const { steps } = runTimeline({ transitions: trace, dropped: 0 }, oneCase(3));
     expect(steps.get(0)).to.deep.include({
       exec: { t: 1, at: at(0) },
       decided: { t: 2, at: at(40), by: 'executor' },
@@ -129,15 +135,15 @@ describe('Console: the run time line read from the trace', () => {
     const whole = run.trace().transitions;
     // The window a store keeps may start late: here, at the write before step 5 was sent.
     const from = whole.findIndex((e) => e.event === 'STEPS_RECORDED' && e.cursor === 4);
-    const lost = runTimeline({ transitions: whole.slice(from), dropped: from }, { totalSteps: 6 });
+    const lost = runTimeline({ transitions: whole.slice(from), dropped: from }, oneCase(6));
     expect(lost.rows.filter((r) => r.kind === 'transition').map((r) => [r.t, r.text])).to.deep.equal([
       [from, 'STEPS_RECORDED'],
       [from + 1, 'EXECUTOR_LOST'],
       [from + 2, 'RUN_FINISH_WRITTEN'],
     ]);
-    expect(frameRows(lost.rows)).to.deep.equal(['step.exec of step 5']);
+    expect(frameRows(lost.rows)).to.deep.equal(['step.exec of step 5 of “Checkout” (stepIndex 4)']);
     expect(lost.steps.get(4)!.exec).to.deep.equal({ t: from, at: whole[from]!.at });
-    expect(lost.rows.map((r) => r.text)).to.include('decided by the service: steps 5–6');
+    expect(lost.rows.map((r) => r.text)).to.include('decided by the service: the steps at stepIndex 4–5');
   });
 
   it('sends neither run.cancel nor run.finished when the executor is lost while a write is in flight', async () => {
@@ -147,7 +153,7 @@ describe('Console: the run time line read from the trace', () => {
     await run.after(1, { type: 'EXECUTOR_LOST', reason: 'executor connection lost (1006)' });
     await run.answer(2);
     await run.answer(2);
-    const { rows } = runTimeline(run.trace(), { totalSteps: 2 });
+    const { rows } = runTimeline(run.trace(), oneCase(2));
     expect(rows.filter((r) => r.kind === 'transition').map((r) => r.text)).to.deep.equal([
       'xstate.init',
       'always',
@@ -155,7 +161,11 @@ describe('Console: the run time line read from the trace', () => {
       'STEPS_RECORDED',
       'RUN_FINISH_WRITTEN',
     ]);
-    expect(frameRows(rows)).to.deep.equal(['run.start: 2 steps', 'step.exec of step 1', 'step.result of step 1']);
+    expect(frameRows(rows)).to.deep.equal([
+      'run.start: 2 steps',
+      'step.exec of step 1 of “Checkout” (stepIndex 0)',
+      'step.result of step 1 of “Checkout” (stepIndex 0)',
+    ]);
   });
 
   it('says run.cancel where the machine sends it, and leaves steps unnumbered in a trace without cursors', async () => {
@@ -164,7 +174,7 @@ describe('Console: the run time line read from the trace', () => {
     await run.answer(1);
     // As a trace written before the cursor was recorded.
     const transitions = run.trace().transitions.map(({ cursor: _cursor, ...entry }) => entry);
-    const cancelled = runTimeline({ transitions, dropped: 0 }, { totalSteps: 2 });
+    const cancelled = runTimeline({ transitions, dropped: 0 }, oneCase(2));
     expect(frameRows(cancelled.rows)).to.deep.equal(['run.start: 2 steps', 'step.exec', 'run.cancel', 'run.finished']);
     expect(cancelled.steps.size).to.equal(0);
   });
@@ -175,19 +185,19 @@ describe('Console: the run time line read from the trace', () => {
     await run.after(1, { type: 'DB_UNAVAILABLE' });
     await run.after(500);
     await run.answer(1);
-    const { rows } = runTimeline(run.trace(), { totalSteps: 1 });
+    const { rows } = runTimeline(run.trace(), oneCase(1));
     expect(rows.filter((r) => r.kind !== 'service').map((r) => `${r.kind}:${r.text}`)).to.deep.equal([
       'transition:xstate.init',
       'out:run.start: 1 step',
       'transition:always',
-      'out:step.exec of step 1',
-      'in:step.result of step 1',
+      'out:step.exec of step 1 of “Checkout” (stepIndex 0)',
+      'in:step.result of step 1 of “Checkout” (stepIndex 0)',
       'transition:STEP_RESULT',
       'write:the database is unavailable: the write waits for it',
       'transition:DB_UNAVAILABLE',
       'transition:after outageWindow',
       'out:run.finished',
-      'write:durable: the verdict and step 1',
+      'write:durable: the verdict and step 1 of “Checkout” (stepIndex 0)',
       'transition:RUN_FINISH_WRITTEN',
     ]);
   });

@@ -183,7 +183,7 @@ export async function runFragment(
 ): Promise<Html> {
   const [run, trace] = await Promise.all([data.runs.read(principal, runId), data.runs.trace(principal, runId)]);
   const active = !isFinalRunStatus(run.status);
-  const { rows, steps: frames } = runTimeline(trace, { totalSteps: run.steps.length });
+  const { rows, steps: frames } = runTimeline(trace, run);
   const [steps, compare, triage] = await Promise.all([
     Promise.all(
       run.steps.map(async (s, i) => {
