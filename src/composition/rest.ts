@@ -26,7 +26,7 @@ import { RateCounter } from '../rest/middleware/rate-limit.js';
 import { answerClientError } from '../rest/middleware/storable-text.js';
 import { Api } from '../rest/route.js';
 import { effectiveLimits } from '../tiers.js';
-import type { WebhookDelivery } from '../webhook-delivery/index.js';
+import { type WebhookDelivery, webhookOperations } from '../webhook-delivery/index.js';
 import type { Holdings } from './artifacts.js';
 import type { Credentials } from './auth.js';
 import type { Database } from './database.js';
@@ -155,6 +155,7 @@ async function restApp(config: Config, database: Database, parts: RestParts, rat
     info: { title: 'OTP test protocol and artifact service', version: '1.0.0', description: API_DESCRIPTION },
     cookieKeys: auth.cookieKeys,
     extraPaths: { ...oauthOpenApiPaths, ...mcpOpenApiPaths },
+    webhooks: webhookOperations(),
     mounts: {
       beforeAuth: [auth.oauth.middleware()],
       afterBody: [

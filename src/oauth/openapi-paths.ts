@@ -134,7 +134,15 @@ export const oauthOpenApiPaths: Record<string, Record<string, unknown>> = {
       responses: {
         200: {
           description: 'A JWK set',
-          content: { 'application/jwk-set+json': { schema: { type: 'object', required: ['keys'] } } },
+          content: {
+            'application/jwk-set+json': {
+              schema: {
+                type: 'object',
+                required: ['keys'],
+                properties: { keys: { type: 'array', items: { type: 'object' }, description: 'RFC 7517 keys' } },
+              },
+            },
+          },
         },
       },
     },

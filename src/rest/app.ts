@@ -22,6 +22,8 @@ export interface RestAppDeps {
   info: OpenApiInfo;
   /** Endpoints served beside /api/v1 (OAuth, MCP), for /openapi.json. */
   extraPaths?: ExtraPaths;
+  /** What the service sends to subscribers (OpenAPI 3.1 `webhooks`), for /openapi.json. */
+  webhooks?: ExtraPaths;
   /** Keys that sign cookies (the OAuth provider's, which it sets through this app). */
   cookieKeys?: string[];
   /**
@@ -61,7 +63,7 @@ export function createRestApp(deps: RestAppDeps): Koa {
   let document: string | undefined;
   app.use(async (ctx, next) => {
     if (ctx.path !== OPENAPI_PATH || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
-    document ??= JSON.stringify(buildOpenApiDocument(deps.api.routes, deps.info, deps.extraPaths));
+    document ??= JSON.stringify(buildOpenApiDocument(deps.api.routes, deps.info, deps.extraPaths, deps.webhooks));
     ctx.type = 'application/json';
     ctx.body = document;
   });

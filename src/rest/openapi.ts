@@ -208,10 +208,44 @@ export interface OpenApiInfo {
 /** Path items of endpoints that are not RouteDefs (OAuth, MCP), added to the document as written. */
 export type ExtraPaths = Record<string, Record<string, unknown>>;
 
+/** What each tag of /openapi.json groups (a tag without one is reported by the OpenAPI linter in the tests). */
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  ai: 'Answers from run history: failures by cause, triage, flakiness and quarantine, locator healing, drafts by a model',
+  'api-keys': "The project's API keys: mint, list, revoke (admin)",
+  assets: 'Buckets and the files in them: uploads, signed downloads, public assets',
+  bugs: 'Bugs, linked to the test cases and results that found them',
+  kb: 'Knowledge-base entries',
+  mcp: 'The MCP endpoint for agents (Streamable HTTP) and its discovery',
+  memories: "Memories: what an agent keeps of a project's work",
+  meta: 'This document',
+  milestones: 'Milestones of releases',
+  notes: 'Notes',
+  oauth: 'The OAuth 2.1 authorization server: metadata, registration, tokens, keys',
+  otp: 'OTP runs, executor sessions, recordings and evidence: the REST side of the test protocol',
+  'platform/context': 'Who the credential is: its tenant, project and scope',
+  'platform/entitlement': "The tier's limits and what the project has used of them",
+  'platform/groups': 'Groups of projects',
+  'platform/lifecycle': 'Archiving, restoring and deleting a project (admin)',
+  'platform/projects': 'Projects of the tenant',
+  'platform/settings': "The project's settings (readiness thresholds, ...)",
+  'release-plans': 'Release plans',
+  releases: 'Releases and their readiness',
+  requirements: 'Requirements and their coverage by test cases',
+  specifications: 'Specifications',
+  'tests/cases': 'Test cases: steps in the OTP step shape, runnable as they are',
+  'tests/plans': 'Test plans: ordered test cases run together',
+  'tests/results': 'Test results: one per test case of a test run, recorded by OTP runs, imports or the API',
+  'tests/runs': 'Test runs: a set of results, imported from JUnit or CTRF or recorded by OTP runs, as reports',
+  tickets: 'Tickets',
+  webhooks: 'Webhook subscriptions and their delivery log',
+  'webhook events': 'What a subscription receives: one POST per event (Standard Webhooks signatures)',
+};
+
 export function buildOpenApiDocument(
   routes: readonly RouteDef[],
   info: OpenApiInfo,
   extraPaths: ExtraPaths = {},
+  webhooks: ExtraPaths = {},
 ): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
@@ -243,6 +277,8 @@ export function buildOpenApiDocument(
     paths[path] = item;
     for (const op of Object.values(item)) for (const tag of (op as { tags?: string[] }).tags ?? []) tags.add(tag);
   }
+  for (const item of Object.values(webhooks))
+    for (const op of Object.values(item)) for (const tag of (op as { tags?: string[] }).tags ?? []) tags.add(tag);
   const responses: Record<string, unknown> = {};
   for (const { name, description, schema, headers: names } of Object.values(errorResponses)) {
     responses[name] = {
@@ -255,8 +291,9 @@ export function buildOpenApiDocument(
     openapi: '3.1.0',
     info,
     servers: [{ url: '/', description: 'This service; REST paths carry /api/v1' }],
-    tags: [...tags, 'meta'].sort().map((name) => ({ name })),
+    tags: [...tags, 'meta'].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] })),
     paths,
+    ...(Object.keys(webhooks).length ? { webhooks } : {}),
     components: {
       schemas: openApiComponentSchemas(),
       securitySchemes: {

@@ -120,18 +120,29 @@ function discriminatorValues(parentSchema: unknown, tag: string): string[] {
   return values;
 }
 
-/** The property names of a oneOf/anyOf whose branches are each a bare { required: [...] }, else undefined. */
+/**
+ * The property names of a oneOf/anyOf whose branches each only require members (a bare
+ * { required: [...] }, or validation/present.ts's form, which also names them as `true` properties),
+ * else undefined.
+ */
 function requiredOnlyBranches(branches: unknown): string[][] | undefined {
   if (!Array.isArray(branches) || branches.length === 0) return undefined;
   const out: string[][] = [];
   for (const b of branches) {
     if (!b || typeof b !== 'object') return undefined;
-    const keys = Object.keys(b);
-    const req = (b as { required?: unknown }).required;
-    if (keys.length !== 1 || !Array.isArray(req)) return undefined;
+    const { required: req, properties, ...rest } = b as { required?: unknown; properties?: unknown };
+    if (Object.keys(rest).length !== 0 || !Array.isArray(req)) return undefined;
+    if (properties !== undefined && !namesOnly(properties, req as string[])) return undefined;
     out.push(req as string[]);
   }
   return out;
+}
+
+/** `properties` names exactly the required members, each as `true` (no constraint of its own). */
+function namesOnly(properties: unknown, required: string[]): boolean {
+  if (!properties || typeof properties !== 'object') return false;
+  const entries = Object.entries(properties);
+  return entries.length === required.length && entries.every(([name, s]) => s === true && required.includes(name));
 }
 
 function baseMessage(e: ErrorObject): { extra?: string; message: string } {

@@ -166,3 +166,46 @@ const missing = webhookEventTypes(artifactDefinitions.filter((d) => d.events !==
   (t) => t !== '*' && !documented.has(t),
 );
 if (missing.length) throw new Error(`webhook events without a schema: ${missing.join(', ')}`);
+
+const STANDARD_WEBHOOK_HEADERS = [
+  ['webhook-id', 'The event id: the same on every retry and redelivery (deduplicate on it)'],
+  ['webhook-timestamp', 'Seconds since the epoch when this attempt was signed'],
+  ['webhook-signature', 'v1,<base64 HMAC-SHA256>, one per live secret, space separated (Standard Webhooks)'],
+] as const;
+
+/**
+ * The events as OpenAPI 3.1 `webhooks`: what a subscription's url receives, one POST per event type,
+ * its body the event's schema (docs/webhooks.md).
+ */
+export function webhookOperations(): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(
+    webhookEvents.map(({ type, schema, summary }) => [
+      type,
+      {
+        post: {
+          operationId: `receive${pascal(type)}`,
+          summary,
+          tags: ['webhook events'],
+          // No HTTP credential: the receiver checks the signature headers.
+          security: [],
+          parameters: STANDARD_WEBHOOK_HEADERS.map(([name, description]) => ({
+            name,
+            in: 'header',
+            required: true,
+            description,
+            schema: { type: 'string' },
+          })),
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+          },
+          responses: {
+            '2XX': { description: 'Received: the delivery succeeded' },
+            '4XX': { description: 'Refused: the delivery is tried again on the schedule, then fails' },
+            '5XX': { description: 'Failed: the delivery is tried again on the schedule, then fails' },
+          },
+        },
+      },
+    ]),
+  );
+}

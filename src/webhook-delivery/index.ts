@@ -15,7 +15,7 @@ import { Outbox } from './outbox.js';
 import { webhookDeliveryRoutes } from './routes.js';
 import { SubscribedProjects } from './subscribed-projects.js';
 
-export { webhookEvents } from './event-schemas.js';
+export { webhookEvents, webhookOperations } from './event-schemas.js';
 
 export interface WebhookDelivery {
   /** Give to every store whose changes subscribers hear of. */

@@ -59,8 +59,8 @@ describe('OTP schemas follow one set of conventions and agree with the machine t
         if (s.additionalProperties !== false) open.push(path);
       }
       for (const [k, x] of Object.entries(s)) {
-        // if/then/else and allOf members only restate properties declared by their parent.
-        walk(x, `${path}/${k}`, inCondition || k === 'if' || k === 'then' || k === 'else' || k === 'allOf');
+        // if/then/else, allOf and oneOf members only restate properties declared by their parent.
+        walk(x, `${path}/${k}`, inCondition || ['if', 'then', 'else', 'allOf', 'oneOf'].includes(k));
       }
     };
     for (const s of otpSchemas) walk(s, String(s.$id), false);

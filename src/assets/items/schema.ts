@@ -3,6 +3,7 @@
 // the part named "file".
 import type { BodyOf, QueryOf } from '../../rest/route.js';
 import { pageSchema, registerSchema, revision } from '../../rest/schemas.js';
+import { present } from '../../validation/present.js';
 import { EVIDENCE_KINDS } from '../evidence/schema.js';
 import { filePart } from '../upload/form.js';
 
@@ -132,8 +133,8 @@ export const AssetSchema = registerSchema({
     },
   },
   if: { properties: { visibility: { const: 'public' } } },
-  then: { required: ['publicUrl'] },
-  else: { not: { required: ['publicUrl'] } },
+  then: present('publicUrl'),
+  else: { not: present('publicUrl') },
 });
 
 export const AssetPageSchema = pageSchema('AssetPage', AssetSchema, 'A page of assets, oldest first');

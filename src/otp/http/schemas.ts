@@ -106,6 +106,14 @@ export const CtrfReportSchema = registerSchema({
   properties: {
     reportFormat: { const: 'CTRF' },
     specVersion: { type: 'string' },
-    results: { type: 'object', required: ['tool', 'summary', 'tests'] },
+    results: {
+      type: 'object',
+      required: ['tool', 'summary', 'tests'],
+      properties: {
+        tool: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+        summary: { type: 'object', description: 'Counts of the tests by status, and the start and stop times' },
+        tests: { type: 'array', items: { type: 'object' }, description: 'One test per test case' },
+      },
+    },
   },
 });

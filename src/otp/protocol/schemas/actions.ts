@@ -9,6 +9,7 @@
 // The TypeScript types (ActionStepOf, ProtocolStepAction, TestCaseStep) are derived from these
 // schemas with json-schema-to-ts; conditional rules (if/then, dependentRequired) stay in the schemas.
 import type { FromSchema } from 'json-schema-to-ts';
+import { present } from '../../../validation/present.js';
 import type { JsonSchema, LocatorRefs } from './locator.js';
 import {
   ACTION_NAMES,
@@ -176,7 +177,7 @@ export const ScrollStepSchema = actionSchema(
   [],
   {
     if: { properties: { into: { const: true } }, required: ['into'] },
-    then: { required: ['locator'] },
+    then: present('locator'),
   },
 );
 
@@ -208,7 +209,7 @@ export const WaitStepSchema = actionSchema(
   },
   [],
   {
-    oneOf: [{ required: ['ms'] }, { required: ['locator'] }, { required: ['networkidle'] }],
+    oneOf: [present('ms'), present('locator'), present('networkidle')],
     dependentRequired: { state: ['locator'] },
   },
 );
@@ -257,11 +258,11 @@ export const AssertStepSchema = actionSchema(
       },
       {
         if: { properties: { kind: { enum: [...ELEMENT_ASSERT_KINDS] } }, required: ['kind'] },
-        then: { required: ['locator'] },
+        then: present('locator'),
       },
       {
         if: { properties: { kind: { enum: [...VALUE_ASSERT_KINDS] } }, required: ['kind'] },
-        then: { required: ['expected'] },
+        then: present('expected'),
       },
       {
         if: { properties: { kind: { enum: [...STATE_ASSERT_KINDS] } }, required: ['kind'] },
@@ -269,7 +270,7 @@ export const AssertStepSchema = actionSchema(
       },
       {
         if: { properties: { kind: { const: 'attribute' } }, required: ['kind'] },
-        then: { required: ['attribute'] },
+        then: present('attribute'),
       },
       {
         if: { properties: { kind: { enum: ASSERT_KINDS.filter((k) => k !== 'attribute') } }, required: ['kind'] },

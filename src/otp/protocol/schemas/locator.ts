@@ -2,6 +2,7 @@
 // with a short PascalCase $id; cross-references are written { $ref: 'Name' } so the same objects are
 // registered by that name (src/validation/schema-registry.ts) and become /openapi.json components.
 import type { FromSchema } from 'json-schema-to-ts';
+import { present } from '../../../validation/present.js';
 import type { JsonSchema } from '../../../validation/schema-registry.js';
 import type { Assert, Equivalent } from '../../../validation/type-checks.js';
 
@@ -122,7 +123,7 @@ export const LocatorOrCandidatesSchema = {
   title: 'LocatorOrCandidates',
   description: 'A locator ({ by, value, ... }) or, when the object has candidates, a list of locators tried in order.',
   type: 'object',
-  if: { required: ['candidates'] },
+  if: present('candidates'),
   then: { $ref: 'LocatorCandidates' },
   else: { $ref: 'Locator' },
 } as const satisfies JsonSchema;
