@@ -153,6 +153,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
   // The service's HTTP base address, known once the REST listener is bound (its port may be 0): the
   // OAuth issuer and audience derive from it, MCP links start with it, welcome.apiUrl tells executors.
   let baseUrl = config.publicUrl ?? '';
+  // The bound OTP port (WS_PORT may be 0), for GET /otp/protocol's otpUrl.
+  let otpPort = 0;
   const instanceStore = new InstanceStore(db, store);
   const engine = new OtpEngine({
     store,
@@ -289,7 +291,11 @@ export async function startService(config: Config, log: Logger = createLogger(co
       settings: projectSettings,
     }),
     ...apiKeyRoutes({ db, onRevoked: revokeKey }),
-    ...otpRoutes({ runs, config, views }),
+    ...otpRoutes({
+      runs, config, views,
+      // The extension learns where to connect from here (docs/extension.md); a proxy names it in OTP_PUBLIC_URL.
+      otpUrl: (hostname) => config.otpPublicUrl ?? (otpPort ? `ws://${hostname.includes(':') ? `[${hostname}]` : hostname}:${otpPort}/otp` : undefined),
+    }),
     ...recordingRoutes({ recordings: engine.recordings }),
     ...assets.routes,
     ...artifacts.routes,
@@ -354,6 +360,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     retryAfterMs: config.otp.helloRetryMs,
   });
   const wsPort = await ws.listen(config.host, config.wsPort);
+  otpPort = wsPort;
   log.info('OTP transport', { transport: ws.name, reason: transportReason });
   metrics.transport(ws.name);
   webhooks.start();

@@ -46,9 +46,11 @@ export interface OtpRoutesDeps {
   config: Config;
   /** Executor sessions as REST shows them. */
   views: Pick<RunViews, 'session' | 'sessions'>;
+  /** The OTP address for a request to this host (OTP_PUBLIC_URL, else the bound WebSocket port); undefined before it is bound. */
+  otpUrl?(requestHostname: string): string | undefined;
 }
 
-export function otpRoutes({ runs, config, views }: OtpRoutesDeps): RouteDef[] {
+export function otpRoutes({ runs, config, views, otpUrl }: OtpRoutesDeps): RouteDef[] {
   const tag = 'otp';
   const { otp } = config;
   return [
@@ -60,9 +62,10 @@ export function otpRoutes({ runs, config, views }: OtpRoutesDeps): RouteDef[] {
       operationId: 'getOtpProtocol',
       response: ProtocolSchema,
       summary: 'Protocol version and limits',
-      handler: () => ({
+      handler: ({ koa }) => ({
         version: OTP_VERSION,
         websocketPath: '/otp',
+        ...optional('otpUrl', otpUrl?.(koa.hostname)),
         keepaliveSec: otp.keepaliveSec,
         maxSteps: otp.maxSteps,
         stepTimeoutMs: otp.stepTimeoutMs,
@@ -177,4 +180,9 @@ export function otpRoutes({ runs, config, views }: OtpRoutesDeps): RouteDef[] {
       handler: ({ principal, params }) => views.session(principal.projectId, params.id),
     },
   ];
+}
+
+/** `{ [name]: value }`, or nothing when the value is unknown. */
+function optional<K extends string>(name: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [name]: value } as Record<K, string>);
 }
