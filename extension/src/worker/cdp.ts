@@ -1,0 +1,51 @@
+// chrome.debugger for one tab: commands, and its events handed to whoever listens for that tab. The
+// listeners are added once, at the top of the worker (main.ts), so that an event wakes a stopped worker.
+
+type Listener = (method: string, params: any) => void;
+type DetachListener = (reason: string) => void;
+
+const listeners = new Map<number, Listener>();
+const detachListeners = new Map<number, DetachListener>();
+
+/** Routes chrome.debugger's events to the tab's listener (called once, in main.ts). */
+export function routeDebuggerEvents(): void {
+  chrome.debugger.onEvent.addListener((source, method, params) => {
+    if (source.tabId !== undefined && !source.sessionId) listeners.get(source.tabId)?.(method, params ?? {});
+  });
+  chrome.debugger.onDetach.addListener((source, reason) => {
+    if (source.tabId !== undefined) detachListeners.get(source.tabId)?.(reason);
+  });
+}
+
+export class Cdp {
+  private readonly target: chrome.debugger.Debuggee;
+
+  constructor(
+    readonly tabId: number,
+    onEvent: Listener,
+    onDetach: DetachListener,
+  ) {
+    this.target = { tabId };
+    listeners.set(tabId, onEvent);
+    detachListeners.set(tabId, onDetach);
+  }
+
+  /** Attaches (protocol 1.3); a session this extension still holds (a restarted worker) is taken over. */
+  async attach(): Promise<void> {
+    try {
+      await chrome.debugger.attach(this.target, '1.3');
+    } catch (err) {
+      if (!/already attached/i.test(String((err as Error).message))) throw err;
+    }
+  }
+
+  send<T = any>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    return chrome.debugger.sendCommand(this.target, method, params) as Promise<T>;
+  }
+
+  async detach(): Promise<void> {
+    listeners.delete(this.tabId);
+    detachListeners.delete(this.tabId);
+    await chrome.debugger.detach(this.target).catch(() => undefined);
+  }
+}

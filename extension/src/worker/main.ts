@@ -1,0 +1,92 @@
+// The extension's service worker. Every listener is added here, at the top level, so that the event
+// wakes a stopped worker; then the session starts from the settings (and what a stopped worker left).
+import { routeDebuggerEvents } from './cdp.js';
+import { guardOfTab, knowUserTabs, syncRules, tabCreated, tabRemoved } from './guard.js';
+import { ServiceRest } from './rest.js';
+import { OtpSession } from './session.js';
+import { onSettingsChanged, readSettings, type Settings } from './settings.js';
+
+const log = (line: string) => console.info(`[otp] ${line}`);
+let settings: Settings = { allowEval: false, maxParallel: 1 };
+let session: OtpSession | undefined;
+
+const rest = new ServiceRest(
+  () => settings.serviceUrl ?? session?.apiUrl,
+  () => settings.token,
+);
+
+/** Who waits for the next welcome (the tests, through otpExtension.welcomed()). */
+const welcomeWaiters = new Set<(sessionId: string) => void>();
+
+function newSession(): OtpSession {
+  const created = new OtpSession({
+    settings: () => settings,
+    rest,
+    log,
+    version: chrome.runtime.getManifest().version,
+  });
+  created.listeners.welcome.push((sessionId) => {
+    for (const wake of welcomeWaiters) wake(sessionId);
+    welcomeWaiters.clear();
+  });
+  return created;
+}
+
+let starting: Promise<void> | undefined;
+async function startSession(fresh: boolean): Promise<void> {
+  settings = await readSettings();
+  if (fresh && session) await session.stop();
+  if (fresh || !session) {
+    session = newSession();
+    await session.start();
+  }
+}
+
+/** Starts the session once per worker; settings changes start a new one. */
+function ensureStarted(): Promise<void> {
+  starting ??= (async () => {
+    await knowUserTabs();
+    await syncRules();
+    await startSession(false);
+  })();
+  return starting;
+}
+
+routeDebuggerEvents();
+onSettingsChanged(() => {
+  void ensureStarted().then(() => startSession(true));
+});
+chrome.tabs.onCreated.addListener((tab) => tabCreated(tab));
+chrome.tabs.onRemoved.addListener((tabId) => {
+  tabRemoved(tabId);
+  session?.runOfTab(tabId)?.tabClosed();
+});
+chrome.webNavigation.onCompleted.addListener((d) => d.frameId === 0 && guardOfTab(d.tabId)?.popupAnswered(d.tabId));
+chrome.webNavigation.onErrorOccurred.addListener((d) => d.frameId === 0 && guardOfTab(d.tabId)?.popupAnswered(d.tabId));
+chrome.webRequest.onErrorOccurred.addListener((d) => guardOfTab(d.tabId)?.requestFailed(d), { urls: ['<all_urls>'] });
+// A stopped worker is woken by the alarm at least every 30 s, to reconnect (and resume) on its own.
+chrome.alarms.create('otp-keepalive', { periodInMinutes: 0.5 });
+chrome.alarms.onAlarm.addListener(() => {
+  void ensureStarted().then(() => session?.connect());
+});
+chrome.runtime.onStartup.addListener(() => void ensureStarted());
+chrome.runtime.onInstalled.addListener(() => void ensureStarted());
+void ensureStarted();
+
+/** For the end-to-end tests, from the worker (pages cannot reach a worker's globals). */
+(globalThis as unknown as { otpExtension: unknown }).otpExtension = {
+  get session() {
+    return session;
+  },
+  get settings() {
+    return settings;
+  },
+  ready: () => ensureStarted(),
+  /** The session id once welcomed (at once when it is). */
+  welcomed: () =>
+    ensureStarted().then(() =>
+      session?.sessionId && session.connected
+        ? session.sessionId
+        : new Promise<string>((resolve) => welcomeWaiters.add(resolve)),
+    ),
+};

@@ -1,0 +1,305 @@
+// The run's page: a window of its own (the user's other tabs are never touched), the debugger attached
+// to its tab for the run, the page engine in an isolated world of its main frame (re-installed after
+// each navigation), and what the page does that a step must know: its URL and load events, the
+// console errors, navigations in flight. docs/extension.md says what this can and cannot reach.
+import engineSource from 'otp:page-engine';
+import { firstLine } from '../../../src/otp/protocol/step-rules.js';
+import type { PageEngine } from '../page/engine.js';
+import { Cdp } from './cdp.js';
+
+const WORLD = 'otp-extension';
+const MAX_CONSOLE_ERRORS = 100;
+const MAX_ERROR_CHARS = 2000;
+
+/** Why the page can no longer be driven: its tab closed, the debugger detached (the user cancelled it). */
+export class PageGone extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+type Waiter = () => void;
+
+export interface PageHooks {
+  /** A request the run's page makes (Fetch.requestPaused): the guard continues or fails it. */
+  requestPaused(page: RunPage, params: any): void;
+  /** A new window the page opens (Page.windowOpen). */
+  windowOpen(url: string): void;
+  /** The debugger went away (chrome.debugger.onDetach reason). */
+  detached(reason: string): void;
+}
+
+export class RunPage {
+  readonly cdp: Cdp;
+  mainFrameId = '';
+  url = 'about:blank';
+  private loaderId = '';
+  private readonly lifecycle = new Map<string, Set<string>>();
+  private mainLoading = false;
+  private world?: Promise<number>;
+  private worldId?: number;
+  private readonly waiters = new Set<Waiter>();
+  private errors: string[] = [];
+  gone?: string;
+
+  private constructor(
+    readonly tabId: number,
+    readonly windowId: number,
+    private readonly hooks: PageHooks,
+  ) {
+    this.cdp = new Cdp(
+      tabId,
+      (method, params) => this.event(method, params),
+      (reason) => this.lost(`the debugger was detached (${reason})`, reason),
+    );
+  }
+
+  /** A new window for a run, or the one a restarted worker finds again; the debugger attached. */
+  static async open(hooks: PageHooks, existing?: { tabId: number; windowId: number }): Promise<RunPage> {
+    let ids = existing;
+    if (ids) await chrome.tabs.get(ids.tabId).catch(() => (ids = undefined));
+    if (!ids) {
+      const win = await chrome.windows.create({ url: 'about:blank', focused: false, width: 1280, height: 800 });
+      ids = { tabId: win!.tabs![0]!.id!, windowId: win!.id! };
+    }
+    const page = new RunPage(ids.tabId, ids.windowId, hooks);
+    await page.cdp.attach();
+    await Promise.all([
+      page.cdp.send('Page.enable'),
+      page.cdp.send('Runtime.enable'),
+      page.cdp.send('Log.enable'),
+      page.cdp.send('Page.setLifecycleEventsEnabled', { enabled: true }),
+      page.cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }),
+    ]);
+    const { frameTree } = await page.cdp.send('Page.getFrameTree');
+    page.mainFrameId = frameTree.frame.id;
+    page.url = frameTree.frame.url;
+    page.loaderId = frameTree.frame.loaderId;
+    return page;
+  }
+
+  /** The tab closed or the debugger left: every later call fails at once with why. */
+  lost(reason: string, detachReason?: string): void {
+    if (this.gone) return;
+    this.gone = reason;
+    if (detachReason) this.hooks.detached(detachReason);
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  /** Resolves when check() holds (checked after each page event), or rejects after timeoutMs. */
+  waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const done = (err?: Error) => {
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+        err ? reject(err) : resolve();
+      };
+      const waiter = () => {
+        if (this.gone) done(new PageGone(this.gone));
+        else if (check()) done();
+      };
+      const timer = setTimeout(() => done(new TimeoutError(`${what}: not within ${timeoutMs} ms`)), timeoutMs);
+      this.waiters.add(waiter);
+      waiter();
+    });
+  }
+
+  private event(method: string, params: any): void {
+    switch (method) {
+      case 'Fetch.requestPaused':
+        return this.hooks.requestPaused(this, params);
+      case 'Page.frameNavigated':
+        if (!params.frame.parentId) {
+          this.mainFrameId = params.frame.id;
+          this.url = params.frame.url;
+          this.loaderId = params.frame.loaderId;
+          this.world = undefined;
+        }
+        break;
+      case 'Page.navigatedWithinDocument':
+        if (params.frameId === this.mainFrameId) this.url = params.url;
+        break;
+      case 'Page.lifecycleEvent':
+        if (params.frameId === this.mainFrameId) {
+          const seen = this.lifecycle.get(params.loaderId) ?? new Set<string>();
+          if (params.name === 'init') seen.clear();
+          seen.add(params.name);
+          this.lifecycle.set(params.loaderId, seen);
+        }
+        break;
+      case 'Page.frameStartedLoading':
+        if (params.frameId === this.mainFrameId) this.mainLoading = true;
+        break;
+      case 'Page.frameStoppedLoading':
+        if (params.frameId === this.mainFrameId) this.mainLoading = false;
+        break;
+      case 'Page.windowOpen':
+        this.hooks.windowOpen(params.url);
+        break;
+      case 'Runtime.executionContextDestroyed':
+        if (params.executionContextId === this.worldId) this.world = undefined;
+        break;
+      case 'Runtime.executionContextsCleared':
+        this.world = undefined;
+        break;
+      case 'Runtime.consoleAPICalled':
+        if (params.type === 'error') this.consoleError(params.args.map(argText).join(' '));
+        break;
+      case 'Runtime.exceptionThrown':
+        this.consoleError(exceptionText(params.exceptionDetails));
+        break;
+      case 'Log.entryAdded':
+        if (params.entry.level === 'error') this.consoleError(params.entry.text);
+        break;
+    }
+    this.wake();
+  }
+
+  private consoleError(text: string): void {
+    if (this.errors.length < MAX_CONSOLE_ERRORS) this.errors.push(text.slice(0, MAX_ERROR_CHARS));
+  }
+
+  /** The console errors and uncaught errors since the last call. */
+  takeConsoleErrors(): string[] {
+    const errors = this.errors;
+    this.errors = [];
+    return errors;
+  }
+
+  send<T = any>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    if (this.gone) return Promise.reject(new PageGone(this.gone));
+    return this.cdp.send<T>(method, params).catch((err) => {
+      throw this.gone ? new PageGone(this.gone) : err;
+    });
+  }
+
+  /** The isolated world of the main frame's document, with the engine in it. */
+  private isolatedWorld(): Promise<number> {
+    this.world ??= (async () => {
+      const { executionContextId } = await this.send('Page.createIsolatedWorld', {
+        frameId: this.mainFrameId,
+        worldName: WORLD,
+        grantUniveralAccess: false,
+      });
+      const installed = await this.send('Runtime.evaluate', {
+        expression: engineSource,
+        contextId: executionContextId,
+      });
+      if (installed.exceptionDetails)
+        throw new Error(`the page engine did not start: ${exceptionText(installed.exceptionDetails)}`);
+      this.worldId = executionContextId;
+      return executionContextId as number;
+    })();
+    const world = this.world;
+    world.catch(() => this.world === world && (this.world = undefined));
+    return world;
+  }
+
+  /** Calls the page engine (src/page/engine.ts) in the main frame's isolated world; answers by value. */
+  async engine<K extends keyof PageEngine>(
+    name: K,
+    ...args: Parameters<PageEngine[K]>
+  ): Promise<Awaited<ReturnType<PageEngine[K]>>> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const contextId = await this.isolatedWorld();
+        const reply = await this.send('Runtime.evaluate', {
+          expression: `globalThis.__otpEngine.${name}(...${JSON.stringify(args)})`,
+          contextId,
+          returnByValue: true,
+          awaitPromise: true,
+        });
+        if (reply.exceptionDetails) throw new EngineError(exceptionText(reply.exceptionDetails));
+        return reply.result.value;
+      } catch (err) {
+        // The document went away under the call (a navigation): once more in the new one.
+        if (err instanceof PageGone || err instanceof EngineError || attempt >= 3 || !contextLost(err)) throw err;
+        this.world = undefined;
+      }
+    }
+  }
+
+  /** Evaluates a script in the page's own world (eval steps), as a page script would. */
+  async evaluate(script: string): Promise<unknown> {
+    const reply = await this.send('Runtime.evaluate', {
+      expression: script,
+      returnByValue: true,
+      awaitPromise: true,
+      userGesture: true,
+    });
+    if (reply.exceptionDetails) throw new EngineError(exceptionText(reply.exceptionDetails));
+    return reply.result.value;
+  }
+
+  /** Navigates the main frame and waits for its waitUntil event; errorText of a failed navigation is thrown. */
+  async navigate(url: string, waitUntil: string, timeoutMs: number): Promise<void> {
+    const reply = await this.send('Page.navigate', { url });
+    if (reply.errorText) throw new NavigationFailed(reply.errorText);
+    const loaderId = reply.loaderId as string | undefined;
+    if (!loaderId || waitUntil === 'commit') return;
+    const event =
+      { load: 'load', domcontentloaded: 'DOMContentLoaded', networkidle: 'networkIdle' }[waitUntil] ?? 'load';
+    await this.waitFor(() => Boolean(this.lifecycle.get(loaderId)?.has(event)), timeoutMs, `navigation to ${url}`);
+  }
+
+  /** Network idle (no request for 500 ms) after the current document's load. */
+  async networkIdle(timeoutMs: number): Promise<void> {
+    await this.waitFor(() => Boolean(this.lifecycle.get(this.loaderId)?.has('networkIdle')), timeoutMs, 'network idle');
+  }
+
+  /** Waits (at most ms) until the main frame is not loading. */
+  async settled(ms: number, more: () => boolean = () => true): Promise<void> {
+    if (ms <= 0) return;
+    await this.waitFor(() => !this.mainLoading && more(), ms, 'settle').catch(() => undefined);
+  }
+
+  async screenshot(fullPage: boolean): Promise<string> {
+    if (!fullPage) return (await this.send('Page.captureScreenshot', { format: 'png' })).data;
+    const metrics = await this.send('Page.getLayoutMetrics');
+    const { width, height } = metrics.cssContentSize;
+    return (
+      await this.send('Page.captureScreenshot', {
+        format: 'png',
+        captureBeyondViewport: true,
+        clip: { x: 0, y: 0, width: Math.ceil(width), height: Math.ceil(height), scale: 1 },
+      })
+    ).data;
+  }
+
+  /** Detaches the debugger and closes the run's window. */
+  async close(): Promise<void> {
+    this.gone ??= 'the run is over';
+    this.wake();
+    await this.cdp.detach();
+    await chrome.windows.remove(this.windowId).catch(() => undefined);
+  }
+}
+
+export class TimeoutError extends Error {
+  override name = 'TimeoutError';
+}
+
+/** The page engine threw: an element that cannot do what was asked (not a select, not a checkbox). */
+export class EngineError extends Error {}
+
+export class NavigationFailed extends Error {}
+
+function contextLost(err: unknown): boolean {
+  return /context|Target closed|Inspected target navigated/i.test(String((err as Error)?.message ?? err));
+}
+
+function argText(arg: any): string {
+  if (arg.value !== undefined) return typeof arg.value === 'string' ? arg.value : JSON.stringify(arg.value);
+  return String(arg.unserializableValue ?? arg.description ?? '');
+}
+
+/** An uncaught error as otp-runner reports it: `Name: message`. */
+function exceptionText(details: any): string {
+  const description: string | undefined = details.exception?.description;
+  const text = description ? firstLine(description) : details.text;
+  return String(text ?? 'unknown error').replace(/^Uncaught /, '');
+}
