@@ -251,8 +251,13 @@ export class RunPage {
     await this.waitFor(() => Boolean(this.lifecycle.get(this.loaderId)?.has('networkIdle')), timeoutMs, 'network idle');
   }
 
-  /** Waits (at most ms) until the main frame is not loading. */
+  /**
+   * Waits (at most ms) until the main frame is not loading. One round trip to the page first: what
+   * the page did before it (an error thrown after a click's handler, a navigation it asked for) has
+   * been told by then, since the debugger's events and replies come in order.
+   */
   async settled(ms: number, more: () => boolean = () => true): Promise<void> {
+    await this.send('Runtime.evaluate', { expression: '0' }).catch(() => undefined);
     if (ms <= 0) return;
     await this.waitFor(() => !this.mainLoading && more(), ms, 'settle').catch(() => undefined);
   }
