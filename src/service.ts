@@ -153,8 +153,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   // The service's HTTP base address, known once the REST listener is bound (its port may be 0): the
   // OAuth issuer and audience derive from it, MCP links start with it, welcome.apiUrl tells executors.
   let baseUrl = config.publicUrl ?? '';
-  // The bound OTP port (WS_PORT may be 0), for GET /otp/protocol's otpUrl.
-  let otpPort = 0;
+  let otpPort = 0; // the bound OTP port (WS_PORT may be 0), for GET /otp/protocol's otpUrl
   const instanceStore = new InstanceStore(db, store);
   const engine = new OtpEngine({
     store,
@@ -291,11 +290,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       settings: projectSettings,
     }),
     ...apiKeyRoutes({ db, onRevoked: revokeKey }),
-    ...otpRoutes({
-      runs, config, views,
-      // The extension learns where to connect from here (docs/extension.md); a proxy names it in OTP_PUBLIC_URL.
-      otpUrl: (hostname) => config.otpPublicUrl ?? (otpPort ? `ws://${hostname.includes(':') ? `[${hostname}]` : hostname}:${otpPort}/otp` : undefined),
-    }),
+    ...otpRoutes({ runs, config, views, otpPort: () => otpPort }),
     ...recordingRoutes({ recordings: engine.recordings }),
     ...assets.routes,
     ...artifacts.routes,
@@ -359,8 +354,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     unavailable: (err) => dbHealth.report(err),
     retryAfterMs: config.otp.helloRetryMs,
   });
-  const wsPort = await ws.listen(config.host, config.wsPort);
-  otpPort = wsPort;
+  const wsPort = (otpPort = await ws.listen(config.host, config.wsPort));
   log.info('OTP transport', { transport: ws.name, reason: transportReason });
   metrics.transport(ws.name);
   webhooks.start();

@@ -40,7 +40,10 @@ async function engineSource(): Promise<string> {
     format: 'iife',
     minify: true,
     write: false,
+    metafile: true,
+    absWorkingDir: root,
   });
+  checkInputs(Object.keys(out.metafile.inputs));
   return out.outputFiles[0]!.text;
 }
 
@@ -55,16 +58,29 @@ function entries(dir: string, prefix = ''): Record<string, Uint8Array> {
   return out;
 }
 
+/**
+ * The extension may use of the project the protocol alone (docs/architecture.md): a bundle holding
+ * any other file of src/ (the service's Ajv, its kernel) is refused, however it got there.
+ */
+function checkInputs(inputs: string[]): void {
+  const foreign = inputs.filter((file) => file.startsWith('src/') && !file.startsWith('src/otp/protocol/'));
+  if (foreign.length)
+    throw new Error(`the extension's bundle may hold only src/otp/protocol/ of src/, not: ${foreign.join(', ')}`);
+}
+
 export async function buildExtension(dir = outDir()): Promise<string> {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  await build({
+  const result = await build({
     ...common,
     entryPoints: { worker: path.join(ext, 'src/worker/main.ts'), options: path.join(ext, 'src/options/options.ts') },
     format: 'esm',
     outdir: dir,
+    metafile: true,
+    absWorkingDir: root,
     plugins: [virtualModules(await engineSource())],
   });
+  checkInputs(Object.keys(result.metafile.inputs));
   for (const file of ['manifest.json', 'managed-schema.json'])
     fs.copyFileSync(path.join(ext, file), path.join(dir, file));
   fs.copyFileSync(path.join(ext, 'src/options/options.html'), path.join(dir, 'options.html'));

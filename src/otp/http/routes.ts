@@ -46,11 +46,11 @@ export interface OtpRoutesDeps {
   config: Config;
   /** Executor sessions as REST shows them. */
   views: Pick<RunViews, 'session' | 'sessions'>;
-  /** The OTP address for a request to this host (OTP_PUBLIC_URL, else the bound WebSocket port); undefined before it is bound. */
-  otpUrl?(requestHostname: string): string | undefined;
+  /** The bound OTP WebSocket port (0 until it is bound), for otpUrl. */
+  otpPort?(): number;
 }
 
-export function otpRoutes({ runs, config, views, otpUrl }: OtpRoutesDeps): RouteDef[] {
+export function otpRoutes({ runs, config, views, otpPort }: OtpRoutesDeps): RouteDef[] {
   const tag = 'otp';
   const { otp } = config;
   return [
@@ -65,7 +65,7 @@ export function otpRoutes({ runs, config, views, otpUrl }: OtpRoutesDeps): Route
       handler: ({ koa }) => ({
         version: OTP_VERSION,
         websocketPath: '/otp',
-        ...optional('otpUrl', otpUrl?.(koa.hostname)),
+        ...optional('otpUrl', otpUrlFor(config, otpPort?.() ?? 0, koa.hostname)),
         keepaliveSec: otp.keepaliveSec,
         maxSteps: otp.maxSteps,
         stepTimeoutMs: otp.stepTimeoutMs,
@@ -180,6 +180,15 @@ export function otpRoutes({ runs, config, views, otpUrl }: OtpRoutesDeps): Route
       handler: ({ principal, params }) => views.session(principal.projectId, params.id),
     },
   ];
+}
+
+/**
+ * Where a client that sent a request to this host reaches OTP: OTP_PUBLIC_URL (a service behind a
+ * proxy), else the bound WebSocket port on the same host; the browser extension connects there.
+ */
+function otpUrlFor(config: Config, port: number, hostname: string): string | undefined {
+  if (config.otpPublicUrl) return config.otpPublicUrl;
+  return port ? `ws://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/otp` : undefined;
 }
 
 /** `{ [name]: value }`, or nothing when the value is unknown. */
