@@ -7,6 +7,8 @@ import type { RunStartPayload, StepResultPayload } from '../../../src/otp/protoc
 export interface StepRecord {
   /** The step.exec being answered. */
   ref: string;
+  /** The step's action (whether performing it again after a worker restart could change the page). */
+  action?: string;
   /** Set once the step was performed. */
   result?: StepResultPayload;
 }

@@ -22,6 +22,8 @@ import { Deadline, StepError } from './step-error.js';
 const GUARD_MARGIN_MS = 1_000;
 /** How long the end of a step waits for the main frame's navigation and popups in flight to be answered. */
 const NAVIGATION_SETTLE_MS = 2_000;
+/** Actions that change nothing in the page: performed again when a restarted worker is sent them again. */
+const LOOKS_ONLY = new Set(['assert', 'wait', 'screenshot']);
 /** A failed step's screenshot must not push its result past the service's grace (2 s). */
 const EVIDENCE_SCREENSHOT_MS = 1_000;
 
@@ -110,7 +112,7 @@ export class RunExecutor {
       if (known.result && !this.cancelledFlag) this.deps.sendResult(this.runId, ref, known.result);
       return;
     }
-    const entry: RunRecord['steps'][string] = { ref };
+    const entry: RunRecord['steps'][string] = { ref, action: exec.step.action };
     this.record.steps[key] = entry;
     const saved = saveRun(this.record);
     this.chain = this.chain.then(async () => {
@@ -126,18 +128,19 @@ export class RunExecutor {
 
   /**
    * After a worker restart: a step recorded without a result was in flight when the worker stopped.
-   * Whether it took effect cannot be known, so it is not performed again: it errors, saying why.
+   * One that only looks (assert, wait, screenshot) is performed when it is sent again: it changes
+   * nothing. Whether any other took effect cannot be known, so it is not performed again: it errors,
+   * saying why (docs/extension.md, "A stopped worker").
    */
   restoreInterrupted(): void {
-    for (const entry of Object.values(this.record.steps)) {
+    for (const [key, entry] of Object.entries(this.record.steps)) {
       if (entry.result) continue;
-      const stepIndex = Number(
-        Object.keys(this.record.steps)
-          .find((k) => this.record.steps[k] === entry)!
-          .split(':')[1],
-      );
+      if (LOOKS_ONLY.has(entry.action ?? '')) {
+        delete this.record.steps[key];
+        continue;
+      }
       entry.result = {
-        stepIndex,
+        stepIndex: Number(key.split(':')[1]),
         status: 'error',
         durationMs: 0,
         error: {
