@@ -27,7 +27,9 @@ describe('the extension: frames that break the schemas are refused, not acted on
   let socket: WebSocket;
 
   before(async () => {
-    server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Stand-in page</title>'));
+    server = http.createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Stand-in page</title>'),
+    );
     wss = new WebSocketServer({ server, path: '/otp' });
     const connected = new Promise<void>((resolve) =>
       wss.on('connection', (ws) => {
@@ -45,7 +47,13 @@ describe('the extension: frames that break the schemas are refused, not acted on
                     sessionId: 'ots_standin',
                     serverTime: new Date().toISOString(),
                     keepaliveSec: 25,
-                    limits: { maxFrameBytes: 1048576, maxSteps: 500, stepTimeoutMs: 30000, maxParallel: 1, keepaliveSec: 25 },
+                    limits: {
+                      maxFrameBytes: 1048576,
+                      maxSteps: 500,
+                      stepTimeoutMs: 30000,
+                      maxParallel: 1,
+                      keepaliveSec: 25,
+                    },
                   },
                 }),
               ),
@@ -76,7 +84,8 @@ describe('the extension: frames that break the schemas are refused, not acted on
     }
   }
 
-  const windows = async () => (await ext.worker()).evaluate(async () => (await (globalThis as any).chrome.windows.getAll()).length);
+  const windows = async () =>
+    (await ext.worker()).evaluate(async () => (await (globalThis as any).chrome.windows.getAll()).length);
 
   it('says hello with the capabilities it has, as an extension', () => {
     const hello = received.find((f) => f.type === 'hello');
@@ -103,7 +112,11 @@ describe('the extension: frames that break the schemas are refused, not acted on
       defaults: { stepTimeoutMs: 30000 },
     };
     const bad = [
-      envelope('run.start', { sessionId: 'ots_standin', runId: 'otr_standin', payload: { ...runStart, surprise: true } }),
+      envelope('run.start', {
+        sessionId: 'ots_standin',
+        runId: 'otr_standin',
+        payload: { ...runStart, surprise: true },
+      }),
       envelope('run.start', { sessionId: 'ots_standin', runId: 'not-a-run-id', payload: runStart }),
       envelope('step.exec', {
         sessionId: 'ots_standin',

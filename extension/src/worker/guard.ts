@@ -69,12 +69,12 @@ export class RunGuard {
   async watch(tabId: number): Promise<void> {
     guards.add(this);
     this.tabs.add(tabId);
-    await syncRules();
+    await Promise.all([syncRules(), syncPrediction()]);
   }
 
   async close(): Promise<void> {
     guards.delete(this);
-    await syncRules();
+    await Promise.all([syncRules(), syncPrediction()]);
   }
 
   /** Fetch.requestPaused of the run's page: continued, or failed before anything is sent. */
@@ -214,4 +214,18 @@ export function syncRules(): Promise<void> {
       await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: existing.map((r) => r.id), addRules });
     });
   return ruleSync.catch((err) => console.error('allowedOrigins rules not set', err));
+}
+
+/**
+ * While a run is in flight, the browser's network prediction is off: with it on, Chromium opens
+ * connections to a page's navigation target as the navigation starts (its loading predictor), before
+ * any request a rule or the debugger can refuse, so a forbidden origin would see a connection. Given
+ * back to the user's setting when no run is left (docs/extension.md, "allowedOrigins").
+ */
+async function syncPrediction(): Promise<void> {
+  const setting = chrome.privacy?.network?.networkPredictionEnabled;
+  if (!setting) return;
+  await (guards.size ? setting.set({ value: false, scope: 'regular' }) : setting.clear({ scope: 'regular' })).catch(
+    (err) => console.error('network prediction not set', err),
+  );
 }

@@ -35,6 +35,8 @@ export class RunPage {
   url = 'about:blank';
   private loaderId = '';
   private readonly lifecycle = new Map<string, Set<string>>();
+  /** Documents the main frame has committed (by loader id). */
+  private readonly committed = new Set<string>();
   private mainLoading = false;
   private world?: Promise<number>;
   private worldId?: number;
@@ -117,6 +119,7 @@ export class RunPage {
           this.mainFrameId = params.frame.id;
           this.url = params.frame.url;
           this.loaderId = params.frame.loaderId;
+          this.committed.add(this.loaderId);
           this.world = undefined;
         }
         break;
@@ -131,7 +134,10 @@ export class RunPage {
           this.lifecycle.set(params.loaderId, seen);
         }
         break;
+      case 'Page.frameRequestedNavigation':
+      case 'Page.frameStartedNavigating':
       case 'Page.frameStartedLoading':
+        // A form submitted is a navigation asked for before it starts: it is in flight from then.
         if (params.frameId === this.mainFrameId) this.mainLoading = true;
         break;
       case 'Page.frameStoppedLoading':
@@ -243,7 +249,10 @@ export class RunPage {
     if (!loaderId || waitUntil === 'commit') return;
     const event =
       { load: 'load', domcontentloaded: 'DOMContentLoaded', networkidle: 'networkIdle' }[waitUntil] ?? 'load';
-    await this.waitFor(() => Boolean(this.lifecycle.get(loaderId)?.has(event)), timeoutMs, `navigation to ${url}`);
+    // Once it committed, the event of the main frame's current document: a page that sends itself
+    // elsewhere as it loads is waited for where it went (as Playwright's goto does).
+    const reached = () => this.committed.has(loaderId) && Boolean(this.lifecycle.get(this.loaderId)?.has(event));
+    await this.waitFor(reached, timeoutMs, `navigation to ${url}`);
   }
 
   /** Network idle (no request for 500 ms) after the current document's load. */
