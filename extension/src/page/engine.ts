@@ -153,19 +153,26 @@ async function actionPoint(loc: Locator, needs: { enabled: boolean; pointer: boo
   let last: DOMRect | undefined;
   let waiting = 'attached';
   let count = 0;
+  /** What the element still lacks, or undefined when it is ready (checked in Playwright's order). */
+  const lacks = (el: Element | undefined): string | undefined => {
+    if (!el?.isConnected) return 'attached';
+    if (!isVisible(el)) return 'visible';
+    if (needs.enabled && isDisabled(retarget(el, false))) return 'enabled';
+    (el as HTMLElement & { scrollIntoViewIfNeeded?(center: boolean): void }).scrollIntoViewIfNeeded?.(true);
+    const rect = el.getBoundingClientRect();
+    const stable = last !== undefined && sameRect(last, rect);
+    last = rect;
+    if (!stable) return 'stable';
+    if (needs.pointer && !receivesPointer(el)) return 'not covered';
+    return undefined;
+  };
   const ready = await poll<ActionPoint>(timeoutMs, () => {
     const t = targetOf(loc);
     count = t.count;
-    if (!t.el?.isConnected) return void ((waiting = 'attached'), (last = undefined));
-    if (!isVisible(t.el)) return void ((waiting = 'visible'), (last = undefined));
-    if (needs.enabled && isDisabled(retarget(t.el, false))) return void (waiting = 'enabled');
-    (t.el as HTMLElement & { scrollIntoViewIfNeeded?(center: boolean): void }).scrollIntoViewIfNeeded?.(true);
-    const rect = t.el.getBoundingClientRect();
-    const stable = last !== undefined && sameRect(last, rect);
-    last = rect;
-    if (!stable) return void (waiting = 'stable');
-    if (needs.pointer && !receivesPointer(t.el)) return void (waiting = 'not covered');
-    return { ok: true, count, ...pagePoint(t.el, t.frames) };
+    const missing = lacks(t.el);
+    if (missing === 'attached' || missing === 'visible') last = undefined;
+    waiting = missing ?? waiting;
+    return missing ? undefined : { ok: true, count, ...pagePoint(t.el!, t.frames) };
   });
   return ready ?? { ok: false, count, waiting };
 }
@@ -184,6 +191,7 @@ function stateWord(el: Element | undefined, kind: StateKind): string {
 }
 
 function innerText(el: Element): string {
+  // biome-ignore lint/performance/useDomNodeTextContent: a text assert reads what a user sees (innerText), as otp-runner does
   return 'innerText' in el ? (el as HTMLElement).innerText : (el.textContent ?? '');
 }
 

@@ -48,23 +48,23 @@ function skippedForText(el: Element): boolean {
 export function elementText(cache: TextCache, node: Element | ShadowRoot): ElementText {
   const known = cache.get(node);
   if (known) return known;
-  let value: ElementText = { full: '', normalized: '' };
-  if (!(isElement(node) && skippedForText(node))) {
-    if (node.nodeName === 'INPUT' && ['submit', 'button', 'reset'].includes((node as HTMLInputElement).type)) {
-      const text = (node as HTMLInputElement).value;
-      value = { full: text, normalized: normaliseWhiteSpace(text) };
-    } else {
-      let full = '';
-      for (let child = node.firstChild; child; child = child.nextSibling) {
-        if (child.nodeType === Node.TEXT_NODE) full += child.nodeValue ?? '';
-        else if (child.nodeType === Node.ELEMENT_NODE) full += elementText(cache, child as Element).full;
-      }
-      if (isElement(node) && node.shadowRoot) full += elementText(cache, node.shadowRoot).full;
-      value = { full, normalized: full ? normaliseWhiteSpace(full) : '' };
-    }
-  }
+  const full = isElement(node) && skippedForText(node) ? '' : fullText(cache, node);
+  const value = { full, normalized: full ? normaliseWhiteSpace(full) : '' };
   cache.set(node, value);
   return value;
+}
+
+/** A button-like input's value; else its text nodes and child elements' text, its shadow root's after. */
+function fullText(cache: TextCache, node: Element | ShadowRoot): string {
+  if (node.nodeName === 'INPUT' && ['submit', 'button', 'reset'].includes((node as HTMLInputElement).type))
+    return (node as HTMLInputElement).value;
+  let full = '';
+  for (let child = node.firstChild; child; child = child.nextSibling) {
+    if (child.nodeType === Node.TEXT_NODE) full += child.nodeValue ?? '';
+    else if (child.nodeType === Node.ELEMENT_NODE) full += elementText(cache, child as Element).full;
+  }
+  if (isElement(node) && node.shadowRoot) full += elementText(cache, node.shadowRoot).full;
+  return full;
 }
 
 type TextMatcher = (text: ElementText) => boolean;

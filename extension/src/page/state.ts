@@ -114,7 +114,7 @@ function inDisabledFieldset(el: Element): boolean {
   const fieldset = el.closest('FIELDSET[DISABLED]');
   if (!fieldset) return false;
   const legend = fieldset.querySelector(':scope > LEGEND');
-  return !legend || !legend.contains(el);
+  return !legend?.contains(el);
 }
 
 function ariaDisabledInChain(el: Element): boolean {

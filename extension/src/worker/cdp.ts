@@ -1,7 +1,14 @@
-// chrome.debugger for one tab: commands, and its events handed to whoever listens for that tab. The
-// listeners are added once, at the top of the worker (main.ts), so that an event wakes a stopped worker.
+// chrome.debugger for one tab, typed by the protocol's own definitions (devtools-protocol): commands,
+// and its events handed to whoever listens for that tab. The listeners are added once, at the top of
+// the worker (main.ts), so that an event wakes a stopped worker.
+import type { ProtocolMapping } from 'devtools-protocol/types/protocol-mapping.js';
 
-type Listener = (method: string, params: any) => void;
+export type Commands = ProtocolMapping.Commands;
+export type Events = ProtocolMapping.Events;
+export type EventName = keyof Events;
+export type EventParams<E extends EventName> = Events[E][0];
+
+type Listener = (method: string, params: unknown) => void;
 type DetachListener = (reason: string) => void;
 
 const listeners = new Map<number, Listener>();
@@ -39,8 +46,12 @@ export class Cdp {
     }
   }
 
-  send<T = any>(method: string, params: Record<string, unknown> = {}): Promise<T> {
-    return chrome.debugger.sendCommand(this.target, method, params) as Promise<T>;
+  send<M extends keyof Commands>(method: M, ...params: Commands[M]['paramsType']): Promise<Commands[M]['returnType']> {
+    return chrome.debugger.sendCommand(
+      this.target,
+      method,
+      params[0] as { [key: string]: unknown } | undefined,
+    ) as Promise<Commands[M]['returnType']>;
   }
 
   async detach(): Promise<void> {

@@ -7,6 +7,8 @@
 //   user's tabs are excluded by id.
 // A refused navigation of a main frame (the run's page or a popup) fails its step with
 // E_NAVIGATION_BLOCKED; refused sub-resources are aborted quietly, as otp-runner does.
+
+import type { Protocol } from 'devtools-protocol';
 import { allowedOriginSet, originOf, urlAllowed } from '../../../src/otp/protocol/origins.js';
 import type { RunPage } from './page.js';
 
@@ -28,7 +30,7 @@ const ALL_TYPES = [
   'other',
 ] as chrome.declarativeNetRequest.ResourceType[];
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A regexFilter of URLs of an origin (the default port may be written or not; ws as http). */
 export function originPattern(origin: string): string | undefined {
@@ -37,7 +39,7 @@ export function originPattern(origin: string): string | undefined {
   const [scheme] = o.origin.split('//');
   const schemes = scheme === 'https:' ? '(https|wss)' : '(http|ws)';
   const isDefault = (scheme === 'https:' && o.port === 443) || (scheme === 'http:' && o.port === 80);
-  const host = o.host.startsWith('[') ? escape(o.host) : escape(o.host.toLowerCase());
+  const host = o.host.startsWith('[') ? escapeRegex(o.host) : escapeRegex(o.host.toLowerCase());
   return `^${schemes}://${host}${isDefault ? `(:${o.port})?` : `:${o.port}`}([/?#]|$)`;
 }
 
@@ -78,7 +80,7 @@ export class RunGuard {
   }
 
   /** Fetch.requestPaused of the run's page: continued, or failed before anything is sent. */
-  requestPaused(page: RunPage, params: any): void {
+  requestPaused(page: RunPage, params: Protocol.Fetch.RequestPausedEvent): void {
     const url: string = params.request.url;
     if (this.allows(url)) {
       page.cdp.send('Fetch.continueRequest', { requestId: params.requestId }).catch(() => undefined);

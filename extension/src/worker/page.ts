@@ -3,9 +3,10 @@
 // each navigation), and what the page does that a step must know: its URL and load events, the
 // console errors, navigations in flight. docs/extension.md says what this can and cannot reach.
 import engineSource from 'otp:page-engine';
+import type { Protocol } from 'devtools-protocol';
 import { firstLine } from '../../../src/otp/protocol/step-rules.js';
 import type { PageEngine } from '../page/engine.js';
-import { Cdp } from './cdp.js';
+import { Cdp, type Commands, type EventName, type EventParams } from './cdp.js';
 
 const WORLD = 'otp-extension';
 const MAX_CONSOLE_ERRORS = 100;
@@ -22,7 +23,7 @@ type Waiter = () => void;
 
 export interface PageHooks {
   /** A request the run's page makes (Fetch.requestPaused): the guard continues or fails it. */
-  requestPaused(page: RunPage, params: any): void;
+  requestPaused(page: RunPage, params: Protocol.Fetch.RequestPausedEvent): void;
   /** A new window the page opens (Page.windowOpen). */
   windowOpen(url: string): void;
   /** The debugger went away (chrome.debugger.onDetach reason). */
@@ -110,59 +111,55 @@ export class RunPage {
     });
   }
 
-  private event(method: string, params: any): void {
-    switch (method) {
-      case 'Fetch.requestPaused':
-        return this.hooks.requestPaused(this, params);
-      case 'Page.frameNavigated':
-        if (!params.frame.parentId) {
-          this.mainFrameId = params.frame.id;
-          this.url = params.frame.url;
-          this.loaderId = params.frame.loaderId;
-          this.committed.add(this.loaderId);
-          this.world = undefined;
-        }
-        break;
-      case 'Page.navigatedWithinDocument':
-        if (params.frameId === this.mainFrameId) this.url = params.url;
-        break;
-      case 'Page.lifecycleEvent':
-        if (params.frameId === this.mainFrameId) {
-          const seen = this.lifecycle.get(params.loaderId) ?? new Set<string>();
-          if (params.name === 'init') seen.clear();
-          seen.add(params.name);
-          this.lifecycle.set(params.loaderId, seen);
-        }
-        break;
-      case 'Page.frameRequestedNavigation':
-      case 'Page.frameStartedNavigating':
-      case 'Page.frameStartedLoading':
-        // A form submitted is a navigation asked for before it starts: it is in flight from then.
-        if (params.frameId === this.mainFrameId) this.mainLoading = true;
-        break;
-      case 'Page.frameStoppedLoading':
-        if (params.frameId === this.mainFrameId) this.mainLoading = false;
-        break;
-      case 'Page.windowOpen':
-        this.hooks.windowOpen(params.url);
-        break;
-      case 'Runtime.executionContextDestroyed':
-        if (params.executionContextId === this.worldId) this.world = undefined;
-        break;
-      case 'Runtime.executionContextsCleared':
-        this.world = undefined;
-        break;
-      case 'Runtime.consoleAPICalled':
-        if (params.type === 'error') this.consoleError(params.args.map(argText).join(' '));
-        break;
-      case 'Runtime.exceptionThrown':
-        this.consoleError(exceptionText(params.exceptionDetails));
-        break;
-      case 'Log.entryAdded':
-        if (params.entry.level === 'error') this.consoleError(params.entry.text);
-        break;
-    }
-    this.wake();
+  /** What each page event changes (events not listed change nothing but wake the waiters). */
+  private readonly handlers: { [E in EventName]?: (params: EventParams<E>) => void } = {
+    'Fetch.requestPaused': (p) => this.hooks.requestPaused(this, p),
+    'Page.frameNavigated': (p) => {
+      if (p.frame.parentId) return;
+      this.mainFrameId = p.frame.id;
+      this.url = p.frame.url;
+      this.loaderId = p.frame.loaderId;
+      this.committed.add(this.loaderId);
+      this.world = undefined;
+    },
+    'Page.navigatedWithinDocument': (p) => {
+      if (p.frameId === this.mainFrameId) this.url = p.url;
+    },
+    'Page.lifecycleEvent': (p) => {
+      if (p.frameId !== this.mainFrameId) return;
+      const seen = this.lifecycle.get(p.loaderId) ?? new Set<string>();
+      if (p.name === 'init') seen.clear();
+      seen.add(p.name);
+      this.lifecycle.set(p.loaderId, seen);
+    },
+    // A form submitted is a navigation asked for before it starts: it is in flight from then.
+    'Page.frameRequestedNavigation': (p) => this.loading(p.frameId, true),
+    'Page.frameStartedNavigating': (p) => this.loading(p.frameId, true),
+    'Page.frameStartedLoading': (p) => this.loading(p.frameId, true),
+    'Page.frameStoppedLoading': (p) => this.loading(p.frameId, false),
+    'Page.windowOpen': (p) => this.hooks.windowOpen(p.url),
+    'Runtime.executionContextDestroyed': (p) => {
+      if (p.executionContextId === this.worldId) this.world = undefined;
+    },
+    'Runtime.executionContextsCleared': () => {
+      this.world = undefined;
+    },
+    'Runtime.consoleAPICalled': (p) => {
+      if (p.type === 'error') this.consoleError(p.args.map(argText).join(' '));
+    },
+    'Runtime.exceptionThrown': (p) => this.consoleError(exceptionText(p.exceptionDetails)),
+    'Log.entryAdded': (p) => {
+      if (p.entry.level === 'error') this.consoleError(p.entry.text);
+    },
+  };
+
+  private loading(frameId: string, loading: boolean): void {
+    if (frameId === this.mainFrameId) this.mainLoading = loading;
+  }
+
+  private event(method: string, params: unknown): void {
+    (this.handlers[method as EventName] as ((p: unknown) => void) | undefined)?.(params);
+    if (method !== 'Fetch.requestPaused') this.wake();
   }
 
   private consoleError(text: string): void {
@@ -176,9 +173,9 @@ export class RunPage {
     return errors;
   }
 
-  send<T = any>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+  send<M extends keyof Commands>(method: M, ...params: Commands[M]['paramsType']): Promise<Commands[M]['returnType']> {
     if (this.gone) return Promise.reject(new PageGone(this.gone));
-    return this.cdp.send<T>(method, params).catch((err) => {
+    return this.cdp.send(method, ...params).catch((err) => {
       throw this.gone ? new PageGone(this.gone) : err;
     });
   }
@@ -306,13 +303,13 @@ function contextLost(err: unknown): boolean {
   return /context|Target closed|Inspected target navigated/i.test(String((err as Error)?.message ?? err));
 }
 
-function argText(arg: any): string {
+function argText(arg: Protocol.Runtime.RemoteObject): string {
   if (arg.value !== undefined) return typeof arg.value === 'string' ? arg.value : JSON.stringify(arg.value);
   return String(arg.unserializableValue ?? arg.description ?? '');
 }
 
 /** An uncaught error as otp-runner reports it: `Name: message`. */
-function exceptionText(details: any): string {
+function exceptionText(details: Protocol.Runtime.ExceptionDetails): string {
   const description: string | undefined = details.exception?.description;
   const text = description ? firstLine(description) : details.text;
   return String(text ?? 'unknown error').replace(/^Uncaught /, '');
