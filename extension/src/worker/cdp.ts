@@ -20,8 +20,16 @@ export function routeDebuggerEvents(): void {
     if (source.tabId !== undefined && !source.sessionId) listeners.get(source.tabId)?.(method, params ?? {});
   });
   chrome.debugger.onDetach.addListener((source, reason) => {
-    if (source.tabId !== undefined) detachListeners.get(source.tabId)?.(reason);
+    if (source.tabId !== undefined) debuggerDetached(source.tabId, reason);
   });
+}
+
+/**
+ * chrome.debugger.onDetach for a tab: `target_closed` (the tab closed), `canceled_by_user` (the user
+ * pressed Cancel on the debugger bar). Exported for the tests, which cannot press that bar headless.
+ */
+export function debuggerDetached(tabId: number, reason: string): void {
+  detachListeners.get(tabId)?.(reason);
 }
 
 export class Cdp {

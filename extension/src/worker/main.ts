@@ -1,6 +1,6 @@
 // The extension's service worker. Every listener is added here, at the top level, so that the event
 // wakes a stopped worker; then the session starts from the settings (and what a stopped worker left).
-import { routeDebuggerEvents } from './cdp.js';
+import { debuggerDetached, routeDebuggerEvents } from './cdp.js';
 import { guardOfTab, knowUserTabs, syncRules, tabCreated, tabRemoved } from './guard.js';
 import { ServiceRest } from './rest.js';
 import { OtpSession } from './session.js';
@@ -82,6 +82,8 @@ void ensureStarted();
     return settings;
   },
   ready: () => ensureStarted(),
+  /** What chrome.debugger.onDetach does for a tab (the tests stand in for the user's Cancel on the bar). */
+  debuggerDetached,
   /** The session id once welcomed (at once when it is). */
   welcomed: () =>
     ensureStarted().then(() =>

@@ -53,7 +53,11 @@ export class RunPage {
     this.cdp = new Cdp(
       tabId,
       (method, params) => this.event(method, params),
-      (reason) => this.lost(`the debugger was detached (${reason})`, reason),
+      (reason) =>
+        this.lost(
+          reason === 'target_closed' ? "the run's tab was closed" : `the debugger was detached from the run's tab (${reason})`,
+          reason,
+        ),
     );
   }
 

@@ -189,10 +189,7 @@ export class RunExecutor {
         }),
       );
     } catch (err) {
-      failure =
-        err instanceof StepError
-          ? err
-          : new StepError('E_INTERNAL', err instanceof PageGone ? err.reason : firstLine(err));
+      failure = err instanceof StepError ? err : new StepError('E_INTERNAL', await this.whyFailed(err));
     }
     if (!this.cancelledFlag && this.page && !this.page.gone)
       await this.page.settled(Math.min(NAVIGATION_SETTLE_MS, deadline.remaining()), () => this.guard.popupsSettled());
@@ -205,6 +202,14 @@ export class RunExecutor {
         failure?.extra ?? {},
       );
     return this.result(exec, outcome, failure, durationMs);
+  }
+
+  /** An error of the debugger is often the tab going away: said so, rather than the debugger's words. */
+  private async whyFailed(err: unknown): Promise<string> {
+    if (err instanceof PageGone) return err.reason;
+    if (this.page?.gone) return this.page.gone;
+    const open = this.page && (await chrome.tabs.get(this.page.tabId).then(() => true, () => false));
+    return open === false ? "the run's tab was closed" : firstLine(err);
   }
 
   private async result(
