@@ -90,7 +90,10 @@ export async function buildExtension(dir = outDir()): Promise<string> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   buildExtension().then(
-    (dir) => console.log(`extension built in ${path.relative(process.cwd(), dir) || dir} (and ${path.basename(dir)}.zip beside it)`),
+    (dir) =>
+      console.log(
+        `extension built in ${path.relative(process.cwd(), dir) || dir} (and ${path.basename(dir)}.zip beside it)`,
+      ),
     (err) => {
       console.error(err);
       process.exitCode = 1;

@@ -69,7 +69,10 @@ describe('the extension: what it cannot do is said, never a hang', function () {
     const { runId } = await startOn(t, key, await ext.sessionId(), waiting());
     await page;
     const tabId = await runTab();
-    await (await ext.worker()).evaluate((id) => (globalThis as any).otpExtension.debuggerDetached(id, 'canceled_by_user'), tabId);
+    await (await ext.worker()).evaluate(
+      (id) => (globalThis as any).otpExtension.debuggerDetached(id, 'canceled_by_user'),
+      tabId,
+    );
     const run = await finished(t, key, projectId, runId);
     expect(run.status).to.equal('cancelled');
     expect(run.steps[1]).to.deep.include({ status: 'skip' });
@@ -77,12 +80,23 @@ describe('the extension: what it cannot do is said, never a hang', function () {
   });
 
   it('refuses a browser page (chrome://) as outside allowedOrigins, whatever the list says', async () => {
-    const run = await runOn(t, key, projectId, await ext.sessionId(), [
-      step({ action: 'navigate', url: site.url('/') }),
-      step({ action: 'navigate', url: 'chrome://settings' }, { continueOnFail: true }),
-      step({ action: 'assert', kind: 'title', expected: 'Waiting' }),
-    ], { allowedOrigins: [site.origin, 'chrome://settings'] });
-    expect(run.steps.map((s: any) => s.error?.code ?? s.status)).to.deep.equal(['pass', 'E_NAVIGATION_BLOCKED', 'pass']);
+    const run = await runOn(
+      t,
+      key,
+      projectId,
+      await ext.sessionId(),
+      [
+        step({ action: 'navigate', url: site.url('/') }),
+        step({ action: 'navigate', url: 'chrome://settings' }, { continueOnFail: true }),
+        step({ action: 'assert', kind: 'title', expected: 'Waiting' }),
+      ],
+      { allowedOrigins: [site.origin, 'chrome://settings'] },
+    );
+    expect(run.steps.map((s: any) => s.error?.code ?? s.status)).to.deep.equal([
+      'pass',
+      'E_NAVIGATION_BLOCKED',
+      'pass',
+    ]);
     expect(run.steps[1].error.message).to.contain('chrome://settings');
   });
 });

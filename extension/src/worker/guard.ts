@@ -10,6 +10,7 @@
 
 import type { Protocol } from 'devtools-protocol';
 import { allowedOriginSet, originOf, urlAllowed } from '../../../src/otp/protocol/origins.js';
+import { originPattern } from './origin-patterns.js';
 import type { RunPage } from './page.js';
 
 const ALL_TYPES = [
@@ -29,19 +30,6 @@ const ALL_TYPES = [
   'webbundle',
   'other',
 ] as chrome.declarativeNetRequest.ResourceType[];
-
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** A regexFilter of URLs of an origin (the default port may be written or not; ws as http). */
-export function originPattern(origin: string): string | undefined {
-  const o = originOf(origin);
-  if (!o) return undefined;
-  const [scheme] = o.origin.split('//');
-  const schemes = scheme === 'https:' ? '(https|wss)' : '(http|ws)';
-  const isDefault = (scheme === 'https:' && o.port === 443) || (scheme === 'http:' && o.port === 80);
-  const host = o.host.startsWith('[') ? escapeRegex(o.host) : escapeRegex(o.host.toLowerCase());
-  return `^${schemes}://${host}${isDefault ? `(:${o.port})?` : `:${o.port}`}([/?#]|$)`;
-}
 
 const guards = new Set<RunGuard>();
 /** Tabs that are no run's (the user's): excluded from the rule for unknown tabs. */

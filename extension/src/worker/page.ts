@@ -55,7 +55,9 @@ export class RunPage {
       (method, params) => this.event(method, params),
       (reason) =>
         this.lost(
-          reason === 'target_closed' ? "the run's tab was closed" : `the debugger was detached from the run's tab (${reason})`,
+          reason === 'target_closed'
+            ? "the run's tab was closed"
+            : `the debugger was detached from the run's tab (${reason})`,
           reason,
         ),
     );

@@ -208,7 +208,12 @@ export class RunExecutor {
   private async whyFailed(err: unknown): Promise<string> {
     if (err instanceof PageGone) return err.reason;
     if (this.page?.gone) return this.page.gone;
-    const open = this.page && (await chrome.tabs.get(this.page.tabId).then(() => true, () => false));
+    const open =
+      this.page &&
+      (await chrome.tabs.get(this.page.tabId).then(
+        () => true,
+        () => false,
+      ));
     return open === false ? "the run's tab was closed" : firstLine(err);
   }
 
