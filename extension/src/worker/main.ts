@@ -17,6 +17,9 @@ const rest = new ServiceRest(
 
 /** Who waits for the next welcome (the tests, through otpExtension.welcomed()). */
 const welcomeWaiters = new Set<(sessionId: string) => void>();
+/** Runs this worker saw finish (run.finished), and who waits for one (the benchmark). */
+const finishedRuns = new Set<string>();
+const finishWaiters = new Map<string, () => void>();
 
 function newSession(): OtpSession {
   const created = new OtpSession({
@@ -28,6 +31,10 @@ function newSession(): OtpSession {
   created.listeners.welcome.push((sessionId) => {
     for (const wake of welcomeWaiters) wake(sessionId);
     welcomeWaiters.clear();
+  });
+  created.listeners.finished.push((runId) => {
+    finishedRuns.add(runId);
+    finishWaiters.get(runId)?.();
   });
   return created;
 }
@@ -84,6 +91,9 @@ void ensureStarted();
   ready: () => ensureStarted(),
   /** What chrome.debugger.onDetach does for a tab (the tests stand in for the user's Cancel on the bar). */
   debuggerDetached,
+  /** Resolves when the run's run.finished has come (at once when it has). */
+  finished: (runId: string) =>
+    finishedRuns.has(runId) ? Promise.resolve() : new Promise<void>((resolve) => finishWaiters.set(runId, resolve)),
   /** The session id once welcomed (at once when it is). */
   welcomed: () =>
     ensureStarted().then(() =>

@@ -61,6 +61,7 @@ export class OtpSession {
   readonly listeners = {
     welcome: [] as Array<(id: string) => void>,
     result: [] as Array<(runId: string, r: StepResultPayload) => void>,
+    finished: [] as Array<(runId: string) => void>,
   };
 
   constructor(private readonly options: SessionOptions) {}
@@ -180,6 +181,7 @@ export class OtpSession {
       case 'run.finished': {
         const run = this.runs.get(frame.runId);
         this.runs.delete(frame.runId);
+        for (const listener of this.listeners.finished) listener(frame.runId);
         return void run?.finish();
       }
       case 'error':
