@@ -9,7 +9,7 @@ import { startTestService, type TestService } from '../support/service.js';
 import { type ExtensionBrowser, launchExtension, runOn } from './harness.js';
 
 /** Redirects, popups, links and forms to the forbidden origin, and requests of the page through redirects. */
-export const EXTENSION_WAYS = (
+const EXTENSION_WAYS = (
   process.env.EXT_WAYS ??
   [
     'navigate-302',
