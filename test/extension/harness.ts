@@ -21,8 +21,8 @@ export interface ExtensionBrowser {
   context: BrowserContext;
   /** The extension's service worker (looked up again after a restart: its old handle throws). */
   worker(): Promise<Worker>;
-  /** The extension's session id once it is welcomed (after settings, a restart or a resume). */
-  sessionId(): Promise<string>;
+  /** The extension's session id once it is welcomed (after settings, a restart or a resume), other than `not`. */
+  sessionId(not?: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -46,7 +46,8 @@ export async function launchExtension(
   return {
     context,
     worker,
-    sessionId: async () => (await worker()).evaluate(() => (globalThis as any).otpExtension.welcomed()),
+    sessionId: async (not?: string) =>
+      (await worker()).evaluate((n) => (globalThis as any).otpExtension.welcomed(n), not),
     close: async () => {
       await context.close();
       fs.rmSync(profile, { recursive: true, force: true });

@@ -94,11 +94,13 @@ void ensureStarted();
   /** Resolves when the run's run.finished has come (at once when it has). */
   finished: (runId: string) =>
     finishedRuns.has(runId) ? Promise.resolve() : new Promise<void>((resolve) => finishWaiters.set(runId, resolve)),
-  /** The session id once welcomed (at once when it is). */
-  welcomed: () =>
-    ensureStarted().then(() =>
-      session?.sessionId && session.connected
-        ? session.sessionId
-        : new Promise<string>((resolve) => welcomeWaiters.add(resolve)),
-    ),
+  /** The session id once welcomed (at once when it is), other than `not` when given. */
+  welcomed: (not?: string) => ensureStarted().then(() => welcomedSession(not)),
 };
+
+/** The current session's id once it is welcomed and not `not` (an earlier session). */
+function welcomedSession(not?: string): Promise<string> {
+  const id = session?.connected ? session.sessionId : undefined;
+  if (id && id !== not) return Promise.resolve(id);
+  return new Promise<void>((resolve) => welcomeWaiters.add(() => resolve())).then(() => welcomedSession(not));
+}
