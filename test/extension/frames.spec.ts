@@ -177,4 +177,47 @@ describe('the extension: frames that break the schemas are refused, not acted on
     const result = await next('step.result', from);
     expect(result.payload).to.deep.include({ stepIndex: 0, status: 'pass' });
   });
+
+  it('refuses an eval step it did not declare (allow eval is off), and runs nothing in the page', async () => {
+    const from = received.length;
+    socket.send(
+      JSON.stringify(
+        envelope('step.exec', {
+          sessionId: 'ots_standin',
+          runId: 'otr_standin',
+          payload: {
+            stepIndex: 1,
+            timeoutMs: 5000,
+            continueOnFail: false,
+            evidence: 'never',
+            step: { action: 'eval', script: 'document.title = "changed"' },
+          },
+        }),
+      ),
+    );
+    const refused = await next('step.result', from);
+    expect(refused.payload).to.deep.include({ stepIndex: 1, status: 'skip' });
+    expect(refused.payload.error.code).to.equal('E_CAPABILITY');
+    const after = received.length;
+    socket.send(
+      JSON.stringify(
+        envelope('step.exec', {
+          sessionId: 'ots_standin',
+          runId: 'otr_standin',
+          payload: {
+            stepIndex: 2,
+            timeoutMs: 5000,
+            continueOnFail: false,
+            evidence: 'never',
+            step: { action: 'assert', kind: 'title', expected: 'Stand-in page' },
+          },
+        }),
+      ),
+    );
+    expect((await next('step.result', after)).payload).to.deep.include({
+      stepIndex: 2,
+      status: 'pass',
+      actual: 'Stand-in page',
+    });
+  });
 });

@@ -9,6 +9,10 @@ import { startTestService, type TestService } from '../support/service.js';
 import { type ExtensionBrowser, finished, launchExtension, runOn, startOn } from './harness.js';
 
 const LOADED_PAGE = `<!doctype html><title>Waiting</title><p>waiting</p><script>fetch('/loaded')</script>`;
+/** A page that looks for the extension after it was driven: its engine's globals, a runtime to message. */
+const PROBING_PAGE = `<!doctype html><title>Probing</title>
+<button id="look" onclick="document.getElementById('seen').textContent = [typeof window.__otpEngine, typeof window.otpExtension, typeof (window.chrome && chrome.runtime && chrome.runtime.sendMessage)].join(',')">Look</button>
+<p id="seen"></p>`;
 
 describe('the extension: what it cannot do is said, never a hang', function () {
   this.timeout(60_000);
@@ -23,6 +27,7 @@ describe('the extension: what it cannot do is said, never a hang', function () {
     t = await startTestService();
     ({ key, projectId } = await t.newProject('write'));
     site = await servePages({
+      '/probing': PROBING_PAGE,
       '/': LOADED_PAGE,
       '/loaded': (_req, res) => {
         for (const wake of loads.splice(0)) wake();
@@ -77,6 +82,20 @@ describe('the extension: what it cannot do is said, never a hang', function () {
     expect(run.status).to.equal('cancelled');
     expect(run.steps[1]).to.deep.include({ status: 'skip' });
     expect(run.steps[1].error.code).to.equal('E_CANCELLED');
+  });
+
+  it('leaves nothing a page can find: the engine lives in an isolated world, no runtime to message', async () => {
+    const run = await runOn(t, key, projectId, await ext.sessionId(), [
+      step({ action: 'navigate', url: site.url('/probing') }),
+      step({ action: 'click', locator: { by: 'role', value: 'button', name: 'Look' } }),
+      step({
+        action: 'assert',
+        kind: 'text',
+        locator: { by: 'css', value: '#seen' },
+        expected: 'undefined,undefined,undefined',
+      }),
+    ]);
+    expect(run.status, JSON.stringify(run.steps.map((s: any) => s.actual))).to.equal('passed');
   });
 
   it('refuses a browser page (chrome://) as outside allowedOrigins, whatever the list says', async () => {
