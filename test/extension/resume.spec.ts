@@ -54,8 +54,12 @@ describe('the extension: a stopped worker and a cut socket', function () {
     clicked = 0;
     const first = nextClick();
     const { runId } = await startOn(t, key, sessionId, plan());
-    // The first click is done: the wait step is in flight. Stop every service worker of the browser.
+    // The first click is done and recorded: the wait step is in flight. Stop every service worker of the browser.
     await first;
+    await (await ext.worker()).evaluate(([r, i]) => (globalThis as any).otpExtension.stepStarted(r, i), [
+      runId,
+      2,
+    ] as const);
     await (await ext.worker()).evaluate(() => ((globalThis as any).before = 'the stop'));
     const page = await ext.context.newPage();
     const cdp = await ext.context.newCDPSession(page);
@@ -79,6 +83,10 @@ describe('the extension: a stopped worker and a cut socket', function () {
     const first = nextClick();
     const { runId } = await startOn(t, key, sessionId, plan());
     await first;
+    await (await ext.worker()).evaluate(([r, i]) => (globalThis as any).otpExtension.stepStarted(r, i), [
+      runId,
+      2,
+    ] as const);
     await (await ext.worker()).evaluate(() => (globalThis as any).otpExtension.session.drop());
     expect(await ext.sessionId()).to.equal(sessionId);
     const run = await finished(t, key, projectId, runId);

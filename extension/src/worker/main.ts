@@ -20,6 +20,9 @@ const welcomeWaiters = new Set<(sessionId: string) => void>();
 /** Runs this worker saw finish (run.finished), and who waits for one (the benchmark). */
 const finishedRuns = new Set<string>();
 const finishWaiters = new Map<string, () => void>();
+/** Steps this worker began (`runId:stepIndex`), and who waits for one (the tests). */
+const stepsStarted = new Set<string>();
+const stepWaiters = new Map<string, () => void>();
 
 function newSession(): OtpSession {
   const created = new OtpSession({
@@ -31,6 +34,10 @@ function newSession(): OtpSession {
   created.listeners.welcome.push((sessionId) => {
     for (const wake of welcomeWaiters) wake(sessionId);
     welcomeWaiters.clear();
+  });
+  created.listeners.step.push((runId, stepIndex) => {
+    stepsStarted.add(`${runId}:${stepIndex}`);
+    stepWaiters.get(`${runId}:${stepIndex}`)?.();
   });
   created.listeners.finished.push((runId) => {
     finishedRuns.add(runId);
@@ -91,6 +98,11 @@ void ensureStarted();
   ready: () => ensureStarted(),
   /** What chrome.debugger.onDetach does for a tab (the tests stand in for the user's Cancel on the bar). */
   debuggerDetached,
+  /** Resolves when this worker begins the step (at once when it has): the steps before it are recorded. */
+  stepStarted: (runId: string, stepIndex: number) =>
+    stepsStarted.has(`${runId}:${stepIndex}`)
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => stepWaiters.set(`${runId}:${stepIndex}`, resolve)),
   /** Resolves when the run's run.finished has come (at once when it has). */
   finished: (runId: string) =>
     finishedRuns.has(runId) ? Promise.resolve() : new Promise<void>((resolve) => finishWaiters.set(runId, resolve)),

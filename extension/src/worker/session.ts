@@ -62,6 +62,7 @@ export class OtpSession {
     welcome: [] as Array<(id: string) => void>,
     result: [] as Array<(runId: string, r: StepResultPayload) => void>,
     finished: [] as Array<(runId: string) => void>,
+    step: [] as Array<(runId: string, stepIndex: number) => void>,
   };
 
   constructor(private readonly options: SessionOptions) {}
@@ -203,6 +204,9 @@ export class OtpSession {
       rest: this.options.rest,
       allowEval: () => this.options.settings().allowEval,
       log: this.options.log,
+      stepStarted: (runId: string, stepIndex: number) => {
+        for (const listener of this.listeners.step) listener(runId, stepIndex);
+      },
       sendResult: (runId: string, ref: string, payload: StepResultPayload) => {
         this.send('step.result', { runId, ref }, payload);
         for (const listener of this.listeners.result) listener(runId, payload);
