@@ -13,11 +13,23 @@ type DetachListener = (reason: string) => void;
 
 const listeners = new Map<number, Listener>();
 const detachListeners = new Map<number, DetachListener>();
+/**
+ * Events of a tab nobody listens to yet: a restarted worker is woken by an event of a run's tab
+ * (a request paused by the run's Fetch guard) before it has taken the run up again. Kept, and handed
+ * to the run's page when it listens (a paused request must be answered, or the page waits forever).
+ */
+const unheard = new Map<number, Array<[string, unknown]>>();
+const MAX_UNHEARD = 200;
 
 /** Routes chrome.debugger's events to the tab's listener (called once, in main.ts). */
 export function routeDebuggerEvents(): void {
   chrome.debugger.onEvent.addListener((source, method, params) => {
-    if (source.tabId !== undefined && !source.sessionId) listeners.get(source.tabId)?.(method, params ?? {});
+    if (source.tabId === undefined || source.sessionId) return;
+    const listener = listeners.get(source.tabId);
+    if (listener) return listener(method, params ?? {});
+    const kept = unheard.get(source.tabId) ?? [];
+    if (kept.length < MAX_UNHEARD) kept.push([method, params ?? {}]);
+    unheard.set(source.tabId, kept);
   });
   chrome.debugger.onDetach.addListener((source, reason) => {
     if (source.tabId !== undefined) debuggerDetached(source.tabId, reason);
@@ -43,6 +55,13 @@ export class Cdp {
     this.target = { tabId };
     listeners.set(tabId, onEvent);
     detachListeners.set(tabId, onDetach);
+  }
+
+  /** Hands over the events that came before anyone listened to this tab (see `unheard`). */
+  replayUnheard(): void {
+    const kept = unheard.get(this.tabId) ?? [];
+    unheard.delete(this.tabId);
+    for (const [method, params] of kept) listeners.get(this.tabId)?.(method, params);
   }
 
   /** Attaches (protocol 1.3); a session this extension still holds (a restarted worker) is taken over. */

@@ -84,6 +84,7 @@ export class RunPage {
     page.mainFrameId = frameTree.frame.id;
     page.url = frameTree.frame.url;
     page.loaderId = frameTree.frame.loaderId;
+    page.cdp.replayUnheard();
     return page;
   }
 
