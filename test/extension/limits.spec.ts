@@ -98,6 +98,41 @@ describe('the extension: what it cannot do is said, never a hang', function () {
     expect(run.status, JSON.stringify(run.steps.map((s: any) => s.actual))).to.equal('passed');
   });
 
+  it('says a frame of another origin cannot be reached, at once (E_INTERNAL, E_FRAME_UNREACHABLE)', async () => {
+    const other = await servePages({ '/inner': '<!doctype html><button>Inside</button>' });
+    try {
+      const framed = await servePages({
+        '/': `<!doctype html><title>Framed</title><iframe id="x" src="${other.url('/inner')}"></iframe>`,
+      });
+      try {
+        const run = await runOn(
+          t,
+          key,
+          projectId,
+          await ext.sessionId(),
+          [
+            step({ action: 'navigate', url: framed.url('/') }),
+            step(
+              { action: 'click', locator: { by: 'role', value: 'button', name: 'Inside', frame: '#x' } },
+              { timeoutMs: 10_000 },
+            ),
+          ],
+          { allowedOrigins: [framed.origin, other.origin] },
+        );
+        expect(run.steps[1]).to.deep.include({ status: 'error' });
+        expect(run.steps[1].error.code).to.equal('E_INTERNAL');
+        expect(run.steps[1].error.message).to.match(
+          /^E_FRAME_UNREACHABLE: the frame #x holds a page of another origin/,
+        );
+        expect(run.steps[1].durationMs, 'at once, not at the end of its 10 s').to.be.lessThan(5000);
+      } finally {
+        await framed.close();
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
   it('refuses a browser page (chrome://) as outside allowedOrigins, whatever the list says', async () => {
     const run = await runOn(
       t,

@@ -223,7 +223,8 @@ export class RunPage {
           returnByValue: true,
           awaitPromise: true,
         });
-        if (reply.exceptionDetails) throw new EngineError(exceptionText(reply.exceptionDetails));
+        if (reply.exceptionDetails)
+          throw new EngineError(exceptionText(reply.exceptionDetails).replace(/^Error: /, ''));
         return reply.result.value;
       } catch (err) {
         // The document went away under the call (a navigation): once more in the new one.
