@@ -236,8 +236,8 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
   };
 }
 
-/** Creates a test case of `steps` steps through the REST API; answers its id. */
-export async function createTestCase(service: ServiceUnderTest, title: string, body: unknown): Promise<string> {
+/** Creates a test case through the REST API (`body` is the whole case, its title included); answers its id. */
+export async function createTestCase(service: ServiceUnderTest, body: unknown): Promise<string> {
   const created = await service.request<{ id: string }>('POST', '/tests/cases', body);
   return created.id;
 }

@@ -92,10 +92,8 @@ export const flakyScenario: Scenario = {
       const baseline = await time(service, '/otp/runs?limit=50', requests);
       const flaky = await time(service, '/ai/flaky', requests);
       const wide = await time(service, '/ai/flaky?runs=1000', requests);
-      const statuses = (wide.last.items as Array<{ status: string }>).reduce<Record<string, number>>(
-        (n, c) => ({ ...n, [c.status]: (n[c.status] ?? 0) + 1 }),
-        {},
-      );
+      const statuses: Record<string, number> = {};
+      for (const c of wide.last.items as Array<{ status: string }>) statuses[c.status] = (statuses[c.status] ?? 0) + 1;
       const baseLabel = `GET /otp/runs?limit=50 p95 ${fmt(baseline.p95, 'ms')}`;
       const out: Row[] = [
         {

@@ -52,9 +52,7 @@ async function engine(ctx: ScenarioContext) {
     const lengths = [
       ...new Set(Array.from({ length: 5 }, (_, i) => Math.max(1, Math.round((stepsPerRun * (i + 1)) / 5)))),
     ];
-    const testCaseIds = await Promise.all(
-      lengths.map((n) => createTestCase(service, `latency ${n} steps`, testCaseBody('latency', n))),
-    );
+    const testCaseIds = await Promise.all(lengths.map((n) => createTestCase(service, testCaseBody('latency', n))));
     const parts = shares(executors, fleet.size);
     const connected = await fleet.all<{ ok: number; failed: number; firstError?: string }>((i) => ({
       op: 'otp-connect',

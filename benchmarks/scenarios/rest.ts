@@ -65,7 +65,7 @@ function medianRound<T extends { ratio: number }>(rounds: T[]): T {
 }
 
 /** One finished run of `steps` steps, driven by one simulated executor. */
-async function finishedRun(ctx: ScenarioContext, service: ServiceUnderTest, testCaseId: string): Promise<string> {
+async function finishedRun(service: ServiceUnderTest, testCaseId: string): Promise<string> {
   const fleet = await Fleet.start(1);
   try {
     await fleet.all({
@@ -127,8 +127,8 @@ async function restOver(
   const roundS = Math.max(1, Math.round(ctx.options.duration / rounds));
   const service = await ctx.startService({ env: { OTP_TRANSPORT: transport } });
   try {
-    const testCaseId = await createTestCase(service, `rest ${stepsPerRun} steps`, testCaseBody('rest', stepsPerRun));
-    const runId = await finishedRun(ctx, service, testCaseId);
+    const testCaseId = await createTestCase(service, testCaseBody('rest', stepsPerRun));
+    const runId = await finishedRun(service, testCaseId);
     const auth = { authorization: `Bearer ${service.key}` };
     const pids = async () => ({
       service: [service.pid],

@@ -60,6 +60,8 @@ export function otpSteps(steps: FlowStep[], url: string): unknown[] {
           otp: { action: 'assert', kind: 'text', locator: { by: 'css', value: '#count' }, expected: String(s.count) },
           evidence: 'never',
         };
+      default:
+        throw new Error(`unknown step kind ${(s as { kind: string }).kind}`);
     }
   });
 }
@@ -136,7 +138,7 @@ export const runnerScenario: Scenario = {
     const service = await ctx.startService();
     let runner: Runner | undefined;
     try {
-      const testCaseId = await createTestCase(service, `runner bench ${stepsPerRun} steps`, {
+      const testCaseId = await createTestCase(service, {
         title: 'runner bench',
         steps: otpSteps(steps, url),
       });

@@ -29,11 +29,7 @@ async function drive(ctx: ScenarioContext, executors: number, stepDelayMs: numbe
   const service = await ctx.startService({ inspect: true });
   const fleet = await Fleet.start(options.workers);
   try {
-    const testCaseId = await createTestCase(
-      service,
-      `scaling ${stepsPerRun} steps`,
-      testCaseBody('scaling', stepsPerRun),
-    );
+    const testCaseId = await createTestCase(service, testCaseBody('scaling', stepsPerRun));
     const counts = shares(executors, fleet.size);
     const connected = await fleet.all<{ ok: number; failed: number; firstError?: string }>((i) => ({
       op: 'otp-connect',

@@ -55,11 +55,7 @@ async function pgBaseline(ctx: ScenarioContext, batch: number): Promise<PgStepWr
   if (!options.baselines) return undefined;
   const service = await ctx.startService();
   try {
-    const testCaseId = await createTestCase(
-      service,
-      `bench ${options.steps.stepsPerRun} steps`,
-      testCaseBody('bench steps', options.steps.stepsPerRun),
-    );
+    const testCaseId = await createTestCase(service, testCaseBody('bench steps', options.steps.stepsPerRun));
     return await pgStepWrites(service, testCaseId, {
       batch,
       stepsPerRun: options.steps.stepsPerRun,
@@ -98,11 +94,7 @@ async function engineRate(ctx: ScenarioContext, transport: TransportName) {
   const service = await ctx.startService({ inspect: true, env: { OTP_TRANSPORT: transport } });
   const fleet = await Fleet.start(options.workers);
   try {
-    const testCaseId = await createTestCase(
-      service,
-      `bench ${stepsPerRun} steps`,
-      testCaseBody('bench steps', stepsPerRun),
-    );
+    const testCaseId = await createTestCase(service, testCaseBody('bench steps', stepsPerRun));
     const counts = shares(executors, fleet.size);
     const connected = await fleet.all<{ ok: number; failed: number; firstError?: string }>((i) => ({
       op: 'otp-connect',

@@ -74,12 +74,24 @@ export async function listClusters(
   const filters: string[] = [];
   const { projectId } = principal;
   const args: Array<string | Date> = [projectId, since, until];
-  if (query.testCaseId) filters.push('AND f.test_case_id = ?'), args.push(query.testCaseId);
-  if (query.planId) filters.push('AND f.plan_id = ?'), args.push(query.planId);
+  if (query.testCaseId) {
+    filters.push('AND f.test_case_id = ?');
+    args.push(query.testCaseId);
+  }
+  if (query.planId) {
+    filters.push('AND f.plan_id = ?');
+    args.push(query.planId);
+  }
   const outer: string[] = [];
   const outerArgs: Array<string | Date> = [projectId];
-  if (query.status === 'new') outer.push('AND s.first_seen >= ?'), outerArgs.push(since);
-  if (query.status === 'recurring') outer.push('AND s.first_seen < ?'), outerArgs.push(since);
+  if (query.status === 'new') {
+    outer.push('AND s.first_seen >= ?');
+    outerArgs.push(since);
+  }
+  if (query.status === 'recurring') {
+    outer.push('AND s.first_seen < ?');
+    outerArgs.push(since);
+  }
   if (query.cursor) {
     const [at, sig] = decodeCursor(query.cursor);
     outer.push('AND (w.last_seen, w.signature) < (?::timestamptz, ?)');

@@ -58,7 +58,7 @@ export class FailureScanner {
     if (this.seen.size > REMEMBERED) this.seen.delete(this.seen.values().next().value!);
     this.queued.add(runId);
     // A quarter of a second gathers the runs finishing meanwhile into one read and one write: signing
-    // run by run cost the service about 10 µs per step of a steady fleet (npm run bench -- steps).
+    // run by run cost a steady fleet measurable time per step (docs/decisions.md, "Figures behind code").
     this.flushing ??= new Promise<void>((resolve) => setTimeout(resolve, FLUSH_DELAY_MS).unref()).then(() =>
       this.flush(),
     );

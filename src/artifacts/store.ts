@@ -241,7 +241,7 @@ export class ArtifactStore implements ResourceStore {
       if (!written.includes(field)) continue;
       const value = data[field];
       if (Array.isArray(value))
-        value.forEach((id, i) => wanted.push({ field: `body.${field}[${i}]`, id: String(id), kinds }));
+        for (const [i, id] of value.entries()) wanted.push({ field: `body.${field}[${i}]`, id: String(id), kinds });
       else if (typeof value === 'string') wanted.push({ field: `body.${field}`, id: value, kinds });
     }
     if (!wanted.length) return;

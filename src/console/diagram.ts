@@ -154,7 +154,8 @@ async function layout(name: MachineName): Promise<string> {
     (n.children ?? []).forEach(drawNode);
   };
   (laid.children ?? []).forEach(drawNode);
-  (laid.edges ?? []).forEach((edge, i) => out.push(edgeSvg(name, edges[i]!, lines[i]!, edge as ElkExtendedEdge)));
+  for (const [i, edge] of (laid.edges ?? []).entries())
+    out.push(edgeSvg(name, edges[i]!, lines[i]!, edge as ElkExtendedEdge));
   const w = Math.ceil(laid.width ?? 0),
     h = Math.ceil(laid.height ?? 0);
   const arrow = (id: string) =>
@@ -247,7 +248,7 @@ function edgeSvg(name: MachineName, e: EdgeInfo, lines: LabelLine[], laid: ElkEx
 
 const cache = new Map<MachineName, string>();
 
-/** Lays out every machine once (about 100 ms each); call before serving pages. */
+/** Lays out every machine once (a layout is slow: see docs/decisions.md); call before serving pages. */
 export async function prepareDiagrams(): Promise<void> {
   for (const name of Object.keys(MACHINES) as MachineName[]) if (!cache.has(name)) cache.set(name, await layout(name));
 }
@@ -292,7 +293,7 @@ export function traceMarks(trace: Transition[], upTo = trace.length - 1): Marks 
   for (let i = 0; i <= upTo && i < trace.length; i++) {
     const t = trace[i]!;
     const parts = t.to.split('.');
-    parts.forEach((_, j) => states.set(parts.slice(0, j + 1).join('.'), 'visited'));
+    for (let j = 0; j < parts.length; j++) states.set(parts.slice(0, j + 1).join('.'), 'visited');
     if (t.from === null) continue;
     const id = `${t.from || '*'}|${t.to}`;
     const just = i === upTo ? 'taken just' : 'taken';

@@ -74,7 +74,7 @@ export function createDb(url: string, pool: PoolOptions = {}, log: Logger = SILE
       ...(pool.asyncCommit
         ? {
             afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
-              conn.query('SET synchronous_commit = off', (err: Error | null) => done(err, conn));
+              void conn.query('SET synchronous_commit = off', (err: Error | null) => done(err, conn));
             },
           }
         : {}),

@@ -4,7 +4,7 @@
 // a statement that fails whole is tried again item by item, so only the items that fail learn of it.
 // An outage of the database is no item's fault: every item of the batch fails with it at once (the
 // callers wait for the database and submit again).
-// Used for the step results of every run (StepWriter), for new runs (RunStore.insertRun) and for
+// Used for the step results of every run (RunStore.writeSteps), for new runs (RunStore.insertRun) and for
 // their verdicts (RunStore.finishRun).
 
 import { isDatabaseUnavailable } from './unavailable.js';
@@ -21,6 +21,7 @@ export class GroupCommit<I, R = void> {
 
   constructor(
     /** Writes the items in one statement; answers one result per item, in the items' order (none for void). */
+    // biome-ignore lint/suspicious/noConfusingVoidType: a commit of a void GroupCommit answers nothing
     private readonly commit: (items: I[]) => Promise<R[] | void>,
     /** Statements allowed in flight at once. One makes the largest batches. */
     private readonly concurrency = 1,
@@ -41,7 +42,7 @@ export class GroupCommit<I, R = void> {
         this.queue = [];
         try {
           const answers = await this.commit(batch.map((w) => w.item));
-          batch.forEach((w, i) => w.resolve(answers?.[i] as R));
+          for (const [i, w] of batch.entries()) w.resolve(answers?.[i] as R);
         } catch (err) {
           if (batch.length === 1 || isDatabaseUnavailable(err)) for (const w of batch) w.reject(err);
           else

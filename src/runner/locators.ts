@@ -116,7 +116,7 @@ export async function currentLocator(page: Page, spec: LocatorOrCandidates): Pro
 /**
  * A single locator (no candidates) needs no look before acting: Playwright's own auto-wait finds the
  * element, as a bare script would. Only when the action fails is the locator counted, to tell
- * E_LOCATOR_NOT_FOUND from E_TIMEOUT (see whyFailed).
+ * E_LOCATOR_NOT_FOUND from E_TIMEOUT (see counted).
  */
 export function singleLocator(page: Page, spec: LocatorOrCandidates): Resolved | undefined {
   if ('candidates' in spec) return undefined;

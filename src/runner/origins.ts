@@ -164,7 +164,7 @@ function errorPageOf(request: Request): { committed: Promise<void>; cancel(): vo
     return { committed: Promise.resolve(), cancel: () => undefined };
   }
   const page = frame.page();
-  let cancel = () => undefined as void;
+  let cancel: () => void = () => undefined;
   const committed = new Promise<void>((resolve) => {
     const timer = setTimeout(() => cancel(), ERROR_PAGE_MS);
     const onCommit = (f: Frame) => f === frame && f.url().startsWith('chrome-error:') && cancel();

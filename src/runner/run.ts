@@ -15,8 +15,9 @@ import { StepError, shortMessage, statusOf } from './step-error.js';
 /**
  * The outer guard fires this long after a step's own deadline, so that the step's own error wins:
  * after an action times out the runner still counts what its locator matches, to tell
- * E_LOCATOR_NOT_FOUND from E_TIMEOUT, and on a busy machine that count alone took over 250 ms. Well
- * inside the service's own grace (OTP_STEP_GRACE_MS, 2 s by default).
+ * E_LOCATOR_NOT_FOUND from E_TIMEOUT, and on a busy machine that count alone takes a noticeable part of
+ * a second (docs/decisions.md, "Figures behind code"). Well inside the service's own grace
+ * (OTP_STEP_GRACE_MS, 2 s by default).
  */
 const GUARD_MARGIN_MS = 1_000;
 /**

@@ -37,10 +37,12 @@ export function isSmall(value: unknown, limit = SMALL_INPUT_VALUES): boolean {
 }
 
 /** A pair of compiled validators of one schema: the first-problem one and the all-problems one. */
-export interface BoundedValidator<T = unknown> {
-  /** `textLength`: the length of the JSON text `data` was parsed from, when known. */
-  (data: unknown, prefix?: string, textLength?: number): ValidationResult<T>;
-}
+/** `textLength`: the length of the JSON text `data` was parsed from, when known. */
+export type BoundedValidator<T = unknown> = (
+  data: unknown,
+  prefix?: string,
+  textLength?: number,
+) => ValidationResult<T>;
 
 /** Checks `data`: cheap when valid, every problem listed when small, the first problem otherwise. */
 export function boundedValidator<T = unknown>(first: ValidateFunction, all: ValidateFunction): BoundedValidator<T> {

@@ -11,6 +11,7 @@ export type Equivalent<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false
 export type Assignable<From, To> = [From] extends [To] ? true : false;
 
 /** The members T must have. */
+// biome-ignore lint/complexity/noBannedTypes: `{} extends Pick<T, K>` is how a type asks whether K is optional
 export type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 
 /** A and B name the same members, and require the same ones. */

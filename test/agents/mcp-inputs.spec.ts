@@ -7,7 +7,7 @@ import { tools } from '../../src/mcp/tools.js';
 
 /** Paths of `default` keywords below a schema's top-level properties (property names are not keywords). */
 function nestedDefaults(schema: unknown, path: string, depth: number, out: string[]): string[] {
-  if (Array.isArray(schema)) schema.forEach((s, i) => nestedDefaults(s, `${path}/${i}`, depth, out));
+  if (Array.isArray(schema)) for (const [i, s] of schema.entries()) nestedDefaults(s, `${path}/${i}`, depth, out);
   else if (schema && typeof schema === 'object') {
     for (const [key, value] of Object.entries(schema)) {
       if (key === 'default' && depth > 1) out.push(path);

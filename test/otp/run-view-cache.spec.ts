@@ -15,7 +15,10 @@ describe('RunViewCache', () => {
   it('keeps finished runs only, and answers a hit without loading', async () => {
     const cache = new RunViewCache(1 << 20);
     let loads = 0;
-    const load = (v: RunView) => async () => (loads++, v);
+    const load = (v: RunView) => async () => {
+      loads++;
+      return v;
+    };
     await cache.read('p', 'r1', load(view('r1', 'running')));
     await cache.read('p', 'r1', load(view('r1', 'running')));
     expect(loads).to.equal(2);
@@ -63,7 +66,10 @@ describe('RunViewCache', () => {
   it('reads a run again once its copy is older than maxAgeMs (a lost notice leaves it stale no longer)', async () => {
     const cache = new RunViewCache(1 << 20, 30);
     let loads = 0;
-    const load = async () => (loads++, view('r1', 'passed'));
+    const load = async () => {
+      loads++;
+      return view('r1', 'passed');
+    };
     await cache.read('p', 'r1', load);
     await cache.read('p', 'r1', load);
     expect(loads).to.equal(1);
@@ -82,7 +88,10 @@ describe('RunViewCache', () => {
     expect(cache.size.bytes).to.be.at.most(one * 3);
     const reloaded: string[] = [];
     for (const id of ['r0', 'r2', 'r3', 'r1'])
-      await cache.read('p', id, async () => (reloaded.push(id), view(id, 'passed', 10)));
+      await cache.read('p', id, async () => {
+        reloaded.push(id);
+        return view(id, 'passed', 10);
+      });
     expect(reloaded).to.deep.equal(['r1']);
     // A run larger than the whole cache is served but never kept.
     const tiny = new RunViewCache(10);

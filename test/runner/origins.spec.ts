@@ -99,7 +99,13 @@ describe('otp-runner: allowedOrigins', function () {
         new Promise<Buffer>((resolve) => {
           const take = () => {
             const all = Buffer.concat(chunks);
-            if (all.length < n) return void socket.once('data', (d) => (chunks.push(d), take()));
+            if (all.length < n) {
+              socket.once('data', (d) => {
+                chunks.push(d);
+                take();
+              });
+              return;
+            }
             chunks.splice(0, chunks.length, all.subarray(n));
             resolve(all.subarray(0, n));
           };

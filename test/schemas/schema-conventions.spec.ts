@@ -44,7 +44,10 @@ describe('OTP schemas follow one set of conventions and agree with the machine t
     const missing: string[] = [];
     const open: string[] = [];
     const walk = (v: unknown, path: string, inCondition: boolean): void => {
-      if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${path}[${i}]`, inCondition));
+      if (Array.isArray(v)) {
+        for (const [i, x] of v.entries()) walk(x, `${path}[${i}]`, inCondition);
+        return;
+      }
       if (!v || typeof v !== 'object') return;
       const s = v as Record<string, unknown>;
       const props = s.properties as Record<string, unknown> | undefined;

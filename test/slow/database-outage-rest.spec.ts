@@ -14,7 +14,7 @@ import { eventually } from '../support/eventually.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 /** Text an answer must never carry, whatever failed. */
-export function expectNothingInternal(text: string, databaseUrl: string): void {
+function expectNothingInternal(text: string, databaseUrl: string): void {
   const url = new URL(databaseUrl);
   expect(text).not.to.include(`${url.hostname}:${url.port}`);
   expect(text).not.to.include(url.port);

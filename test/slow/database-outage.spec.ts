@@ -11,6 +11,7 @@ import pg from 'pg';
 import WebSocket from 'ws';
 import { type EmbeddedServer, startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { freePort } from '../../src/free-port.js';
+import { eventually } from '../support/eventually.js';
 import { type ServiceProcess, spawnService } from '../support/process.js';
 import { ResumingExecutor } from '../support/resuming-executor.js';
 
@@ -175,14 +176,17 @@ describe('a PostgreSQL outage under a fleet', function () {
 
     await until(`${RUNS} runs to finish`, () => finishedCount() >= RUNS, 120_000);
     // The verdicts are written as soon as the database is back: no run is left running.
-    const deadline = Date.now() + 10_000;
-    let rows: Array<{ id: string; status: string; passed: number; reason: string | null }> = [];
-    do {
-      rows = await query(url, 'SELECT id, status, passed, reason FROM otp_runs WHERE id = ANY($1)', [runIds]);
-    } while (
-      rows.some((r) => r.status === 'running') &&
-      Date.now() < deadline &&
-      (await new Promise((r) => setTimeout(r, 100)), true)
+    type RunRow = { id: string; status: string; passed: number; reason: string | null };
+    const rows = await eventually(
+      async () => {
+        const found = await query<RunRow>(url, 'SELECT id, status, passed, reason FROM otp_runs WHERE id = ANY($1)', [
+          runIds,
+        ]);
+        expect(found.filter((r) => r.status === 'running').map((r) => r.id)).to.deep.equal([]);
+        return found;
+      },
+      10_000,
+      100,
     );
     const steps = await query<{
       run_id: string;

@@ -25,11 +25,18 @@ function runRecord(args: string[], env: Record<string, string> = {}) {
   const lines: Array<{ match: RegExp; resolve: () => void }> = [];
   child.stderr.on('data', (d) => {
     err += d;
-    for (const w of [...lines]) if (w.match.test(err)) lines.splice(lines.indexOf(w), 1), w.resolve();
+    for (const w of [...lines]) {
+      if (!w.match.test(err)) continue;
+      lines.splice(lines.indexOf(w), 1);
+      w.resolve();
+    }
   });
   // A death by signal is named in the output the assertions print.
   const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code, signal) => ((err += signal ? `[killed by ${signal}]\n` : ''), resolve(code))),
+    child.once('exit', (code, signal) => {
+      if (signal) err += `[killed by ${signal}]\n`;
+      resolve(code);
+    }),
   );
   return {
     child,

@@ -61,7 +61,10 @@ export async function* readJunit(chunks: AsyncIterable<Buffer | string>, batch =
         break;
       case 'flakyFailure':
       case 'flakyError':
-        if (current) (current.flaky = true), (current.retries = (current.retries ?? 0) + 1);
+        if (current) {
+          current.flaky = true;
+          current.retries = (current.retries ?? 0) + 1;
+        }
         break;
       case 'rerunFailure':
       case 'rerunError':

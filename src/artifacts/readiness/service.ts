@@ -171,7 +171,9 @@ export class ReadinessWatch {
         const committed =
           (trx as unknown as { executionPromise?: Promise<unknown> }).executionPromise ?? Promise.resolve();
         committed.then(
-          () => projects.forEach((p) => this.touch(p)),
+          () => {
+            for (const p of projects) this.touch(p);
+          },
           () => {},
         );
       },

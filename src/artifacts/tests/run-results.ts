@@ -87,8 +87,9 @@ export class RunResultRecorder {
     const { kinds } = this;
     if (!kinds) return;
     const events: ChangeEvent[] = [];
-    const add = (types: string[], row: StoredArtifact, data: Record<string, unknown>) =>
-      types.forEach((type) => events.push({ type, tenantId: row.tenant_id, projectId: row.project_id, data }));
+    const add = (types: string[], row: StoredArtifact, data: Record<string, unknown>) => {
+      for (const type of types) events.push({ type, tenantId: row.tenant_id, projectId: row.project_id, data });
+    };
     for (const row of results)
       add(['test_result.created', EventType.testResultRecorded], row, artifactRecord(kinds.testResult, row));
     for (const row of closed) {

@@ -68,7 +68,7 @@
     });
     const who = document.getElementById('who');
     if (who) {
-      fetch(`${BASE}/f/whoami`, { headers: { Authorization: `Bearer ${credential()}` } })
+      void fetch(`${BASE}/f/whoami`, { headers: { Authorization: `Bearer ${credential()}` } })
         .then((res) => (res.ok ? res.text() : ''))
         .then((text) => (who.textContent = text));
     }

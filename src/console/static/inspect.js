@@ -127,13 +127,13 @@
     };
     views.set(viewport, v);
     viewport.classList.add('zoomable');
-    root.querySelectorAll('[data-zoom]').forEach((button) =>
+    for (const button of root.querySelectorAll('[data-zoom]')) {
       button.addEventListener('click', () => {
         const how = button.dataset.zoom;
         if (how === 'fit') fit(v);
         else zoomCentre(v, how === 'in' ? STEP : 1 / STEP);
-      }),
-    );
+      });
+    }
     viewport.addEventListener(
       'wheel',
       (event) => {
@@ -201,12 +201,15 @@
 
   /** The same marks as diagram.ts's traceMarks(), for the transitions up to `upTo`. */
   function mark(svg, rows, upTo) {
-    svg.querySelectorAll(MARKS.map((m) => `.${m}`).join(',')).forEach((el) => el.classList.remove(...MARKS));
-    const add = (selector, ...classes) => svg.querySelectorAll(selector).forEach((el) => el.classList.add(...classes));
+    for (const el of svg.querySelectorAll(MARKS.map((m) => `.${m}`).join(','))) el.classList.remove(...MARKS);
+    const add = (selector, ...classes) => {
+      for (const el of svg.querySelectorAll(selector)) el.classList.add(...classes);
+    };
     for (let i = 0; i <= upTo; i++) {
       const r = rows[i].dataset;
       const parts = r.to.split('.');
-      parts.forEach((_, j) => add(`[data-state="${CSS.escape(parts.slice(0, j + 1).join('.'))}"]`, 'visited'));
+      for (let j = 0; j < parts.length; j++)
+        add(`[data-state="${CSS.escape(parts.slice(0, j + 1).join('.'))}"]`, 'visited');
       if (!rows[i].hasAttribute('data-from')) continue;
       const edge = `[data-edge="${CSS.escape(`${r.from || '*'}|${r.to}`)}"]`;
       const classes = i === upTo ? ['taken', 'just'] : ['taken'];

@@ -62,7 +62,7 @@ export class Recordings {
       if (type === 'record.start') return this.executorStart(session, (payload ?? {}) as StartRequest, ref);
       return this.executorStop(session, (payload as { recordingId: string }).recordingId, ref);
     };
-    this.enqueue(session, () =>
+    void this.enqueue(session, () =>
       this.durable(work).catch((err) => {
         // Its cause goes to the log only: a driver's message may name the database's address.
         this.deps.log.error('recording frame failed', { sessionId: session.id, type, err });

@@ -26,7 +26,9 @@ export class TraceFlusher {
     const versions = changed.map((d) => d.traceVersion);
     this.flushing = this.store
       .flush(changed.map((d) => d.traceSince(d.flushedVersion)))
-      .then(() => changed.forEach((d, i) => (d.flushedVersion = versions[i]!)))
+      .then(() => {
+        for (const [i, d] of changed.entries()) d.flushedVersion = versions[i]!;
+      })
       .catch((err) => this.log.error('trace flush failed', { err }))
       .finally(() => (this.flushing = undefined));
     return this.flushing;

@@ -16,8 +16,8 @@ type Microstep = Extract<InspectionEvent, { type: '@xstate.microstep' }>;
  * the `inspect` observers through its system's `_sendInspectionEvent`, copying each into a new
  * object first; the trace needs the microsteps only. Once the actor exists (its first microsteps,
  * taken as it is created, went through `inspect`), that sender is replaced by one that hands the
- * microsteps straight to the trace and drops the rest, which only the trace would have seen (about
- * 10 µs a step less: docs/decisions.md). When a version lacks it, inspection goes on as before
+ * microsteps straight to the trace and drops the rest, which only the trace would have seen (the
+ * figure is in docs/decisions.md, "Measured reasons in the hot paths"). When a version lacks it, inspection goes on as before
  * through `inspect`, and the adapter's test fails.
  */
 export function fastInspection(actor: { system: unknown }, microstep: (event: Microstep) => void): boolean {

@@ -52,9 +52,9 @@ export function stepRecord({ runId, outcome }: StepWrite) {
     used_locator: outcome.usedLocator ?? null,
   };
   // Only on the rare step whose observed text was replaced (the column reads NULL without it). Asked
-  // with `in`: reading the absent member of an outcome (a JSON-parsed report, spread) cost 0.13-0.17
-  // µs per step (record + JSON 1.51 → 1.67 µs, as did a member set to undefined on every record);
-  // `in` costs nothing measurable.
+  // with `in`: reading the absent member of an outcome (a JSON-parsed report, spread) costs time on
+  // every step, as does a member set to undefined on every record; `in` costs nothing measurable
+  // (docs/decisions.md, "Figures behind code").
   if ('textReplaced' in outcome && outcome.textReplaced) record.text_replaced = outcome.textReplaced;
   // Only on a step that passed through another than its first candidate (asked with `in`, as above).
   if ('triedLocators' in outcome && outcome.triedLocators) record.tried_locators = outcome.triedLocators;

@@ -172,7 +172,7 @@ export class RateCounter {
     else this.windows.set(row.key_id, { base: row.count, unsent: 0, resetAt });
     // The waiting requests take the last places of the count; the `sent` ones were answered already.
     const first = row.count - waiters.length + 1;
-    waiters.forEach((w, i) => w.resolve({ count: first + i, resetSec }));
+    for (const [i, w] of waiters.entries()) w.resolve({ count: first + i, resetSec });
   }
 }
 

@@ -2,7 +2,7 @@
 // request enters, once for every route: the path (ids), the query, the header values, and (after the
 // body parser) every string and key of a JSON body. Multipart text fields are checked as they are
 // read (assets/upload/receive.ts); requests Node's HTTP parser refuses get the same error body
-// (clientErrorAnswer).
+// (answerClientError).
 import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import { errors, type FieldError } from '../../errors.js';

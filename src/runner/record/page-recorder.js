@@ -20,7 +20,6 @@
   // ---- locators, ranked: testid > role+name > label > placeholder > alt > text > title > css ----
 
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
-  const attrEq = (name, value) => `[${name}="${String(value).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"]`;
   const all = () => document.querySelectorAll('body *');
   const countWhere = (pred) => {
     let n = 0;

@@ -64,6 +64,8 @@ function importOffence(source: Source, room: string, imp: Import): string | unde
       : undefined;
   const to = roomOf(target(source, spec));
   if (to === room) return undefined;
+  // The machines are pure: nothing of src/ (not even the kernel), of db/ or of anywhere else.
+  if (room === 'machines') return `machines/ imports only its own files and ${[...MACHINE_PACKAGES].join(', ')}`;
   if (to === 'kernel') return NO_KERNEL.has(room) ? `${room} may not import the kernel` : undefined;
   if (room === 'root') return ROOT_NEVER_IMPORTS.has(to) ? `the composition root may not import ${to}` : undefined;
   const allowed = (MAY_IMPORT[room] ?? []).find((entry) => entry === to || entry === `${to}:types`);

@@ -72,6 +72,7 @@ function actionSchema<
   const N extends ActionName,
   const P extends Record<string, JsonSchema>,
   const R extends readonly string[],
+  // biome-ignore lint/complexity/noBannedTypes: the empty default adds no member to the action's schema
   const X extends JsonSchema = {},
 >(name: N, id: string, description: string, properties: P, required: R, extra: X = {} as X) {
   return {

@@ -1,0 +1,169 @@
+// The console's fragments (`/console/f/*`): the HTML a page shell loads with the tab's key. Each needs
+// a principal (401 asks the page for a key again); a POST needs scope write. A refusal is shown in the
+// page as a message and answered 200, since a browser logs every 4xx/5xx fetch as a console error.
+import { Router, type RouterMiddleware } from '@koa/router';
+import type Koa from 'koa';
+import { hasScope, type Principal } from '../../auth/principal.js';
+import { errors, normaliseError } from '../../errors.js';
+import type { ConsoleData } from '../data.js';
+import { type Html, html } from '../html.js';
+import { BASE } from '../layout.js';
+import { assetsFragment } from '../pages/assets.js';
+import { caseHistoryFragment, setQuarantine } from '../pages/case-history.js';
+import { caseFragment, casesFragment } from '../pages/cases.js';
+import { compareFragment } from '../pages/compare.js';
+import { failuresFilter, failuresFragment } from '../pages/failures.js';
+import { decideFragment, healingFragment } from '../pages/healing.js';
+import { machinesFragment } from '../pages/machines.js';
+import { readinessFragment, releasesFragment } from '../pages/releases.js';
+import { cancelRun, runFragment, startRun } from '../pages/run.js';
+import { runsControls, runsFilter, runsFragment } from '../pages/runs.js';
+import { sessionFragment } from '../pages/session.js';
+import { sessionsFragment } from '../pages/sessions.js';
+import { idsValid, queryId, queryText } from './ids.js';
+
+/** A fragment's content; undefined when the handler answered on its own (a redirect). */
+type Fragment = (ctx: Koa.Context, principal: Principal, params: Record<string, string>) => Promise<Html | undefined>;
+
+/** The fragment as a route: no caching, a principal (and write for a POST), errors shown in the page. */
+function answer(fragment: Fragment): RouterMiddleware {
+  return async (ctx, next) => {
+    if (!idsValid(ctx.params)) return next();
+    ctx.set('Cache-Control', 'no-store');
+    try {
+      const principal = principalOf(ctx);
+      if (ctx.method === 'POST' && !hasScope(principal, 'write'))
+        throw errors.forbidden(`This needs a key with scope "write"; this key has "${principal.scope}"`);
+      const out = await fragment(ctx, principal, ctx.params);
+      if (out === undefined) return;
+      ctx.type = 'text/html';
+      ctx.body = out.text;
+    } catch (err) {
+      const e = normaliseError(err);
+      ctx.status = e.status === 401 ? 401 : 200;
+      ctx.set('X-Console-Error', `${e.status} ${e.code}`);
+      ctx.type = 'text/html';
+      ctx.body = html`<p class="error" role="alert">${e.message}</p>`.text;
+    }
+  };
+}
+
+/** The principal the REST app resolved from the request's key, or 401. */
+export function principalOf(ctx: Koa.Context): Principal {
+  const principal = ctx.state.principal as Principal | undefined;
+  if (!principal) throw errors.unauthorized(ctx.state.authError);
+  return principal;
+}
+
+/** This service's origin as the browser reached it (links in fragments). */
+const originOf = (ctx: Koa.Context) => `${ctx.protocol}://${ctx.host}`;
+
+export function fragmentRoutes(data: ConsoleData): Router {
+  const router = new Router({ prefix: `${BASE}/f` });
+  router.get('/whoami', async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    const principal = principalOf(ctx);
+    ctx.type = 'text/plain';
+    ctx.body = `${principal.projectId} · ${principal.scope}`;
+  });
+  router.get(
+    '/sessions',
+    answer((ctx, p) => sessionsFragment(data, p, { status: queryText(ctx, 'status') })),
+  );
+  router.get(
+    '/runs-controls',
+    answer((ctx, p) => runsControls(data, p, runsFilter(ctx.query))),
+  );
+  router.get(
+    '/runs',
+    answer((ctx, p) => runsFragment(data, p, runsFilter(ctx.query))),
+  );
+  router.get(
+    '/runs/:run',
+    answer((ctx, p, { run }) => runFragment(data, p, run!, originOf(ctx))),
+  );
+  router.get(
+    '/sessions/:session',
+    answer((_ctx, p, { session }) => sessionFragment(data, p, session!)),
+  );
+  router.get(
+    '/compare',
+    answer((ctx, p) => compareFragment(data, p, comparedRun(ctx, 'a'), comparedRun(ctx, 'b'))),
+  );
+  router.get(
+    '/failures',
+    answer((ctx, p) => failuresFragment(data, p, failuresFilter(ctx.query), originOf(ctx))),
+  );
+  router.get(
+    '/cases',
+    answer((_ctx, p) => casesFragment(data, p)),
+  );
+  router.get(
+    '/cases/:testCase',
+    answer((_ctx, p, { testCase }) => caseFragment(data, p, testCase!)),
+  );
+  router.get(
+    '/cases/:testCase/history',
+    answer((_ctx, p, { testCase }) => caseHistoryFragment(data, p, testCase!)),
+  );
+  router.get(
+    '/healing',
+    answer((ctx, p) => healingFragment(data, p, queryText(ctx, 'status'), originOf(ctx))),
+  );
+  router.get(
+    '/assets',
+    answer((ctx, p) => assetsFragment(data, p, queryText(ctx, 'bucket'), originOf(ctx))),
+  );
+  router.get(
+    '/releases',
+    answer((_ctx, p) => releasesFragment(data, p)),
+  );
+  router.get(
+    '/releases/:release',
+    answer((_ctx, p, { release }) => readinessFragment(data, p, release!)),
+  );
+  router.get(
+    '/machines',
+    answer(async () => machinesFragment()),
+  );
+
+  router.post(
+    '/runs',
+    answer(async (ctx, p) => startRun(ctx, data, p, await readForm(ctx))),
+  );
+  router.post(
+    '/runs/:run/cancel',
+    answer((ctx, p, { run }) => cancelRun(data, p, run!, originOf(ctx))),
+  );
+  router.post(
+    '/cases/:testCase/history/:quarantineAction',
+    answer((_ctx, p, { testCase, quarantineAction }) =>
+      setQuarantine(data, p, testCase!, quarantineAction === 'quarantine'),
+    ),
+  );
+  router.post(
+    '/healing/:proposal/:decision',
+    answer(async (ctx, p, { proposal, decision }) =>
+      decideFragment(data, p, proposal!, decision as 'accept' | 'reject', await readForm(ctx), originOf(ctx)),
+    ),
+  );
+  return router;
+}
+
+/** A run to compare, from the query, or a validation error. */
+function comparedRun(ctx: Koa.Context, name: 'a' | 'b'): string {
+  const id = queryId(ctx, name, 'run');
+  if (!id) throw errors.validation('Choose two runs to compare (?a=otr_…&b=otr_…)');
+  return id;
+}
+
+/** An urlencoded form body (htmx posts forms so), at most 16 KiB. */
+async function readForm(ctx: Koa.Context): Promise<URLSearchParams> {
+  if (!ctx.is('application/x-www-form-urlencoded')) return new URLSearchParams();
+  let text = '';
+  for await (const chunk of ctx.req) {
+    text += chunk;
+    if (text.length > 16_384) throw errors.validation('The form is too large');
+  }
+  return new URLSearchParams(text);
+}
