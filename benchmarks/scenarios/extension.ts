@@ -70,10 +70,7 @@ export const extensionScenario: Scenario = {
     let runner: Runner | undefined;
     let ext: Awaited<ReturnType<typeof launchExtension>> | undefined;
     try {
-      const testCaseId = await createTestCase(service, `extension bench ${stepsPerRun} steps`, {
-        title: 'extension bench',
-        steps: otpSteps(steps, url),
-      });
+      const testCaseId = await createTestCase(service, { title: 'extension bench', steps: otpSteps(steps, url) });
       runner = await startRunner({ server: service.otpUrl, key: service.key, chromium: CHROMIUM });
       await runner.ready;
       const runnerDone = new Map<string, () => void>();

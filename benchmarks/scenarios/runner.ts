@@ -55,7 +55,7 @@ export function otpSteps(steps: FlowStep[], url: string): unknown[] {
         };
       case 'click':
         return { otp: { action: 'click', locator: { by: 'role', value: 'button', name: 'Add' } }, evidence: 'never' };
-      default: // assert
+      case 'assert':
         return {
           otp: { action: 'assert', kind: 'text', locator: { by: 'css', value: '#count' }, expected: String(s.count) },
           evidence: 'never',
