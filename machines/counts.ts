@@ -1,8 +1,8 @@
 // Pure counting of step outcomes and the verdict of a run whose steps all have an outcome.
 import type { RunCounts, StepStatus } from './types.js';
 
-/** fail and error count as failures (a time-out is recorded as error); pass and skip do not. */
-export function isFailure(status: StepStatus): boolean {
+/** fail and error count as failures (a time-out is recorded as error); pass, skip and pending do not. */
+export function isFailure(status: StepStatus | 'pending'): boolean {
   return status === 'fail' || status === 'error';
 }
 

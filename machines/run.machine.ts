@@ -37,7 +37,7 @@
 // Invariant: every stepIndex gets exactly one outcome, written by exactly one recordSteps answered
 // STEPS_RECORDED or by the finishRun. The one exception: a batch answered STEPS_NOT_RECORDED is
 // handed again to finishRun, so each batch must be written atomically (all or nothing).
-import { assertEvent, assign, emit, enqueueActions, setup } from 'xstate';
+import { assertEvent, assign, emit, setup } from 'xstate';
 import {
   decideDatabaseLost,
   decideOutput,
@@ -61,8 +61,6 @@ import { CANCELLED_BY_REQUEST, type RunEffect, type RunEvent, type RunInput, typ
 
 // The batch is durable (answered in recording, or in held once the database came back).
 const whenStepsRecorded = [
-  // The usual answer, decided by one guard: what the four below would decide for it.
-  { guard: 'sendNext', target: 'running', actions: 'clearPending' },
   {
     // A CANCEL arrived during the write: act on it now that the write is durable.
     guard: 'cancelRequested',
@@ -80,8 +78,19 @@ const whenStepsRecorded = [
   // The cursor was settled before the write: it is at a step to send, or past the last.
   { guard: 'allDecided', target: 'finishing', actions: 'clearPending' },
   { guard: 'detached', target: 'paused', actions: 'clearPending' },
+  // The usual answer: the next step goes out.
   { target: 'running', actions: 'clearPending' },
 ] as const;
+
+// A batch is being written (recording, and held while the database is away): it becomes durable, or
+// it does not; a stop asked meanwhile waits for the answer.
+const whileRecording = {
+  STEPS_RECORDED: whenStepsRecorded,
+  STEPS_NOT_RECORDED: { target: 'finishing', actions: 'decideWriteFailed' },
+  CANCEL: { actions: 'requestStop' },
+  EXECUTOR_LOST: { actions: 'requestStop' },
+  STEP_RESULT: { actions: { type: 'rejectStepResult', params: { running: false } } },
+} as const;
 
 // The verdict is being written (finishing, finishHeld, abandoned): it is durable, or it is not.
 const whileFinishing = {
@@ -101,6 +110,18 @@ const whileFinishing = {
   EXECUTOR_LOST: { actions: 'markExecutorLost' },
   STEP_RESULT: { actions: { type: 'rejectStepResult', params: { running: false } } },
 } as const;
+
+/**
+ * Past the outage window (`decide`: the verdict it leaves): the run is `abandoned`. The verdict is
+ * asked for again, and the executor, unless it is gone, hears run.finished at once (and not again
+ * once the verdict is written).
+ */
+function abandon<const D extends readonly string[]>(decide: D) {
+  return [
+    { guard: 'executorLost', target: 'abandoned', actions: [...decide, 'finishRun'] },
+    { target: 'abandoned', actions: [...decide, 'finishRun', 'sendRunFinished', 'markTold'] },
+  ] as const;
+}
 
 export const runMachine = setup({
   types: {
@@ -179,12 +200,8 @@ export const runMachine = setup({
       const stopped = { ...context, ...decideDatabaseLost(context) };
       return { stop: stopped.stop, output: decideOutput(stopped) };
     }),
-    // run.finished at once (the executor, if still there, stops waiting), and not again after the write.
-    tellNow: enqueueActions(({ context, enqueue }) => {
-      if (!context.executorLost)
-        enqueue.emit({ type: 'sendRunFinished', runId: context.input.runId, ...context.output! });
-      enqueue.assign({ told: true });
-    }),
+    // run.finished went out as the outage window passed: not again once the verdict is written.
+    markTold: assign({ told: () => true }),
     // The finishing write failed: the run ends as 'error' with the write's message.
     finishWriteFailed: assign(({ context, event }) => {
       assertEvent(event, 'RUN_FINISH_FAILED');
@@ -209,12 +226,6 @@ export const runMachine = setup({
     // run.finished needs no sending: the executor is gone, or was told when the outage window passed.
     nothingToTell: ({ context }) => context.executorLost || context.told,
     detached: ({ context }) => context.detached,
-    // No stop asked, a step left to send and the session attached: the next step goes out.
-    sendNext: ({ context }) =>
-      context.stop === null &&
-      context.retry === null &&
-      context.cursor < context.input.steps.length &&
-      !context.detached,
     isInFlight: ({ context, event }) => event.type === 'STEP_RESULT' && isInFlight(context, event.report),
     isLastInFlight: ({ context, event }) => event.type === 'STEP_RESULT' && isLastInFlight(context, event.report),
   },
@@ -247,28 +258,13 @@ export const runMachine = setup({
 
     recording: {
       entry: 'recordSteps',
-      on: {
-        DB_UNAVAILABLE: 'held',
-        STEPS_RECORDED: whenStepsRecorded,
-        STEPS_NOT_RECORDED: { target: 'finishing', actions: 'decideWriteFailed' },
-        CANCEL: { actions: 'requestStop' },
-        EXECUTOR_LOST: { actions: 'requestStop' },
-        STEP_RESULT: { actions: { type: 'rejectStepResult', params: { running: false } } },
-      },
+      on: { ...whileRecording, DB_UNAVAILABLE: 'held' },
     },
 
-    // The batch waits for the database; STEPS_RECORDED / STEPS_NOT_RECORDED are answered as in recording.
+    // The batch waits for the database; it is answered as in recording.
     held: {
-      after: {
-        outageWindow: { target: 'abandoned', actions: ['decideDatabaseLost', 'decideOutput'] },
-      },
-      on: {
-        STEPS_RECORDED: whenStepsRecorded,
-        STEPS_NOT_RECORDED: { target: 'finishing', actions: 'decideWriteFailed' },
-        CANCEL: { actions: 'requestStop' },
-        EXECUTOR_LOST: { actions: 'requestStop' },
-        STEP_RESULT: { actions: { type: 'rejectStepResult', params: { running: false } } },
-      },
+      after: { outageWindow: abandon(['decideDatabaseLost', 'decideOutput']) },
+      on: whileRecording,
     },
 
     running: {
@@ -319,18 +315,13 @@ export const runMachine = setup({
 
     // The verdict's write waits for the database; it is answered as in finishing.
     finishHeld: {
-      after: {
-        outageWindow: { target: 'abandoned', actions: 'decideDatabaseLostAtFinish' },
-      },
+      after: { outageWindow: abandon(['decideDatabaseLostAtFinish']) },
       on: whileFinishing,
     },
 
-    // Past the outage window: the run ends `error` (E_DATABASE_UNAVAILABLE). The executor hears at
-    // once; the verdict is asked for again and is durable once the database is back.
-    abandoned: {
-      entry: ['finishRun', 'tellNow'],
-      on: whileFinishing,
-    },
+    // Past the outage window: the run ends `error` (E_DATABASE_UNAVAILABLE). The executor heard at
+    // once; the verdict asked for again is durable once the database is back.
+    abandoned: { on: whileFinishing },
 
     done: { type: 'final' },
   },

@@ -1,6 +1,7 @@
 // Retries of a failed test case (POST /otp/runs retries): when a case's attempt ends failed and it has
 // attempts left, the batch that ends it carries a retry, and once that is durable the case starts over
 // from its first step (rewindCase). Pure functions of the run's context, as run.steps.ts.
+import { judgeCase, tallyOf } from './case-outcome.js';
 import { isFailure, subtractOutcomes } from './counts.js';
 import { nextToSend, type RunContext } from './run.context.js';
 import type { PlannedStep, RunInput, StepOutcome } from './types.js';
@@ -44,12 +45,23 @@ export function afterDecided(
       retry: { caseIndex, attempt: attemptOf(context, caseIndex) + 1, stepIndexes },
     };
   }
-  const flaky = !failed && attemptOf(context, caseIndex) > 1 ? context.flaky + 1 : context.flaky;
+  const flaky = isFlaky(caseOutcomes, input, caseIndex, attemptOf(context, caseIndex))
+    ? context.flaky + 1
+    : context.flaky;
   return {
     caseOutcomes: caseOutcomes.filter((o) => input.steps[o.stepIndex]!.caseIndex !== caseIndex),
     caseFailed: false,
     flaky,
   };
+}
+
+/** The case's attempt just ended, and by the one rule (case-outcome.ts) it passed on a retry. */
+function isFlaky(outcomes: readonly StepOutcome[], input: RunInput, caseIndex: number, attempt: number): boolean {
+  if (attempt === 1) return false;
+  const steps = outcomes
+    .filter((o) => input.steps[o.stepIndex]!.caseIndex === caseIndex)
+    .map((o) => ({ stepIndex: o.stepIndex, status: o.status, code: o.error?.code ?? null }));
+  return judgeCase(tallyOf(steps, attempt)).outcome === 'flaky';
 }
 
 /**

@@ -4,6 +4,7 @@
 import { addOutcomes, countOutcomes, emptyCounts, isFailure, verdict } from './counts.js';
 import { abortsCase, nextToSend, type RunContext, type StopKind, serviceOutcome, withDecided } from './run.context.js';
 import { afterDecided, attemptOf, retriesAfter, retriesOf, rewindCase } from './run.retries.js';
+import { stepName, stepPlace } from './step-names.js';
 import {
   DEFAULT_OUTAGE_WINDOW_MS,
   OtpErrorCode,
@@ -164,7 +165,7 @@ export function decideCurrent(context: RunContext, outcome: StepOutcome): Partia
     : context.quarantinedFailures;
   if (!step.continueOnFail) {
     abortedCases = [...abortedCases, step.caseIndex];
-    const message = `step ${step.stepIndex + 1} (stepIndex ${step.stepIndex}) of the same test case did not pass`;
+    const message = `${stepName(stepPlace(steps, step.stepIndex))} of the same test case did not pass`;
     for (let i = context.cursor + 1; i < steps.length; i += 1) {
       const later = steps[i]!;
       if (later.caseIndex === step.caseIndex) {

@@ -7,8 +7,8 @@
 //
 // States
 //   awaitingHello — waits for HELLO; `helloTimeout` without one closes with 4408 'no hello'.
-//                   ADOPT (its hello resumed a session another process handed over) → ready, with
-//                   the welcome (resumed) and reattach.
+//                   TRANSFERRED_IN (its hello resumed a session another process transferred here)
+//                   → ready, with the welcome (resumed) and reattach.
 //   registering   — registerSession stores the session; welcome is sent on SESSION_REGISTERED.
 //                   SESSION_NOT_REGISTERED closes with 1011, or 1013 when the database is unavailable
 //                   (retryable: the executor was told E_DATABASE_UNAVAILABLE and says hello again later).
@@ -17,14 +17,19 @@
 //                     awaitingPong —PONG→ alive; —`pongTimeout`→ close 4408 'keepalive timeout'
 //                   SOCKET_CLOSED with a resume window (resumeWindowMs > 0) → detached (emits detach),
 //                   unless the executor closed deliberately (1000, or 1005: a close frame without a code).
-//                   HAND_OFF (the service drains) closes the socket with its code (4503) → detached.
-//                   RESUME (a new connection took the session over while the old one looked alive):
-//                   detach, then welcome (resumed) and reattach, as from `detached`.
+//                   RECONNECT_ELSEWHERE (the service drains) closes the socket with its code (4503) → detached.
+//                   RESUME (the executor reconnected while the old connection looked alive): detach,
+//                   then welcome (resumed) and reattach, as from `detached`.
+//                   TRANSFER_OUT (another process asks for the session) → transferring (emits detach).
+//   transferring  — the session's rows move to another process: what is sent is held, its runs are
+//                   paused, it takes no run, no ping. TRANSFERRED_OUT → closed (4409 on the socket,
+//                   output `transferred`); TRANSFER_CANCELLED → ready (reattach). Its socket dropping
+//                   makes it detached, as from ready.
 //   detached      — the socket is gone, the session waits for a new connection to RESUME it (emits
 //                   sendWelcome resumed, then reattach → ready). No ping. `resumeWindow` without one
 //                   ends the session with the close that detached it ('… not resumed within N ms').
-//                   CLOSE ends it at once (nothing to close: no socket).
-//   closed        — final; output { code, reason }.
+//                   CLOSE ends it at once (nothing to close: no socket); so does TRANSFERRED_OUT.
+//   closed        — final; output { code, reason, transferred? }.
 // Anywhere before `closed`:
 //   FRAME_INVALID counts a strike; maxInvalidFrames strikes in a row close with 4400.
 //   FRAME_VALID, HELLO and PONG are valid frames and reset the count.
@@ -56,6 +61,12 @@ export interface SessionContext {
   resumeWindowMs: number;
 }
 
+// Why a session transferred to another process ends here (its socket, if still open, closes with it).
+const TRANSFERRED = { code: CloseCode.sessionTakenOver, reason: 'session resumed on another service process' };
+
+// Why a session being transferred is detached (its runs pause, it takes no run).
+const MOVING = 'handing the session over to another process';
+
 /** Actions that close the socket from this side: remember the output, then closeSocket. */
 function closeWith(code: number, reason: string) {
   return [{ type: 'setClose', params: { code, reason } }, 'closeSocket'] as const;
@@ -74,7 +85,7 @@ export const sessionMachine = setup({
     registerSession: emit(({ context }) => ({ type: 'registerSession' as const, hello: context.hello! })),
     sendWelcome: emit(({ context }) => ({ type: 'sendWelcome' as const, ref: context.helloRef! })),
     sendResumedWelcome: emit(({ event }) => {
-      assertEvent(event, ['RESUME', 'ADOPT']);
+      assertEvent(event, ['RESUME', 'TRANSFERRED_IN']);
       return { type: 'sendWelcome' as const, ref: event.ref, resumed: true as const };
     }),
     detach: emit(({ context }) => ({ type: 'detach' as const, ...context.close! })),
@@ -85,6 +96,7 @@ export const sessionMachine = setup({
 
     // Context updates (internal).
     setClose: assign({ close: (_, params: SessionOutput) => ({ code: params.code, reason: params.reason }) }),
+    setTransferred: assign({ close: () => ({ ...TRANSFERRED, transferred: true as const }) }),
     countStrike: assign({ strikes: ({ context }) => context.strikes + 1 }),
     resetStrikes: assign({ strikes: () => 0 }),
     keepHello: assign((_, params: { hello: HelloPayload; ref: string }) => ({
@@ -172,7 +184,7 @@ export const sessionMachine = setup({
           target: 'registering',
           actions: { type: 'keepHello', params: ({ event }) => ({ hello: event.hello, ref: event.ref }) },
         },
-        ADOPT: { target: 'ready', actions: ['resetStrikes', 'sendResumedWelcome', 'reattach'] },
+        TRANSFERRED_IN: { target: 'ready', actions: ['resetStrikes', 'sendResumedWelcome', 'reattach'] },
       },
     },
 
@@ -204,13 +216,17 @@ export const sessionMachine = setup({
             'resetStrikes',
           ],
         },
-        HAND_OFF: {
+        RECONNECT_ELSEWHERE: {
           target: 'detached',
           actions: [
             { type: 'setClose', params: ({ event }) => ({ code: event.code, reason: event.reason }) },
             'closeSocket',
             'detach',
           ],
+        },
+        TRANSFER_OUT: {
+          target: 'transferring',
+          actions: [{ type: 'setClose', params: { code: TRANSFERRED.code, reason: MOVING } }, 'detach'],
         },
         RESUME: {
           target: 'ready',
@@ -246,6 +262,26 @@ export const sessionMachine = setup({
       },
     },
 
+    transferring: {
+      on: {
+        TRANSFERRED_OUT: { target: 'closed', actions: ['setTransferred', 'closeSocket'] },
+        TRANSFER_CANCELLED: { target: 'ready', actions: 'reattach' },
+        // Already detached: what the socket's end changes is only how the session ends.
+        SOCKET_CLOSED: {
+          guard: 'resumable',
+          target: 'detached',
+          actions: { type: 'setClose', params: ({ event }) => ({ code: event.code, reason: event.reason }) },
+        },
+        RECONNECT_ELSEWHERE: {
+          target: 'detached',
+          actions: [
+            { type: 'setClose', params: ({ event }) => ({ code: event.code, reason: event.reason }) },
+            'closeSocket',
+          ],
+        },
+      },
+    },
+
     detached: {
       after: {
         resumeWindow: {
@@ -266,6 +302,7 @@ export const sessionMachine = setup({
           target: 'closed',
           actions: { type: 'setClose', params: ({ event }) => ({ code: event.code, reason: event.reason }) },
         },
+        TRANSFERRED_OUT: { target: 'closed', actions: 'setTransferred' },
         SOCKET_CLOSED: {},
         FRAME_INVALID: {},
       },

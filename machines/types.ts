@@ -57,6 +57,14 @@ export interface StepError {
   triedLocators?: unknown[];
 }
 
+/**
+ * The step.result fields that hold text observed on the page, as `textReplaced` names them: the
+ * protocol's list (src/otp/protocol/observed-text.ts cleans them), here so that every room that
+ * describes a step may name them.
+ */
+export const OBSERVED_TEXT_FIELDS = ['actual', 'error.message', 'evidence.consoleErrors'] as const;
+export type ObservedTextField = (typeof OBSERVED_TEXT_FIELDS)[number];
+
 /** A step.result payload as the executor sent it (already schema-validated). */
 export interface StepReport {
   stepIndex: number;
@@ -232,12 +240,21 @@ export type SessionEvent =
   | { type: 'FRAME_INVALID'; message: string }
   | { type: 'CLOSE'; code: number; reason: string }
   | { type: 'SOCKET_CLOSED'; code: number; reason: string }
-  /** A new connection of the same project resumes the session (hello.resumeSessionId); ref: its hello. */
+  /**
+   * The executor reconnected: a new connection of the same project resumes the session
+   * (hello.resumeSessionId), the old one dropped or not; ref: its hello.
+   */
   | { type: 'RESUME'; ref: string }
-  /** Close the socket (the service drains: 4503) and wait detached for a resume elsewhere. */
-  | { type: 'HAND_OFF'; code: number; reason: string }
-  /** This new connection took over a session another process held (its runs come with it); ref: its hello. */
-  | { type: 'ADOPT'; ref: string }
+  /** The service drains: close the socket (4503), telling the executor to reconnect elsewhere, and wait detached. */
+  | { type: 'RECONNECT_ELSEWHERE'; code: number; reason: string }
+  /** This new connection became a session transferred from another process (its runs come with it); ref: its hello. */
+  | { type: 'TRANSFERRED_IN'; ref: string }
+  /** Another process asks for the session (its executor reconnected there): hold everything while its rows move. */
+  | { type: 'TRANSFER_OUT' }
+  /** The transfer did not happen: the session goes on here. */
+  | { type: 'TRANSFER_CANCELLED' }
+  /** The session and its runs now belong to the other process: it ends here (4409 on a socket still open). */
+  | { type: 'TRANSFERRED_OUT' }
   // Answers to the `registerSession` effect: the session is stored, or it could not be.
   | { type: 'SESSION_REGISTERED' }
   /** `retryable`: the database is unavailable; the executor is told to say hello again later. */
@@ -263,6 +280,8 @@ export type SessionEffect =
 export interface SessionOutput {
   code: number;
   reason: string;
+  /** The session was transferred to another process: its row and runs are that process's now. */
+  transferred?: true;
 }
 
 /** WebSocket close codes the service uses (documented in docs/protocol.md). */

@@ -45,7 +45,8 @@ export const historyScenario: Scenario = {
   async run(ctx) {
     const shape = ctx.options.smoke ? SMOKE_HISTORY : FULL_HISTORY;
     // A sweep a second: the backfill reads 20 batches of 500 runs per sweep.
-    const service = await ctx.startService({ env: { HEARTBEAT_MS: '1000' } });
+    // The probes are ai/* calls: the quota must not stop them (40 rounds of five).
+    const service = await ctx.startService({ env: { HEARTBEAT_MS: '1000', AI_CALLS_PER_MONTH: '1000000000' } });
     try {
       const {
         rows: [owner],

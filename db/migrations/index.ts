@@ -17,6 +17,7 @@ import * as aiHistory from './030_ai_history.js';
 import * as importsReadiness from './040_imports_readiness.js';
 import * as suspectLinks from './041_suspect_links.js';
 import * as stepAttempts from './050_step_attempts.js';
+import * as aiFailurePosition from './060_ai_failure_position.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -40,6 +41,7 @@ const migrations: Array<[string, Migration]> = [
   ['040_imports_readiness', importsReadiness],
   ['041_suspect_links', suspectLinks],
   ['050_step_attempts', stepAttempts],
+  ['060_ai_failure_position', aiFailurePosition],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

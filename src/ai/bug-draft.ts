@@ -3,6 +3,7 @@
 // names of the run's variables, never their values) and the evidence. With save, the bug is created,
 // linked found_by to the test result of that case in that run (else to the test case), and remembered
 // for the step's signature, so later failures of the same cause show it.
+import { stepName, stepPlace } from '../../machines/step-names.js';
 import { hasScope, type Principal } from '../auth/principal.js';
 import { errors } from '../errors.js';
 import { stepSentence } from '../otp/protocol/sentences.js';
@@ -99,12 +100,10 @@ export async function draftBug(
     throw errors.validation('No such step', [
       { field: 'body.stepIndex', message: `run ${run.id} has steps 0 to ${run.steps.length - 1}` },
     ]);
+  const name = stepName(stepPlace(run.steps, step.stepIndex, run.testCases as Array<{ title?: string }>));
   if (step.status !== 'fail' && step.status !== 'error') {
     throw errors.validation('The step did not fail', [
-      {
-        field: 'body.stepIndex',
-        message: `step ${step.stepIndex} is ${step.status}; a bug is drafted from a failed or errored step`,
-      },
+      { field: 'body.stepIndex', message: `${name} is ${step.status}; a bug is drafted from a failed or errored step` },
     ]);
   }
   const session = run.sessionId
@@ -136,7 +135,7 @@ export async function draftBug(
     testCaseId: step.testCaseId,
   };
   if (!body.save) return draft;
-  return { ...draft, bug: await save(deps, principal, draft, body.severity ?? 'major') };
+  return { ...draft, bug: await save(deps, principal, draft, name, body.severity ?? 'major') };
 }
 
 /** The test result the run recorded for the case, else the test case: what found the bug. */
@@ -158,12 +157,14 @@ async function save(
   deps: BugDraftDeps,
   principal: Principal,
   draft: BugDraft,
+  /** The failed step as people read it (machines/step-names.ts). */
+  step: string,
   severity: string,
 ): Promise<Record<string, unknown>> {
   const target = await finder(deps, principal, draft);
   const bug = await deps.stores.bug.create(principal, {
     title: draft.title,
-    description: `Drafted from step ${draft.stepIndex} of OTP run ${draft.runId} (failure signature ${draft.signature}).\n\nEvidence:\n${draft.evidence.map((e) => `- ${e.kind}: ${e.url}`).join('\n')}`,
+    description: `Drafted from ${step} of OTP run ${draft.runId} (failure signature ${draft.signature}).\n\nEvidence:\n${draft.evidence.map((e) => `- ${e.kind}: ${e.url}`).join('\n')}`,
     severity,
     stepsToReproduce: draft.stepsToReproduce,
     expectedResult: draft.expectedResult,

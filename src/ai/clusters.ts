@@ -31,6 +31,8 @@ export interface FailureCluster {
   example: {
     runId: string;
     stepIndex: number;
+    /** Its place within its test case, 0-based; absent for failures signed before it was kept. */
+    position?: number;
     testCaseId: string;
     message: string;
     occurredAt: string;
@@ -118,7 +120,7 @@ export async function listClusters(
   const { rows: examples } = await db.raw(
     `SELECT x.* FROM unnest(?::text[]) AS sig(signature)
        CROSS JOIN LATERAL (
-         SELECT f.signature, f.run_id, f.step_index, f.test_case_id, f.message, f.screenshot_asset_id, f.occurred_at
+         SELECT f.signature, f.run_id, f.step_index, f.position, f.test_case_id, f.message, f.screenshot_asset_id, f.occurred_at
            FROM ai_failures f
           WHERE f.project_id = ? AND f.signature = sig.signature AND f.occurred_at >= ? AND f.occurred_at < ? ${filters.join(' ')}
           ORDER BY f.occurred_at DESC, f.run_id DESC LIMIT 1) x`,
@@ -143,6 +145,7 @@ export async function listClusters(
       example: {
         runId: e.run_id,
         stepIndex: e.step_index,
+        ...(e.position === null ? {} : { position: e.position }),
         testCaseId: e.test_case_id,
         message: e.message,
         occurredAt: e.occurred_at.toISOString(),

@@ -2,18 +2,18 @@
 // finished runs becomes its case outcomes, its failures and its signatures' counts in one transaction,
 // idempotently (a run whose case outcomes are written already is skipped, whoever wrote them).
 
+import { judgeCase } from '../../machines/case-outcome.js';
 import type { ChangeEvent, ChangeEvents } from '../db/change-events.js';
 import { EventType, noChangeEvents } from '../db/change-events.js';
 import type { Db } from '../db/connect.js';
 import type { FinishedRunFacts, FinishedRunRef } from './facts.js';
-import { type SignatureParts, signatureOf, signatureParts } from './signature.js';
-
-/** Codes that are no failure of the product or its environment: the run was cancelled, the step skipped. */
-const NOT_FAILURES = new Set(['E_CANCELLED', 'E_SKIPPED']);
+import { isSignedFailure, type SignatureParts, signatureOf, signatureParts } from './signature.js';
 
 interface SignedFailure {
   runId: string;
   stepIndex: number;
+  /** Its number within its test case, 0-based. */
+  position: number | null;
   projectId: string;
   signature: string;
   parts: SignatureParts;
@@ -38,48 +38,40 @@ export interface NewCluster {
 
 /** The failed steps of a run worth a signature, signed. */
 export function signFailures(run: FinishedRunFacts): SignedFailure[] {
-  return run.failures
-    .filter((f) => !NOT_FAILURES.has(f.error?.code ?? ''))
-    .map((f) => {
-      const parts = signatureParts({ code: f.error?.code, action: f.action, message: f.error?.message });
-      return {
-        runId: run.id,
-        stepIndex: f.stepIndex,
-        projectId: run.projectId,
-        signature: signatureOf(parts),
-        parts,
-        caseIndex: f.caseIndex,
-        testCaseId: f.testCaseId,
-        planId: run.planId,
-        status: f.status,
-        message: (f.error?.message ?? '').slice(0, 2000),
-        screenshotAssetId: f.screenshotAssetId,
-        occurredAt: run.finishedAt,
-      };
-    });
+  const firstStep = new Map(run.cases.map((c) => [c.caseIndex, c.firstStep]));
+  return run.failures.filter(isSignedFailure).map((f) => {
+    const parts = signatureParts({ code: f.error?.code, action: f.action, message: f.error?.message });
+    const first = firstStep.get(f.caseIndex);
+    return {
+      runId: run.id,
+      stepIndex: f.stepIndex,
+      position: first === undefined ? null : f.stepIndex - first,
+      projectId: run.projectId,
+      signature: signatureOf(parts),
+      parts,
+      caseIndex: f.caseIndex,
+      testCaseId: f.testCaseId,
+      planId: run.planId,
+      status: f.status,
+      message: (f.error?.message ?? '').slice(0, 2000),
+      screenshotAssetId: f.screenshotAssetId,
+      occurredAt: run.finishedAt,
+    };
+  });
 }
 
+/** Each case's outcome by the one rule (machines/case-outcome.ts), with the signed step that decided it. */
 function caseRows(run: FinishedRunFacts, signed: SignedFailure[]) {
   return run.cases.map((c) => {
-    const first = signed.find((f) => f.caseIndex === c.caseIndex);
-    const cancelled = c.failed > 0 && !first;
-    const pending = c.total - c.passed - c.failed - c.skipped;
-    const outcome = cancelled
-      ? 'cancelled'
-      : c.failed > 0
-        ? 'failed'
-        : pending > 0
-          ? 'error'
-          : c.passed > 0
-            ? 'passed'
-            : 'skipped';
+    const { outcome, failingStep } = judgeCase(c.tally);
+    const first = failingStep && signed.find((f) => f.stepIndex === failingStep.stepIndex);
     return {
       run_id: run.id,
       case_index: c.caseIndex,
       project_id: run.projectId,
       test_case_id: c.testCaseId,
       outcome,
-      failed_position: first ? first.stepIndex - c.firstStep : null,
+      failed_position: first ? first.position : null,
       signature: first?.signature ?? null,
       finished_at: run.finishedAt,
     };
@@ -109,8 +101,8 @@ export class FailureStore {
       const failures = runs.filter((run) => fresh.has(run.id)).flatMap((run) => signedByRun.get(run.id)!);
       if (failures.length === 0) return [];
       await trx.raw(
-        `INSERT INTO ai_failures (run_id, step_index, project_id, signature, case_index, test_case_id, plan_id, status, message, screenshot_asset_id, occurred_at)
-         SELECT * FROM json_to_recordset(?::json) AS x(run_id text, step_index int, project_id text, signature text, case_index int, test_case_id text,
+        `INSERT INTO ai_failures (run_id, step_index, position, project_id, signature, case_index, test_case_id, plan_id, status, message, screenshot_asset_id, occurred_at)
+         SELECT * FROM json_to_recordset(?::json) AS x(run_id text, step_index int, position int, project_id text, signature text, case_index int, test_case_id text,
                                                      plan_id text, status text, message text, screenshot_asset_id text, occurred_at timestamptz)
          ON CONFLICT DO NOTHING`,
         [
@@ -118,6 +110,7 @@ export class FailureStore {
             failures.map((f) => ({
               run_id: f.runId,
               step_index: f.stepIndex,
+              position: f.position,
               project_id: f.projectId,
               signature: f.signature,
               case_index: f.caseIndex,

@@ -10,7 +10,7 @@ import type { RouteDef } from '../rest/route.js';
 import { consoleViews } from './console-views.js';
 import { DraftService, type DraftSink, type RequirementSource } from './drafts/draft-service.js';
 import { draftRoutes } from './drafts/routes.js';
-import { listFlakyCharged } from './flaky/flaky-service.js';
+import { listFlakyCases } from './flaky/flaky-service.js';
 import { QuarantineStore } from './flaky/quarantine-store.js';
 import { flakyRoutes } from './flaky/routes.js';
 import type { FlakyQuery } from './flaky/schema.js';
@@ -46,7 +46,7 @@ export interface HistoryAnswers {
   history: RunHistory;
   /** The console's views of the group (ConsoleData members). */
   console: ReturnType<typeof consoleViews>;
-  /** GET /ai/flaky as a function (svc_list_flaky). */
+  /** GET /ai/flaky as a function (svc_list_flaky; its charge is the tool's, charges.ts). */
   flaky(principal: Principal, query: Partial<FlakyQuery>): Promise<unknown>;
 }
 
@@ -58,9 +58,9 @@ export function createHistoryAnswers(deps: HistoryAnswersDeps): HistoryAnswers {
   return {
     routes: [
       ...usageRoutes(quota),
-      ...flakyRoutes({ history: deps.history, quarantines, meter: quota, testCaseExists: deps.testCaseExists }),
-      ...healingRoutes(healing, quota),
-      ...draftRoutes(drafts, quota),
+      ...flakyRoutes({ history: deps.history, quarantines, testCaseExists: deps.testCaseExists }),
+      ...healingRoutes(healing),
+      ...draftRoutes(drafts),
     ],
     meter: quota,
     quota,
@@ -68,7 +68,6 @@ export function createHistoryAnswers(deps: HistoryAnswersDeps): HistoryAnswers {
     healing,
     history: deps.history,
     console: consoleViews(deps.history, quarantines, healing),
-    flaky: (principal, query) =>
-      listFlakyCharged({ history: deps.history, quarantines, meter: quota }, principal, query),
+    flaky: (principal, query) => listFlakyCases({ history: deps.history, quarantines }, principal, query),
   };
 }

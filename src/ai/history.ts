@@ -1,9 +1,12 @@
 // What triage reads of the past, for every failed case of a run at once: each case's earlier
 // outcomes, each signature's earlier failures (one statement each, a LATERAL index scan per key).
+import { CASE_OUTCOMES, isFailingOutcome, isPassingOutcome } from '../../machines/case-outcome.js';
 import type { Db } from '../db/connect.js';
 import { environmental } from './classify.js';
 
 const HISTORY = 20;
+/** The outcomes that judged the case one way or the other (cancelled, skipped: they said nothing). */
+const JUDGED = CASE_OUTCOMES.filter((o) => isPassingOutcome(o) || isFailingOutcome(o));
 const SIMILAR = 5;
 
 export interface EarlierFailure {
@@ -17,7 +20,8 @@ export class FailureHistory {
   constructor(private readonly db: Db) {}
 
   /**
-   * Each case's outcomes on runs finished before `before`, newest first: passed or failed. Failures
+   * Each case's outcomes on runs finished before `before`, newest first: passed (flaky too) or failed
+   * (error too). Failures
    * the environment caused (a dead server, a blocked navigation) say nothing of the case: left out.
    */
   async caseHistories(
@@ -34,14 +38,15 @@ export class FailureHistory {
          CROSS JOIN LATERAL (
            SELECT o.outcome, o.finished_at, s.code, s.message
              FROM ai_case_outcomes o LEFT JOIN ai_failure_signatures s ON s.project_id = o.project_id AND s.signature = o.signature
-            WHERE o.project_id = ? AND o.test_case_id = c.id AND o.finished_at < ? AND o.run_id <> ? AND o.outcome IN ('passed', 'failed')
+            WHERE o.project_id = ? AND o.test_case_id = c.id AND o.finished_at < ? AND o.run_id <> ? AND o.outcome = ANY(?)
             ORDER BY o.finished_at DESC LIMIT ?) h
         ORDER BY c.id, h.finished_at DESC`,
-      [[...new Set(testCaseIds)], projectId, before, excludeRunId, HISTORY],
+      [[...new Set(testCaseIds)], projectId, before, excludeRunId, JUDGED, HISTORY],
     );
     for (const r of rows) {
-      if (r.outcome === 'failed' && r.code && environmental(r.code, r.message ?? '')) continue;
-      found.get(r.test_case_id)!.push(r.outcome);
+      const failed = isFailingOutcome(r.outcome);
+      if (failed && r.code && environmental(r.code, r.message ?? '')) continue;
+      found.get(r.test_case_id)!.push(failed ? 'failed' : 'passed');
     }
     return found;
   }

@@ -1,11 +1,13 @@
-// The ai/* routes of failures, triage and bug drafts (tag `ai`). Each charges its project's AI
-// allowance (AiMeter) before doing any work; the handlers call the plain functions of this room.
+// The ai/* routes of failures, triage and bug drafts (tag `ai`). Each declares what it costs its
+// project's AI allowance (charges.ts), which the Api charges before the handler; the handlers call
+// the plain functions of this room.
 
 import type { Principal } from '../auth/principal.js';
 import type { Page } from '../rest/pagination.js';
 import { type PageQuery, pageQuerySchema } from '../rest/pagination.js';
 import { type QueryOf, type RouteDef, route } from '../rest/route.js';
 import type { BugDraft } from './bug-draft.js';
+import { AI_CHARGES } from './charges.js';
 import type { FailuresQuery as ClusterQuery, FailureCluster } from './clusters.js';
 import type { Judgements } from './judgements.js';
 import type { AiMeter } from './meter.js';
@@ -40,7 +42,6 @@ export interface AiOperations {
 }
 
 export function aiRoutes(ai: AiOperations): RouteDef[] {
-  const { meter } = ai;
   return [
     route<unknown, FailuresQuery>({
       method: 'get',
@@ -54,11 +55,8 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
         'Failure clusters: failed steps grouped by signature (error code, action, locator, normalised message), newest first',
       description:
         'Filtered by window (since, until; 30 days by default), test case, plan and status (new: first seen in the window). Each cluster has its counts in the window, its newest example with its screenshot, and the bugs filed for it.',
-      errors: [402],
-      handler: async ({ principal, query }) => {
-        await meter.charge(principal.projectId, 'failures.list', 1);
-        return ai.clusters(principal, query);
-      },
+      charge: AI_CHARGES.failures,
+      handler: ({ principal, query }) => ai.clusters(principal, query),
     }),
     {
       method: 'post',
@@ -67,15 +65,13 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
       tag,
       operationId: 'triageRun',
       response: TriageSchema,
-      errors: [402, 404, 409],
+      errors: [404, 409],
+      charge: AI_CHARGES.triage,
       summary:
         'Triage a finished run: for each failed test case a category, a confidence, the reasons, similar earlier failures and the action to take',
       description:
         'Deterministic: the same facts give the same answer. Categories: product_regression, locator_drift, environment, flaky, known_issue. A correction of the signature (POST /ai/triage/corrections) wins, then the project rules (POST /ai/triage/rules), then the facts. 409 while the run has no verdict.',
-      handler: async ({ principal, params }) => {
-        await meter.charge(principal.projectId, 'runs.triage', 1);
-        return ai.triage(principal, params.id!);
-      },
+      handler: ({ principal, params }) => ai.triage(principal, params.id!),
     },
     route<BugDraftBody>({
       method: 'post',
@@ -85,15 +81,13 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
       operationId: 'draftBug',
       body: BugDraftBodySchema,
       response: BugDraftSchema,
-      errors: [402, 403, 404, 409],
+      errors: [403, 404, 409],
+      charge: AI_CHARGES.bugDraft,
       summary:
         'Draft a bug from a failed step of a run; with save (a write key), create it, linked found_by to the test result (else the test case)',
       description:
         "Steps to reproduce are the case's steps up to the failed one as sentences; the environment names the executor and the run's variables, never their values. A saved bug is shown with every later failure of the same signature (clusters, triage).",
-      handler: async ({ principal, body: request }) => {
-        await meter.charge(principal.projectId, 'bugs.draft', 1);
-        return ai.draftBug(principal, request);
-      },
+      handler: ({ principal, body: request }) => ai.draftBug(principal, request),
     }),
     route<unknown, PageQuery>({
       method: 'get',
@@ -104,11 +98,8 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
       query: pageQuerySchema,
       response: CorrectionPageSchema,
       summary: 'Categories people set for signatures',
-      errors: [402],
-      handler: async ({ principal, query }) => {
-        await meter.charge(principal.projectId, 'corrections.list', 1);
-        return ai.judgements.corrections(principal, query);
-      },
+      charge: AI_CHARGES.correctionsList,
+      handler: ({ principal, query }) => ai.judgements.corrections(principal, query),
     }),
     route<CorrectionBody>({
       method: 'put',
@@ -118,12 +109,9 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
       operationId: 'setTriageCorrection',
       body: CorrectionBodySchema,
       response: CorrectionSchema,
-      errors: [402],
+      charge: AI_CHARGES.correctionSet,
       summary: 'Set the category of a signature: it wins for that signature from then on (again: replaces it)',
-      handler: async ({ principal, body: request }) => {
-        await meter.charge(principal.projectId, 'corrections.set', 1);
-        return ai.judgements.correct(principal, request);
-      },
+      handler: ({ principal, body: request }) => ai.judgements.correct(principal, request),
     }),
     {
       method: 'delete',
@@ -132,10 +120,10 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
       tag,
       operationId: 'deleteTriageCorrection',
       status: 204,
-      errors: [402, 404],
+      errors: [404],
+      charge: AI_CHARGES.correctionDelete,
       summary: 'Forget the correction of a signature (the rules and the facts decide again)',
       handler: async ({ principal, params }) => {
-        await meter.charge(principal.projectId, 'corrections.delete', 1);
         await ai.judgements.uncorrect(principal, params.signature!);
       },
     },
@@ -149,11 +137,8 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
       response: RulePageSchema,
       summary:
         'Project rules: a pattern on the signature or the message mapped to a category, oldest (tried first) first',
-      errors: [402],
-      handler: async ({ principal, query }) => {
-        await meter.charge(principal.projectId, 'rules.list', 1);
-        return ai.judgements.rules(principal, query);
-      },
+      charge: AI_CHARGES.rulesList,
+      handler: ({ principal, query }) => ai.judgements.rules(principal, query),
     }),
     route<RuleBody>({
       method: 'post',
@@ -164,14 +149,11 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
       status: 201,
       body: RuleBodySchema,
       response: RuleSchema,
-      errors: [402],
+      charge: AI_CHARGES.ruleCreate,
       summary: 'Add a project rule',
       description:
         'Rules are tried oldest first; the first whose pattern matches decides, unless a correction of the signature does.',
-      handler: async ({ principal, body: request }) => {
-        await meter.charge(principal.projectId, 'rules.create', 1);
-        return ai.judgements.addRule(principal, request);
-      },
+      handler: ({ principal, body: request }) => ai.judgements.addRule(principal, request),
     }),
     {
       method: 'get',
@@ -180,12 +162,10 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
       tag,
       operationId: 'getTriageRule',
       response: RuleSchema,
-      errors: [402, 404],
+      errors: [404],
+      charge: AI_CHARGES.ruleGet,
       summary: 'A project rule',
-      handler: async ({ principal, params }) => {
-        await meter.charge(principal.projectId, 'rules.get', 1);
-        return ai.judgements.rule(principal, params.id!);
-      },
+      handler: ({ principal, params }) => ai.judgements.rule(principal, params.id!),
     },
     {
       method: 'delete',
@@ -194,10 +174,10 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
       tag,
       operationId: 'deleteTriageRule',
       status: 204,
-      errors: [402, 404],
+      errors: [404],
+      charge: AI_CHARGES.ruleDelete,
       summary: 'Remove a project rule',
       handler: async ({ principal, params }) => {
-        await meter.charge(principal.projectId, 'rules.delete', 1);
         await ai.judgements.removeRule(principal, params.id!);
       },
     },

@@ -105,6 +105,12 @@ export const FailureClusterSchema = registerSchema({
       properties: {
         runId: { type: 'string' },
         stepIndex: { type: 'integer', minimum: 0 },
+        position: {
+          type: 'integer',
+          minimum: 0,
+          description:
+            'Its place within its test case, 0-based (people read step position + 1); absent for failures signed before it was kept',
+        },
         testCaseId: { type: 'string' },
         message: { type: 'string', description: 'Its message as the executor wrote it' },
         occurredAt: when,

@@ -2,6 +2,16 @@
 // the same cause on other runs and other cases reads the same, and different causes do not.
 // Signature = error code + action + the locator's identity + the message normalised.
 import { createHash } from 'node:crypto';
+import { OtpErrorCode } from '../../machines/types.js';
+
+/** Codes that are no failure of the product or its environment: the run was cancelled, the step skipped. */
+const NOT_FAILURES: ReadonlySet<string> = new Set([OtpErrorCode.cancelled, OtpErrorCode.skipped]);
+
+/** A step that failed or errored for a cause worth a signature (the ai room's one rule of which). */
+export function isSignedFailure(step: { status: string; error?: unknown }): boolean {
+  if (step.status !== 'fail' && step.status !== 'error') return false;
+  return !NOT_FAILURES.has((step.error as { code?: string } | null | undefined)?.code ?? '');
+}
 
 /** The parts a signature is made of (each shown in a cluster so a reader sees what was grouped). */
 export interface SignatureParts {

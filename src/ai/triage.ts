@@ -2,6 +2,7 @@
 // facts (as the run records them), the case's history, the signature's earlier failures and bugs,
 // and what people said (corrections, rules), through the rules of classify.ts.
 
+import { isFailingOutcome, judgeCase, outcomeStep, tallyOf } from '../../machines/case-outcome.js';
 import { isFinalRunStatus } from '../../machines/types.js';
 import type { Principal } from '../auth/principal.js';
 import { errors } from '../errors.js';
@@ -10,7 +11,7 @@ import { classify, type TriedCount, type Verdict } from './classify.js';
 import type { RunReader, RunView } from './facts.js';
 import type { EarlierFailure, FailureHistory } from './history.js';
 import type { Judgements } from './judgements.js';
-import { locatorIdentity, signatureOf, signatureParts } from './signature.js';
+import { isSignedFailure, locatorIdentity, signatureOf, signatureParts } from './signature.js';
 
 type StepView = RunView['steps'][number];
 
@@ -36,17 +37,24 @@ interface StepError {
   triedLocators?: Array<Record<string, unknown> & { count?: number }>;
 }
 
-const NOT_FAILURES = new Set(['E_CANCELLED', 'E_SKIPPED']);
-
-/** The first failed step of each case that failed, in case order. */
+/**
+ * The step that failed each case whose outcome is failed or error (machines/case-outcome.ts), in case
+ * order, when it is a failure worth a signature (the same the scan signs).
+ */
 export function failedSteps(run: RunView): StepView[] {
-  const first = new Map<number, StepView>();
+  const byCase = new Map<number, StepView[]>();
   for (const step of run.steps) {
-    if (step.status !== 'fail' && step.status !== 'error') continue;
-    if (NOT_FAILURES.has((step.error as StepError | null)?.code ?? '')) continue;
-    if (!first.has(step.caseIndex)) first.set(step.caseIndex, step);
+    const steps = byCase.get(step.caseIndex);
+    if (steps) steps.push(step);
+    else byCase.set(step.caseIndex, [step]);
   }
-  return [...first.values()].sort((a, b) => a.caseIndex - b.caseIndex);
+  return [...byCase.entries()]
+    .sort(([a], [b]) => a - b)
+    .flatMap(([, steps]) => {
+      const attempt = Math.max(1, ...steps.map((s) => s.attempt));
+      const { outcome, failingStep } = judgeCase(tallyOf(steps.map(outcomeStep), attempt));
+      return isFailingOutcome(outcome) && failingStep && isSignedFailure(failingStep) ? [failingStep] : [];
+    });
 }
 
 export function signatureOfStep(step: StepView): string {

@@ -6,7 +6,8 @@ const FINAL = new Set(['passed', 'failed', 'cancelled', 'error']);
 const MARK: Record<CaseResult['outcome'], string> = {
   passed: 'PASS',
   failed: 'FAIL',
-  errored: 'ERROR',
+  error: 'ERROR',
+  cancelled: 'CANCELLED',
   skipped: 'SKIP',
   pending: '....',
   flaky: 'FLAKY',
@@ -77,6 +78,6 @@ export class Progress {
 
 function caseLine(c: CaseResult): string {
   const time = `${(c.durationMs / 1000).toFixed(1)} s`;
-  const why = c.failure ? ` — step ${c.failure.stepIndex}: ${c.failure.code}: ${c.failure.message}` : '';
+  const why = c.failure ? ` — ${c.failure.step ?? 'a step'}: ${c.failure.code}: ${c.failure.message}` : '';
   return `${MARK[c.outcome]}  ${c.title} (${c.id}, ${time})${why}`;
 }

@@ -2,51 +2,25 @@
 // the REST routes use (RunViews, the engine, the artifact stores, the asset services), so a page and
 // the API can never tell two stories. The console holds no SQL and names no table.
 
+import type { consoleViews } from '../ai/console-views.js';
+import type { HealingProposal } from '../ai/healing/healing-store.js';
 import type { FailureCluster, RunTriage } from '../ai/index.js';
+import type { ReleaseReadinessView } from '../artifacts/readiness/schema.js';
 import type { Principal } from '../auth/principal.js';
 import type { SessionListener, SessionLiveness } from '../otp/engine/run-watch.js';
 import type { RunCommands } from '../otp/runs/commands.js';
-import type { sessionView } from '../otp/store/run-views.js';
+import type { SessionView } from '../otp/store/run-views.js';
 import type { Page } from '../rest/pagination.js';
 
-export type SessionView = ReturnType<typeof sessionView>;
+export type { SessionView };
+
+type ConsoleViews = ReturnType<typeof consoleViews>;
 
 /** A record of the artifacts room (a test case, a plan): its fields as the API answers them. */
 export type ArtifactRecord = { id: string; title?: string; [field: string]: unknown };
 
-/** A release's readiness as GET /releases/:id/readiness answers it (the fields the page reads). */
-export interface ReadinessView {
-  releaseId: string;
-  releaseName: string;
-  verdict: string;
-  previousVerdict: string | null;
-  computedAt: string;
-  previousComputedAt: string | null;
-  thresholds: {
-    minPassRate: number;
-    blockingPassRate: number;
-    blockingBugSeverities: string[];
-    atRiskBugSeverities: string[];
-    maxFlakyCases: number;
-  };
-  scope: { requirementIds: string[]; testPlanIds: string[]; testRunIds: string[]; testCases: number };
-  rules: Array<{
-    id: string;
-    title: string;
-    status: string;
-    effect: string;
-    summary: string;
-    records: Array<{
-      id: string;
-      kind: string;
-      title: string | null;
-      reason: string;
-      status?: string;
-      severity?: string;
-      testCaseId?: string;
-    }>;
-  }>;
-}
+/** A release's readiness, as its schema says GET /releases/:id/readiness answers it. */
+export type ReadinessView = ReleaseReadinessView;
 
 export interface BucketRecord {
   id: string;
@@ -62,46 +36,11 @@ export interface AssetRecord {
   [field: string]: unknown;
 }
 
-/** A healing proposal as GET /ai/healing answers it. */
-export interface HealingView {
-  id: string;
-  testCaseId: string;
-  caseVersion: number | null;
-  stepPosition: number;
-  oldLocator: unknown;
-  newLocator: unknown;
-  evidence: {
-    rule: string;
-    label: string | null;
-    runs: Array<{ runId: string; createdAt: string; status: string }>;
-    occurrences: number;
-    counts: Array<{ locator: unknown; count: number | null; visible?: boolean; enabled?: boolean }>;
-    screenshotAssetId: string | null;
-    lastSeen: string;
-  };
-  status: 'proposed' | 'accepted' | 'rejected';
-  decidedBy: string | null;
-  decidedAt: string | null;
-  newVersion: number | null;
-  reason: string | null;
-}
+/** A healing proposal as the ai room gives it (GET /ai/healing's items). */
+export type HealingView = HealingProposal;
 
-/** A test case's history: its flakiness over its last runs (GET /ai/flaky's item), quarantine, proposals. */
-export interface CaseHistoryView {
-  flakiness: {
-    status: string;
-    score: number;
-    runs: number;
-    failures: number;
-    retryPasses: number;
-    flips: number;
-    reasons: string[];
-    steps: Array<{ position: number; failures: number }>;
-    lastRuns: Array<{ runId: string; createdAt: string; outcome: string; version: number | null }>;
-  } | null;
-  quarantine: { expiresAt: string; reason: string | null; createdBy: string } | null;
-  proposals: HealingView[];
-}
+/** A test case's history as the ai room gives the console: its flakiness over its last runs, quarantine, proposals. */
+export type CaseHistoryView = Awaited<ReturnType<ConsoleViews['caseHistory']>>;
 
 export interface ConsoleData {
   /** The run commands (src/otp/runs), as every door calls them. */

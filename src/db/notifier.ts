@@ -1,5 +1,8 @@
 // Wake-ups between service processes over PostgreSQL LISTEN/NOTIFY: one listening connection per
-// process, one channel, JSON messages tagged with the sender so a process skips its own.
+// process, one channel, JSON messages tagged with the sender so a process skips its own. Each part
+// of the service subscribes to the kinds of notice it cares about where it is built (`on`); nothing
+// routes them centrally.
+import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from '../log.js';
 import type { Db } from './connect.js';
@@ -29,11 +32,28 @@ export type Notice =
   // Sent by triggers (db/migrations/008) when a run or a session changes, for the console's live pages.
   | { kind: 'run-live'; runId: string; projectId: string; status: string }
   | { kind: 'session-live'; sessionId: string; projectId: string }
-  // An executor asks process `to` to resume a session that process `holder` holds: the holder hands
-  // the session and its runs over (engine/handover.ts), then answers `handed-off` (`ok` false: it could not).
+  // An executor asks process `to` to resume a session that process `holder` holds: the holder transfers
+  // the session and its runs (engine/transfers.ts), then answers `handed-off` (`ok` false: it could not).
   | { kind: 'handoff'; sessionId: string; holder: string; to: string }
   // `finished`: runs of the session that ended while it was detached, whose run.finished the holder had not delivered.
   | { kind: 'handed-off'; sessionId: string; to: string; ok: boolean; finished?: string[] };
+
+export type NoticeKind = Notice['kind'];
+export type NoticeOf<K extends NoticeKind> = Extract<Notice, { kind: K }>;
+
+/** Notices of every process: sent with `notify`, heard by kind with `on`. */
+export interface Notices {
+  notify(notice: Notice): Promise<void>;
+  /** Calls `handler` with every notice of `kind` another process (or a trigger) sends; answers the unsubscribe. */
+  on<K extends NoticeKind>(kind: K, handler: (notice: NoticeOf<K>) => void): () => void;
+  /**
+   * Calls `handler` when the listening connection is back after it was lost: notices sent meanwhile
+   * were missed, so whatever they would have changed must be forgotten or looked up.
+   */
+  onReconnected(handler: () => void): () => void;
+}
+
+type NoticeEvents = { [K in NoticeKind]: [NoticeOf<K>] } & { reconnected: [] };
 
 const CHANNEL = 'otp_events';
 
@@ -49,11 +69,10 @@ export async function notifyAtCommit(trx: Db, notice: Notice): Promise<void> {
   await trx.raw('SELECT pg_notify(?, ?)', [CHANNEL, JSON.stringify(notice)]);
 }
 
-export class Notifier {
+export class Notifier implements Notices {
   private client?: pg.Client;
   private stopped = false;
-  private handler: (notice: Notice) => void = () => {};
-  private resumed: () => void = () => {};
+  private readonly subscribers = new EventEmitter<NoticeEvents>();
   private retry?: NodeJS.Timeout;
 
   constructor(
@@ -63,14 +82,24 @@ export class Notifier {
     private readonly log: Logger,
   ) {}
 
-  /**
-   * Listens until stop(). A lost connection is opened again; `resumed` is then called, since
-   * notices sent meanwhile were missed (whatever they would have invalidated must be forgotten).
-   */
-  async listen(handler: (notice: Notice) => void, resumed: () => void = () => {}): Promise<void> {
-    this.handler = handler;
-    this.resumed = resumed;
+  on<K extends NoticeKind>(kind: K, handler: (notice: NoticeOf<K>) => void): () => void {
+    const listener = handler as (...args: NoticeEvents[NoticeKind]) => void;
+    this.subscribers.on(kind, listener as never);
+    return () => this.subscribers.off(kind, listener as never);
+  }
+
+  onReconnected(handler: () => void): () => void {
+    this.subscribers.on('reconnected', handler);
+    return () => this.subscribers.off('reconnected', handler);
+  }
+
+  /** Listens until stop(). A lost connection is opened again, and `onReconnected`'s handlers are called. */
+  async listen(): Promise<void> {
     await this.connect();
+  }
+
+  private deliver(notice: Notice): void {
+    (this.subscribers.emit as (kind: NoticeKind, notice: Notice) => boolean)(notice.kind, notice);
   }
 
   private async connect(): Promise<void> {
@@ -78,7 +107,7 @@ export class Notifier {
     client.on('notification', (msg) => {
       try {
         const { from, ...notice } = JSON.parse(msg.payload ?? '{}');
-        if (from !== this.instanceId) this.handler(notice as Notice);
+        if (from !== this.instanceId) this.deliver(notice as Notice);
       } catch (err) {
         this.log.error('bad notification', { err });
       }
@@ -108,7 +137,7 @@ export class Notifier {
       this.connect().then(
         () => {
           this.log.info('notification connection restored');
-          this.resumed();
+          this.subscribers.emit('reconnected');
         },
         (err) => {
           this.log.error('notification connection could not be restored; retrying', { err, retryInMs: delayMs * 2 });

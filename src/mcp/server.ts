@@ -60,6 +60,8 @@ async function callTool(
     }
     const checked = compiled.get(tool.name)!(structuredClone(args ?? {}) as Record<string, unknown>);
     if (!checked.ok) throw errors.validation(`Invalid arguments of ${name}`, checked.errors);
+    // A tool's declared charge, as the Api charges its route's: before the call (a refusal is 402).
+    if (tool.charge) await deps.backend.ai.meter.charge(principal.projectId, tool.charge.operation, tool.charge.cost);
     const result = await tool.call(deps.backend, principal, checked.value);
     return {
       content: [{ type: 'text', text: JSON.stringify(result) }],

@@ -3,7 +3,10 @@
 // stores, through the McpBackend port wired in src/service.ts), takes the schema that route validates with,
 // and needs the scope the route needs: tier 1 tools read, tier 2 tools write.
 
+import { isFailure } from '../../machines/counts.js';
+import { stepName, stepPlace } from '../../machines/step-names.js';
 import { isFinalRunStatus } from '../../machines/types.js';
+import { AI_CHARGES } from '../ai/charges.js';
 import type { FailuresQuery } from '../ai/clusters.js';
 import { flakyQuery } from '../ai/index.js';
 import type { AiOperations } from '../ai/routes.js';
@@ -15,6 +18,7 @@ import type { RunCommands } from '../otp/runs/commands.js';
 import { type RunRequest, RunRequestSchema } from '../otp/runs/request.js';
 import type { RunView, StepView } from '../otp/store/run-views.js';
 import type { ListQuery, ResourceStore } from '../rest/resource/store.js';
+import type { RouteCharge } from '../rest/route.js';
 import type { JsonSchema } from '../validation/schema-registry.js';
 import { schemaById } from '../validation/schema-registry.js';
 import { bundle, objectOf, withProperties } from './schemas.js';
@@ -29,11 +33,11 @@ export interface McpBackend {
   coverage(principal: Principal, kind: 'requirement', id: string): Promise<unknown>;
   /** What GET /releases/{id}/readiness answers. */
   readiness(principal: Principal, releaseId: string): Promise<unknown>;
-  /** GET /ai/flaky (charged to the AI allowance like the route). */
+  /** GET /ai/flaky (its tool declares the route's charge). */
   flaky(principal: Principal, query: Record<string, unknown>): Promise<unknown>;
   /** Absolute URL of a path on this service (evidence links). */
   absolute(path: string): string;
-  /** The ai/* group: failure clusters, triage, bug drafts (each call charged to the project's AI allowance). */
+  /** The ai/* group: failure clusters, triage, bug drafts, and the meter the tools' charges go to. */
   ai: Pick<AiOperations, 'meter' | 'clusters' | 'triage' | 'draftBug'>;
 }
 
@@ -46,6 +50,8 @@ export interface ToolDef {
   operationId?: string;
   inputSchema: JsonSchema;
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  /** What a call costs the project's AI allowance: its REST route's (src/ai/charges.ts), charged by the server before the call. */
+  charge?: RouteCharge;
   call(backend: McpBackend, principal: Principal, args: Record<string, unknown>): Promise<unknown>;
 }
 
@@ -60,21 +66,10 @@ const requirement = artifactSchemas.get('requirement')!;
 const runId = { ...id('OtpRunSummary'), description: 'The run (otr_...)' };
 const releaseId = { ...id('Release'), pattern: '^rel_', description: 'The release (rel_...)' };
 
-/** An ai/* tool charges its project's AI allowance before it works, as the route does. */
-async function charged<T>(
-  backend: McpBackend,
-  principal: Principal,
-  operation: string,
-  work: () => Promise<T>,
-): Promise<T> {
-  await backend.ai.meter.charge(principal.projectId, operation, 1);
-  return work();
-}
-
 /** What an agent needs to act on a verdict: the steps that did not pass, with their evidence as links. */
 export function failingSteps(run: RunView, absolute: (path: string) => string) {
   return run.steps
-    .filter((s: StepView) => s.status === 'fail' || s.status === 'error')
+    .filter((s: StepView) => isFailure(s.status))
     .map((s) => {
       const evidence = (s.evidence ?? null) as {
         screenshotUrl?: string;
@@ -86,6 +81,7 @@ export function failingSteps(run: RunView, absolute: (path: string) => string) {
       ];
       return {
         stepIndex: s.stepIndex,
+        step: stepName(stepPlace(run.steps, s.stepIndex, run.testCases)),
         testCaseId: s.testCaseId,
         label: s.label,
         status: s.status,
@@ -271,8 +267,8 @@ export const tools: ToolDef[] = [
     operationId: 'listFailureClusters',
     inputSchema: bundle(failuresQuery),
     annotations: read,
-    call: (backend, principal, args) =>
-      charged(backend, principal, 'failures.list', () => backend.ai.clusters(principal, args as FailuresQuery)),
+    charge: AI_CHARGES.failures,
+    call: (backend, principal, args) => backend.ai.clusters(principal, args as FailuresQuery),
   },
   {
     name: 'svc_triage_run',
@@ -283,8 +279,8 @@ export const tools: ToolDef[] = [
     operationId: 'triageRun',
     inputSchema: objectOf({ runId }, ['runId']),
     annotations: read,
-    call: (backend, principal, args) =>
-      charged(backend, principal, 'runs.triage', () => backend.ai.triage(principal, args.runId as string)),
+    charge: AI_CHARGES.triage,
+    call: (backend, principal, args) => backend.ai.triage(principal, args.runId as string),
   },
   {
     name: 'svc_draft_bug',
@@ -295,8 +291,8 @@ export const tools: ToolDef[] = [
     operationId: 'draftBug',
     inputSchema: bundle(BugDraftBodySchema),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    call: (backend, principal, args) =>
-      charged(backend, principal, 'bugs.draft', () => backend.ai.draftBug(principal, args as BugDraftBody)),
+    charge: AI_CHARGES.bugDraft,
+    call: (backend, principal, args) => backend.ai.draftBug(principal, args as BugDraftBody),
   },
   {
     name: 'svc_list_flaky',
@@ -307,6 +303,7 @@ export const tools: ToolDef[] = [
     operationId: 'listFlakyTestCases',
     inputSchema: bundle(flakyQuery),
     annotations: read,
+    charge: AI_CHARGES.flaky,
     call: (backend, principal, args) => backend.flaky(principal, args),
   },
 ];

@@ -1,7 +1,10 @@
 // A run's test cases, each with the outcome a report gives it. JUnit and CTRF (junit.ts, ctrf.ts)
 // both start from a `Report` (a header and its cases), so the two never disagree. An OTP run becomes
 // one here (`runReport`, from the run as GET /otp/runs/:id answers it); a test run in
-// test-run-report.ts (from its latest result per case).
+// test-run-report.ts (from its latest result per case). A case's outcome is the one rule of
+// machines/case-outcome.ts; a step is named as machines/step-names.ts names it.
+import { type CaseOutcome, judgeCase, type OutcomeStep, tallyOf } from '../../machines/case-outcome.js';
+import { type StepPlace, stepName, stepPlace } from '../../machines/step-names.js';
 
 /** What the reports read of an OTP run: the fields of the REST run view they need. */
 export interface ReportedRun {
@@ -55,13 +58,14 @@ function allAttempts(run: ReportedRun): ReportedRun['steps'] {
   return [...earlier, ...run.steps];
 }
 
-/** flaky: the last attempt passed after an earlier one failed. */
-export type CaseOutcome = 'passed' | 'failed' | 'errored' | 'skipped' | 'pending' | 'flaky';
+export type { CaseOutcome };
 
 export interface CaseFailure {
   code: string;
   message: string;
   stepIndex?: number;
+  /** The step as people read it (machines/step-names.ts): "step 3 (stepIndex 7)". */
+  step?: string;
   /** Which attempt it ended (1 first), for the failed attempts before the last. */
   attempt?: number;
 }
@@ -107,53 +111,65 @@ export interface Report {
 
 type Step = ReportedRun['steps'][number];
 
-function outcomeOf(steps: Step[]): Exclude<CaseOutcome, 'flaky'> {
-  const firstBad = steps.find((s) => s.status === 'fail' || s.status === 'error');
-  if (steps.some((s) => s.status === 'pending')) return 'pending';
-  if (firstBad) return firstBad.status === 'fail' ? 'failed' : 'errored';
-  return steps.length && steps.every((s) => s.status === 'skip') ? 'skipped' : 'passed';
+/** The one rule (machines/case-outcome.ts) over one attempt's steps, and the step that decided it. */
+function judged(steps: Step[], attempt: number) {
+  const outcomeSteps = steps.map((s) => ({
+    ...s,
+    status: s.status as OutcomeStep['status'],
+    code: (s.error as { code?: string } | null)?.code ?? null,
+  }));
+  return judgeCase(tallyOf(outcomeSteps, attempt));
 }
 
-function failureOf(steps: Step[]): CaseFailure | undefined {
-  const firstBad = steps.find((s) => s.status === 'fail' || s.status === 'error');
-  if (!firstBad) return undefined;
-  const error = (firstBad.error ?? null) as { code?: string; message?: string } | null;
+function failureOf(step: Step | null, places: ReadonlyMap<number, StepPlace>): CaseFailure | undefined {
+  if (!step) return undefined;
+  const error = (step.error ?? null) as { code?: string; message?: string } | null;
+  const place = places.get(step.stepIndex);
+  const name = place ? stepName(place) : `stepIndex ${step.stepIndex}`;
   return {
     code: error?.code ?? 'E_INTERNAL',
-    message: error?.message ?? `step ${firstBad.stepIndex} ${firstBad.status}`,
-    stepIndex: firstBad.stepIndex,
+    message: error?.message ?? `${name} ${step.status}`,
+    stepIndex: step.stepIndex,
+    step: name,
   };
 }
 
 /**
- * A case failed when a step's check did not hold (fail), errored when a step could not be performed
- * (error: a time-out, a lost executor), was skipped when none of its steps ran (a cancel, capability
- * skips), and is pending while a step has no outcome yet. With attempts, the last one decides, and a
- * pass after a failure is flaky.
+ * Each test case of the run with its outcome (judgeCase: its last attempt decides; a pass on a retry
+ * is flaky), the step that decided it, the attempts that failed before, and a line per step.
  */
 export function caseResults(run: ReportedRun): CaseResult[] {
   const everyAttempt = allAttempts(run);
+  const places = new Map(run.steps.map((s) => [s.stepIndex, stepPlace(run.steps, s.stepIndex)]));
   return run.testCases.map((testCase, caseIndex) => {
     const all = everyAttempt.filter((s) => s.caseIndex === caseIndex);
     const attemptNumbers = [...new Set(all.map((s) => s.attempt ?? 1))].sort((a, b) => a - b);
     const last = attemptNumbers[attemptNumbers.length - 1] ?? 1;
-    const steps = all.filter((s) => (s.attempt ?? 1) === last);
     const failedAttempts = attemptNumbers.slice(0, -1).flatMap((n) => {
-      const failed = failureOf(all.filter((s) => (s.attempt ?? 1) === n));
+      const failed = failureOf(
+        judged(
+          all.filter((s) => (s.attempt ?? 1) === n),
+          n,
+        ).failingStep,
+        places,
+      );
       return failed ? [{ ...failed, attempt: n }] : [];
     });
-    const lastOutcome = outcomeOf(steps);
-    const failure = failureOf(steps);
+    const { outcome, failingStep } = judged(
+      all.filter((s) => (s.attempt ?? 1) === last),
+      last,
+    );
+    const failure = failureOf(failingStep, places);
     return {
       id: testCase.id,
       title: testCase.title,
-      outcome: lastOutcome === 'passed' && failedAttempts.length ? 'flaky' : lastOutcome,
+      outcome,
       ...(testCase.quarantined === true ? { quarantined: true } : {}),
       durationMs: all.reduce((sum, s) => sum + (s.durationMs ?? 0), 0),
       ...(failure ? { failure } : {}),
       failedAttempts,
       attempts: Math.max(1, attemptNumbers.length),
-      lines: all.map(stepLine),
+      lines: all.map((s) => stepLine(s, places)),
       screenshots: all.flatMap((s) => {
         const url = (s.evidence as { screenshotUrl?: string } | null)?.screenshotUrl;
         return url ? [url] : [];
@@ -178,12 +194,13 @@ export function runReport(run: ReportedRun): Report {
   };
 }
 
-function stepLine(step: Step): string {
+function stepLine(step: Step, places: ReadonlyMap<number, StepPlace>): string {
   const action = (step.action as { action?: string } | null)?.action ?? 'step';
   const what = step.label ? `${action} (${step.label})` : action;
   const error = step.error as { code?: string; message?: string } | null;
   const why = error?.code ? ` ${error.code}${error.message ? `: ${error.message}` : ''}` : '';
   const actual = step.actual !== null && step.actual !== undefined ? ` (actual: ${step.actual})` : '';
   const attempt = step.attempt && step.attempt > 1 ? ` (attempt ${step.attempt})` : '';
-  return `step ${step.stepIndex}${attempt}: ${what}: ${step.status}${why}${actual}`;
+  const place = places.get(step.stepIndex);
+  return `${place ? stepName(place) : `stepIndex ${step.stepIndex}`}${attempt}: ${what}: ${step.status}${why}${actual}`;
 }

@@ -2,16 +2,18 @@
 // the tests check against it): one test per test case, with the browser that ran it, its retries
 // (retryAttempts, flaky) and its evidence as attachments (links to the service, which need a key or a
 // signed link to open).
-import { type Report, type ReportedRun, runReport } from './case-results.js';
+import { type CaseOutcome, type Report, type ReportedRun, runReport } from './case-results.js';
 
+// CTRF's statuses for each case outcome (machines/case-outcome.ts); rawStatus keeps the outcome itself.
 const STATUS = {
   passed: 'passed',
   flaky: 'passed',
   failed: 'failed',
-  errored: 'failed',
+  error: 'failed',
+  cancelled: 'skipped',
   skipped: 'skipped',
   pending: 'pending',
-} as const;
+} as const satisfies Record<CaseOutcome, string>;
 
 export interface CtrfOptions {
   /** The service's address, to make the links absolute. */

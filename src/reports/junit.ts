@@ -1,8 +1,9 @@
 // A run as JUnit XML, the format GitHub's, GitLab's and Jenkins' test reports read: one testsuite
 // for the run, one testcase per test case (classname: the plan or "otp", name: its title, file: its
-// id, time in seconds), <failure> for a check that did not hold and <error> for a step that could not
-// be performed (both with the error code as type and its message), <skipped> for a case that did not
-// run, <flakyFailure> for each attempt that failed before a pass (the Maven Surefire extension that
+// id, time in seconds), by the case's outcome (machines/case-outcome.ts): <failure> for failed (a check
+// did not hold) and <error> for error (a step could not be performed), both with the error code as
+// type and its message, <skipped> for a case skipped or cancelled, <flakyFailure> for each attempt
+// that failed before the last (the Maven Surefire extension that
 // GitLab and Jenkins read), and the screenshots as [[ATTACHMENT|url]] lines in <system-out>, which
 // GitLab and the report actions of GitHub turn into links.
 import { type Report, type ReportedRun, runReport } from './case-results.js';
@@ -34,7 +35,7 @@ export function reportToJunit(report: Report, baseUrl: string): string {
   const { cases } = report;
   const count = (outcome: string) => cases.filter((c) => c.outcome === outcome).length;
   const timestamp = (report.startedAt ?? new Date().toISOString()).replace(/\.\d+Z$/, '');
-  const totals = `tests="${cases.length}" failures="${count('failed')}" errors="${count('errored') + count('pending')}" skipped="${count('skipped')}" time="${seconds(report.durationMs)}"`;
+  const totals = `tests="${cases.length}" failures="${count('failed')}" errors="${count('error') + count('pending')}" skipped="${count('skipped') + count('cancelled')}" time="${seconds(report.durationMs)}"`;
   const out: string[] = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="${attr(report.name)}" ${totals}>`,
@@ -53,7 +54,7 @@ export function reportToJunit(report: Report, baseUrl: string): string {
     // A quarantined case reports its failure as it is; the property and the message say it did not fail the run.
     if (c.quarantined) out.push('      <properties><property name="quarantined" value="true"/></properties>');
     const detail = text(c.lines.join('\n'));
-    if (c.outcome === 'failed' || c.outcome === 'errored') {
+    if (c.outcome === 'failed' || c.outcome === 'error') {
       const tag = c.outcome === 'failed' ? 'failure' : 'error';
       const message = c.quarantined ? `quarantined (does not fail the run): ${c.failure!.message}` : c.failure!.message;
       out.push(`      <${tag} message="${attr(message)}" type="${attr(c.failure!.code)}">${detail}</${tag}>`);
@@ -61,8 +62,9 @@ export function reportToJunit(report: Report, baseUrl: string): string {
       out.push(
         `      <error message="the run ended before this case finished" type="${attr(report.status)}">${detail}</error>`,
       );
-    } else if (c.outcome === 'skipped') {
-      out.push(`      <skipped message="${attr(c.skipReason ?? report.reason ?? 'not run')}"/>`);
+    } else if (c.outcome === 'skipped' || c.outcome === 'cancelled') {
+      const why = c.skipReason ?? report.reason ?? (c.outcome === 'cancelled' ? 'cancelled' : 'not run');
+      out.push(`      <skipped message="${attr(why)}"/>`);
     }
     for (const f of c.failedAttempts)
       out.push(`      <flakyFailure message="${attr(f.message)}" type="${attr(f.code)}"/>`);

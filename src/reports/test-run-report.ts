@@ -1,7 +1,8 @@
 // A test run (tests/runs) as a report: one case per test case of the run, from its latest result in
 // the run (as the run's summary counts it). Results entered by hand, recorded by OTP runs or imported
 // from other tools read alike; a case without a result yet is skipped ("no result yet").
-import type { CaseOutcome, CaseResult, Report } from './case-results.js';
+import { CASE_OUTCOMES } from '../../machines/case-outcome.js';
+import type { CaseFailure, CaseOutcome, CaseResult, Report } from './case-results.js';
 
 export interface ReportedTestRun {
   id: string;
@@ -23,19 +24,39 @@ export interface ReportedResult {
   executedAt?: string;
   evidenceAssetIds?: string[];
   labels?: string[];
-  /** Failed attempts before this result's outcome, when the result knows of retries. */
-  failedAttempts?: Array<{ message: string }>;
+  /** The step that decided a failed, error or cancelled result (recorded by OTP runs). */
+  failure?: RecordedFailure;
+  /** Failed attempts before this result's outcome (recorded by OTP runs with retries). */
+  failedAttempts?: RecordedFailure[];
 }
 
-const OUTCOME: Record<string, CaseOutcome> = {
-  passed: 'passed',
-  flaky: 'flaky',
-  failed: 'failed',
-  error: 'errored',
-  skipped: 'skipped',
-  blocked: 'skipped',
-  cancelled: 'skipped',
-};
+/** A failing step as a test result keeps it. */
+export interface RecordedFailure {
+  message: string;
+  code?: string;
+  attempt?: number;
+  stepIndex?: number;
+  step?: string;
+}
+
+function caseFailure(f: RecordedFailure, fallbackCode: string, attempt?: number): CaseFailure {
+  return {
+    code: f.code ?? fallbackCode,
+    message: f.message,
+    ...(attempt !== undefined ? { attempt } : {}),
+    ...(f.stepIndex !== undefined ? { stepIndex: f.stepIndex } : {}),
+    ...(f.step ? { step: f.step } : {}),
+  };
+}
+
+/**
+ * A result's status is a case outcome (machines/case-outcome.ts), but for `blocked`, which only a
+ * person enters: the case did not run, as a skip.
+ */
+function outcomeOfResult(status: string): CaseOutcome {
+  if (status === 'blocked') return 'skipped';
+  return (CASE_OUTCOMES as readonly string[]).includes(status) ? (status as CaseOutcome) : 'error';
+}
 
 export function testRunReport(
   run: ReportedTestRun,
@@ -58,28 +79,25 @@ export function testRunReport(
         screenshots: [],
         skipReason: 'no result yet',
       };
-    const base = OUTCOME[result.status] ?? 'errored';
+    const base = outcomeOfResult(result.status);
     // A pass marked flaky (an imported report said so) is flaky.
     const outcome: CaseOutcome = base === 'passed' && result.labels?.includes('flaky') ? 'flaky' : base;
     const message = result.comment ?? `${result.status}`;
-    const failedAttempts = (result.failedAttempts ?? []).map((f, i) => ({
-      code: 'failed',
-      message: f.message,
-      attempt: i + 1,
-    }));
+    const failedAttempts = (result.failedAttempts ?? []).map((f, i) => caseFailure(f, 'failed', f.attempt ?? i + 1));
+    const failure = result.failure ? caseFailure(result.failure, result.status) : { code: result.status, message };
     return {
       id,
       title,
       outcome: outcome === 'passed' && failedAttempts.length ? 'flaky' : outcome,
       durationMs: result.durationMs ?? 0,
-      ...(outcome === 'failed' || outcome === 'errored' ? { failure: { code: result.status, message } } : {}),
+      ...(outcome === 'failed' || outcome === 'error' ? { failure } : {}),
       failedAttempts,
       attempts: 1 + failedAttempts.length,
       lines: [
         `${result.status}${result.executedAt ? ` at ${result.executedAt}` : ''}${result.comment ? `: ${result.comment}` : ''}`,
       ],
       screenshots: (result.evidenceAssetIds ?? []).map((asset) => `/api/v1/assets/items/${asset}/download`),
-      ...(base === 'skipped' ? { skipReason: result.comment ?? result.status } : {}),
+      ...(base === 'skipped' || base === 'cancelled' ? { skipReason: result.comment ?? result.status } : {}),
     };
   });
   const started = run.createdAt;

@@ -95,6 +95,7 @@ export function errorStatuses(def: RouteDef): number[] {
   if (def.body || def.multipart) out.add(413);
   if (/:\w+/.test(def.path)) out.add(404);
   if (def.conditional) out.add(412);
+  if (def.charge) out.add(402); // a metered allowance used up
   if (def.auth !== 'none') {
     out.add(401).add(403).add(429);
     if (writes) out.add(409); // the project is archived

@@ -60,6 +60,30 @@ export interface RouteContext<Body = unknown, Q extends Query = Query> {
   /** The If-Match header, parsed (routes marked `conditional`). */
   ifMatch: IfMatch;
   koa: Koa.Context;
+  /**
+   * Charges the route's declared `charge` (once; nothing when it declares none). Only a route whose
+   * charge is made `by: 'handler'` calls it; the Api charges the others before their handler.
+   */
+  charge(): Promise<void>;
+}
+
+/**
+ * What a route costs its project against a metered allowance (the ai/* routes: the AI quota,
+ * docs/ai.md). The Api charges it through its RouteMeter once the request is valid, before the
+ * handler; `by: 'handler'` leaves the moment to the handler (ctx.charge()), for a route that first
+ * finds whether there is anything to work on (a draft's requirement). A refused charge is the
+ * meter's error (402), and the handler never runs.
+ */
+export interface RouteCharge {
+  /** The name the charge is counted under. */
+  operation: string;
+  cost: number;
+  by?: 'handler';
+}
+
+/** Where the Api sends routes' charges: the ai room's quota (AiMeter), wired in src/service.ts. */
+export interface RouteMeter {
+  charge(projectId: string, operation: string, cost: number): Promise<void>;
 }
 
 /**
@@ -114,6 +138,8 @@ export interface RouteDef<Body = unknown, Q extends Query = Query> {
   secretAnswer?: boolean;
   /** Middleware run after the scope check and before validation (e.g. a multipart parser). */
   before?: Koa.Middleware[];
+  /** What a call costs its project against a metered allowance (see RouteCharge); /openapi.json lists 402. */
+  charge?: RouteCharge;
   handler(ctx: RouteContext<Body, Q>): Promise<unknown> | unknown;
 }
 
@@ -148,6 +174,9 @@ function checksBody(
 export class Api {
   readonly routes: RouteDef[] = [];
   private rawBodyPaths?: Array<{ method: string; pattern: RegExp }>;
+
+  /** `meter`: where the routes' declared charges go (required once a route declares one). */
+  constructor(private readonly meter?: RouteMeter) {}
 
   /** A route matching this request reads its body itself (`rawBody`): the JSON parser must not. */
   readsOwnBody(method: string, path: string, prefix = '/api/v1'): boolean {
@@ -190,9 +219,22 @@ export class Api {
     };
   }
 
+  /** The route's charge as a function of the call (charging at most once), or none. */
+  private chargeOf(def: RouteDef): ((principal: Principal) => () => Promise<void>) | undefined {
+    const { charge } = def;
+    if (!charge) return undefined;
+    const { meter } = this;
+    if (!meter) throw new Error(`${def.method.toUpperCase()} ${def.path} declares a charge, and the Api has no meter`);
+    return (principal) => {
+      let charged: Promise<void> | undefined;
+      return () => (charged ??= meter.charge(principal.projectId, charge.operation, charge.cost));
+    };
+  }
+
   private router(defs: RouteDef[], prefix: string, options: RouterOptions): Router {
     const router = new Router({ prefix });
     for (const def of defs) {
+      const chargeOf = this.chargeOf(def);
       const validateBody = def.body ? compileBounded(def.body) : undefined;
       // Query strings are text: coerced to the declared types (a repeated parameter, or a single one,
       // becomes an array where the schema says array), defaults filled, then checked like a body.
@@ -232,6 +274,8 @@ export class Api {
         }
         const ifMatch = def.conditional ? parseIfMatch(koa.get('if-match') || undefined) : undefined;
         const run = async () => {
+          const charge = chargeOf && principal ? chargeOf(principal) : noCharge;
+          if (chargeOf && def.charge?.by !== 'handler') await charge();
           const result = await def.handler({
             principal: principal!,
             params: koa.params,
@@ -239,6 +283,7 @@ export class Api {
             body: body ?? {},
             ifMatch,
             koa,
+            charge,
           });
           // A handler answers by returning the body; one that wrote the response itself returns nothing.
           if (result instanceof Representation) {
@@ -275,6 +320,8 @@ export class Api {
     return router;
   }
 }
+
+const noCharge = async () => {};
 
 /** `/otp/runs/:id` → `otp`. */
 function resourceOf(path: string): string {

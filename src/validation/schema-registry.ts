@@ -26,10 +26,16 @@ function add(schema: JsonSchema, into: JsonSchema[]): boolean {
   return true;
 }
 
-/** Adds a schema under its $id (PascalCase); answers a `$ref` to it. Registering another schema under a used id is a bug. */
-export function registerSchema(schema: JsonSchema): { $ref: string } {
+/**
+ * Adds a schema under its $id (PascalCase); answers a `$ref` to it (its name as a literal type, so a
+ * schema that refers to it derives its type with FromSchema). Registering another schema under a used
+ * id is a bug.
+ */
+export function registerSchema<const S extends JsonSchema>(
+  schema: S,
+): { $ref: S extends { $id: infer Id extends string } ? Id : string } {
   add(schema, singles);
-  return { $ref: schema.$id as string };
+  return { $ref: schema.$id as S extends { $id: infer Id extends string } ? Id : string };
 }
 
 /**

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { answerPings, newProject, type Project } from '../console/seed.js';
+import { signIn } from '../console/sign-in.js';
 import { eventually } from '../support/eventually.js';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -53,16 +54,7 @@ describe('ai in the console: failures by cause, and the triage of a failed run',
   });
 
   async function signedIn(): Promise<Page> {
-    const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${page.url()}: ${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (err) => problems.push(`${page.url()}: ${err.message}`));
-    await page.goto(`${t.service.restUrl}/console/sign-in`);
-    await page.getByLabel('API key').fill(p.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/console\/runs$/);
-    return page;
+    return (await signIn({ browser, base: t.service.restUrl, key: p.key, problems })).page;
   }
 
   const snap = async (page: Page, name: string) => {
@@ -127,10 +119,12 @@ describe('ai in the console: failures by cause, and the triage of a failed run',
       .and.contain('2 in 1 run, 2 cases')
       .and.contain('new');
     await page.locator('table.failures img').first().waitFor();
+    // Once the image has loaded or failed (decode() settles then; attached is not loaded), it shows.
     expect(
-      await page
-        .locator('table.failures img')
-        .evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0),
+      await page.locator('table.failures img').evaluate(async (img: HTMLImageElement) => {
+        await img.decode().catch(() => {});
+        return img.complete && img.naturalWidth > 0;
+      }),
     ).to.equal(true);
     await snap(page, 'ai-failures');
     // Filtered to recurring causes: none yet.

@@ -58,10 +58,9 @@ describe('ai: flakiness rules', () => {
       version: 1,
       caseIndex: 0,
       attempt: n,
-      failed,
-      skipped: false,
+      passed: failed ? 0 : 1,
+      unpassed: failed ? [{ stepIndex: 0, status: 'fail', code: 'E_ASSERT_FAILED' }] : [],
       firstIndex: 0,
-      failedSteps: failed ? [0] : [],
     });
     const byCase = caseRuns([
       attempt('otr_1', 1, true),

@@ -7,6 +7,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import type { Frame } from '../support/executor.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { newProject, type Project } from './seed.js';
+import { signIn } from './sign-in.js';
 
 const oldLocator = { by: 'testid', value: 'save-v1' };
 const newLocator = { by: 'role', value: 'button', name: 'Save' };
@@ -32,17 +33,8 @@ describe('Console: test case history and healing review', function () {
   });
 
   async function signedIn(): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-    const page = await context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${page.url()}: ${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (err) => problems.push(`${page.url()}: ${err.message}`));
-    await page.goto(`${t.service.restUrl}/console/sign-in`);
-    await page.getByLabel('API key').fill(p.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/console\/runs$/);
-    return page;
+    const viewport = { width: 1366, height: 900 };
+    return (await signIn({ browser, base: t.service.restUrl, key: p.key, problems, viewport })).page;
   }
 
   async function runs(

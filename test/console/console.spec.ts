@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { startTestService, type TestService } from '../support/service.js';
 import { CHECKOUT_STEPS, newProject, notFound, type Project, SIGN_IN_STEPS } from './seed.js';
+import { signIn } from './sign-in.js';
 
 describe("Console: the engineers' web UI", function () {
   this.timeout(20_000);
@@ -24,21 +25,17 @@ describe("Console: the engineers' web UI", function () {
     await t?.stop();
   });
 
-  /** A tab signed in with `key` through the sign-in form; every console error is collected. */
-  async function signedIn(key: string): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
-    const page = await context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${page.url()}: ${m.type()}: ${m.text()}`);
+  /** A tab signed in with `key` through the sign-in form, from the root (which sends there); every console error is collected. */
+  const signedIn = (key: string): Promise<{ context: BrowserContext; page: Page }> =>
+    signIn({
+      browser,
+      base: t.service.restUrl,
+      key,
+      problems,
+      viewport: { width: 1366, height: 768 },
+      from: '/',
+      form: /\/console\/sign-in\?next=/,
     });
-    page.on('pageerror', (err) => problems.push(`${page.url()}: ${err.message}`));
-    await page.goto(`${t.service.restUrl}/`);
-    await page.waitForURL(/\/console\/sign-in\?next=/);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/console\/runs$/);
-    return { context, page };
-  }
 
   const state = (page: Page, name: string) =>
     page.waitForSelector(`#run-diagram [data-state="${name}"].current`, { state: 'attached' });

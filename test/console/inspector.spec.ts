@@ -7,6 +7,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { TestExecutor } from '../support/executor.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { answerPings, CHECKOUT_STEPS, newProject, type Project } from './seed.js';
+import { signIn } from './sign-in.js';
 
 describe('Console: inspecting the machines', function () {
   this.timeout(30_000);
@@ -35,17 +36,8 @@ describe('Console: inspecting the machines', function () {
   const executorNamed = async (name: string) => answerPings(await p.executor(name));
 
   async function signedIn(width = 1440, height = 900): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width, height } });
-    const page = await context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${page.url()}: ${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (err) => problems.push(`${page.url()}: ${err.message}`));
-    await page.goto(`${t.service.restUrl}/console/sign-in`);
-    await page.getByLabel('API key').fill(p.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/console\/runs$/);
-    return page;
+    const viewport = { width, height };
+    return (await signIn({ browser, base: t.service.restUrl, key: p.key, problems, viewport })).page;
   }
 
   /** A run of the checkout case on `executor`, its steps answered with `results` (the rest left to it). */
@@ -167,6 +159,8 @@ describe('Console: inspecting the machines', function () {
     await page.goto(`${t.service.restUrl}/console/runs/${runId}`);
     await page.waitForSelector('.timeline tr.tr.sel');
     expect(await marks()).to.deep.equal(fromServer);
+    // At the newest transition the case's outcome, as REST says it, heads its steps.
+    expect(await page.locator('#steps tr.case-row .outcome').innerText()).to.equal('failed at step 3 (stepIndex 2)');
 
     await page.locator('.timeline').focus();
     await page.keyboard.press('Home');
@@ -199,6 +193,9 @@ describe('Console: inspecting the machines', function () {
     expect(
       await page.$$eval('#steps tr[data-step]', (trs) => trs.map((tr) => tr.getAttribute('data-then'))),
     ).to.deep.equal(['done', 'done', 'inflight', 'waiting']);
+    // The case's outcome is the run's as it now stands: not shown for an earlier moment.
+    expect(await page.locator('#steps tr.case-row').count()).to.equal(1);
+    expect(await page.locator('#steps tr.case-row .outcome').isVisible()).to.equal(false);
     executor.close();
     await page.context().close();
   });
@@ -330,7 +327,7 @@ describe('Console: inspecting the machines', function () {
     expect(await page.getAttribute('#compare-steps tr[data-first-diff]', 'data-step')).to.equal('1');
     expect(await page.locator('#compare-steps tr[data-first-diff]').innerText()).to.include('first difference');
     expect(await page.locator('#compare-summary').innerText())
-      .to.include('first differ at step 2: A fail')
+      .to.match(/first differ at step 2 of “[^”]+” \(stepIndex 1\): A fail/)
       .and.include('B pass');
     // Both took running → recording; only the passed run went round it again after step 2.
     expect(await page.locator('#compare-diagram g.edge.path-ab[data-edge="running|recording"]').count()).to.equal(1);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { type Browser, chromium } from 'playwright-core';
 import { startTestService, type TestService } from '../support/service.js';
+import { signIn } from './sign-in.js';
 
 describe("Console: a release's readiness", function () {
   this.timeout(30_000);
@@ -82,16 +83,15 @@ describe("Console: a release's readiness", function () {
       { width: 1440, height: 900 },
       { width: 1366, height: 768 },
     ]) {
-      const context = await browser.newContext({ viewport });
-      const page = await context.newPage();
-      page.on('console', (m) => {
-        if (m.type() === 'error' || m.type() === 'warning') problems.push(`${page.url()}: ${m.type()}: ${m.text()}`);
+      const { context, page } = await signIn({
+        browser,
+        base: t.service.restUrl,
+        key: t.adminKey,
+        problems,
+        viewport,
+        from: '/console/releases',
+        landing: /\/console\/releases$/,
       });
-      page.on('pageerror', (err) => problems.push(`${page.url()}: ${err.message}`));
-      await page.goto(`${t.service.restUrl}/console/releases`);
-      await page.waitForURL(/\/console\/sign-in/);
-      await page.getByLabel('API key').fill(t.adminKey);
-      await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForSelector(`tr[data-release="${releaseId}"]`);
       await page.screenshot({ path: path.join(shots, `releases-${viewport.width}.png`) });
       await page.locator(`tr[data-release="${releaseId}"]`).getByRole('link', { name: 'Readiness' }).click();

@@ -10,6 +10,7 @@ import { chromium, type Page } from 'playwright-core';
 import { TestExecutor } from '../support/executor.js';
 import { startTestService } from '../support/service.js';
 import { answerPings, CHECKOUT_STEPS, newProject, notFound, SIGN_IN_STEPS } from './seed.js';
+import { signIn as signInTab } from './sign-in.js';
 
 const out = process.argv[2] ?? path.join(os.tmpdir(), 'otp-console-screens');
 fs.mkdirSync(out, { recursive: true });
@@ -84,17 +85,15 @@ await new Promise((r) => setTimeout(r, 2500)); // a ping or two
 
 const errors: string[] = [];
 async function signedIn(width: number, height: number): Promise<Page> {
-  const ctx = await browser.newContext({ viewport: { width, height } });
-  const page = await ctx.newPage();
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') errors.push(`${page.url()} ${m.type()}: ${m.text()}`);
+  const viewport = { width, height };
+  const { page } = await signInTab({
+    browser,
+    base: t.service.restUrl,
+    key: p.key,
+    problems: errors,
+    viewport,
+    from: '/',
   });
-  page.on('pageerror', (err) => errors.push(`${page.url()} pageerror: ${err.message}`));
-  await page.goto(`${t.service.restUrl}/`);
-  await page.waitForURL(/sign-in/);
-  await page.fill('#key', p.key);
-  await page.click('button[type=submit]');
-  await page.waitForURL(/\/console\/runs$/);
   await page.waitForSelector('tr[data-run]');
   return page;
 }

@@ -1,7 +1,7 @@
 // The step sentence: every action, locator strategy and assert kind of the protocol reads as English.
 import { expect } from 'chai';
-import { ACTION_NAMES, ASSERT_KINDS } from '../../src/otp/protocol/schemas/actions.js';
 import { LOCATOR_STRATEGIES } from '../../src/otp/protocol/schemas/locator.js';
+import { ACTION_NAMES, ASSERT_KINDS } from '../../src/otp/protocol/schemas/step-vocabulary.js';
 import { locatorPhrase, stepSentence } from '../../src/otp/protocol/sentences.js';
 
 const save = { by: 'role', value: 'button', name: 'Save' } as const;

@@ -49,6 +49,18 @@ describe('OTP: the run machine trace', () => {
       'RUN_FINISH_WRITTEN:finishing>done',
     ]);
     for (const x of done.body.transitions) expect(Date.parse(x.at)).to.be.a('number').and.not.NaN;
+    // Kept with the run, the frames each transition sent (for the console's time line); REST leaves them out.
+    const stored = (await t.service.db('otp_runs').where('id', runId).first('trace')).trace;
+    expect(stored.map((x: any) => x.sends ?? [])).to.deep.equal([
+      ['run.start'],
+      ['step.exec'],
+      ...Array(3)
+        .fill([[], ['step.exec']])
+        .flat(),
+      [],
+      ['run.finished'],
+    ]);
+    expect(done.body.transitions.filter((x: any) => 'sends' in x)).to.deep.equal([]);
     executor.close();
   });
 
@@ -83,7 +95,9 @@ describe('OTP: the run machine trace', () => {
     const runId = (await p.req('POST', '/otp/runs', { testCaseIds: [caseId] })).body.id as string;
     const written = async () => {
       const row = await t.service.db('otp_runs').where('id', runId).first('trace', 'trace_dropped');
-      return { transitions: row.trace ?? [], dropped: row.trace_dropped ?? 0 };
+      // As REST answers it: without the frames each transition sent.
+      const transitions = (row.trace ?? []).map(({ sends: _sends, ...x }: any) => x);
+      return { transitions, dropped: row.trace_dropped ?? 0 };
     };
     let exec = await executor.next('step.exec');
     let answered = 0;

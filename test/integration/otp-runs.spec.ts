@@ -253,7 +253,8 @@ describeEachTransport('OTP: runs end to end', (transport) => {
     const p = await project();
     const id = await p.testCase('waiting', [step({ action: 'click', locator })]);
     const created = await p.req('POST', '/otp/runs', { testCaseIds: [id] });
-    await new Promise((r) => setTimeout(r, 200));
+    // The safety net behind notices looks for the runs a session of this process may claim: none may.
+    await t.service.engine.reconcile();
     const queued = await p.req('GET', `/otp/runs/${created.body.runId}`);
     expect(queued.body.status).to.equal('queued');
     // POST answers the run as inserted, built without reading it back: what GET answers while it waits.
@@ -286,7 +287,9 @@ describeEachTransport('OTP: runs end to end', (transport) => {
     const first = await executor.next('step.exec');
     const second = await executor.next('step.exec');
     expect(new Set([first.runId, second.runId]).size).to.equal(2);
-    await new Promise((r) => setTimeout(r, 200));
+    // Every claim a session of this process may make is made (and done) before the reconcile
+    // resolves: the session is full, so the third run waits.
+    await t.service.engine.reconcile();
     // Two runs started, the third did not.
     expect(executor.frames.filter((f: Frame) => f.type === 'run.start')).to.have.length(2);
     const statuses = await Promise.all(runs.map(async (r) => (await p.req('GET', `/otp/runs/${r}`)).body.status));

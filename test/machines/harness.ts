@@ -5,7 +5,7 @@
 // through `answer` (machines/effects.ts), as src/ does: the test decides when and how each write
 // settles by giving a function that returns its promise.
 import { expect } from 'chai';
-import { type Actor, createActor, SimulatedClock } from 'xstate';
+import { type Actor, createActor, type InspectionEvent, SimulatedClock } from 'xstate';
 import { answer } from '../../machines/effects.js';
 import { runMachine } from '../../machines/run.machine.js';
 import { sessionMachine } from '../../machines/session.machine.js';
@@ -120,9 +120,20 @@ export type RunHarness = Harness<Actor<typeof runMachine>, RunCall> & {
   result: (report: StepReport) => void;
 };
 
-export function startRun(input: RunInput, writes: RunWrites = {}): RunHarness {
-  const clock = new SimulatedClock();
-  const actor = createActor(runMachine, { input, clock });
+/**
+ * `inspect`: XState's inspection option, `created` sees the actor before it starts (a run tracer
+ * follows it: src/otp/engine/run-tracer.ts); `clock`: the SimulatedClock to use.
+ */
+export interface RunHarnessOptions {
+  clock?: SimulatedClock;
+  inspect?: (event: InspectionEvent) => void;
+  created?: (actor: Actor<typeof runMachine>) => void;
+}
+
+export function startRun(input: RunInput, writes: RunWrites = {}, options: RunHarnessOptions = {}): RunHarness {
+  const clock = options.clock ?? new SimulatedClock();
+  const actor = createActor(runMachine, { input, clock, ...(options.inspect ? { inspect: options.inspect } : {}) });
+  options.created?.(actor);
   const send = (event: RunEvent) => actor.send(event);
   const { calls, errors } = begin<RunEffect>(actor, (effect) => {
     if (effect.type === 'recordSteps') {

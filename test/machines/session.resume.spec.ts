@@ -94,9 +94,9 @@ describe('session machine: resume', () => {
     expect(h.actor.getSnapshot().output).to.deep.equal({ code: 4401, reason: 'API key revoked' });
   });
 
-  it('HAND_OFF (the service drains) closes the socket with its code, then waits detached', async () => {
+  it('RECONNECT_ELSEWHERE (the service drains) closes the socket with its code, then waits detached', async () => {
     const h = track(await startReady());
-    h.actor.send({ type: 'HAND_OFF', code: CloseCode.reconnect, reason: 'draining' });
+    h.actor.send({ type: 'RECONNECT_ELSEWHERE', code: CloseCode.reconnect, reason: 'draining' });
     expect(h.calls).to.deep.equal([
       { type: 'closeSocket', params: { code: 4503, reason: 'draining' } },
       { type: 'detach', params: { code: 4503, reason: 'draining' } },
@@ -109,9 +109,9 @@ describe('session machine: resume', () => {
     expect(h.actor.getSnapshot().output).to.deep.equal({ code: 4503, reason: 'draining; not resumed within 20000 ms' });
   });
 
-  it('ADOPT (a session taken over from another process) welcomes a new connection as resumed, without registering', () => {
+  it('TRANSFERRED_IN (a session transferred from another process) welcomes a new connection as resumed, without registering', () => {
     const h = track(startSession(input));
-    h.actor.send({ type: 'ADOPT', ref: 'msg_a' });
+    h.actor.send({ type: 'TRANSFERRED_IN', ref: 'msg_a' });
     expect(h.calls).to.deep.equal([
       { type: 'sendWelcome', params: { ref: 'msg_a', resumed: true } },
       { type: 'reattach', params: {} },
@@ -120,6 +120,55 @@ describe('session machine: resume', () => {
     // The hello timer no longer runs.
     h.clock.increment(10_000);
     expect(h.actor.getSnapshot().status).to.equal('active');
+  });
+
+  it('TRANSFER_OUT holds everything (detach, no ping) while the rows move; TRANSFERRED_OUT ends it with 4409 on its socket', async () => {
+    const h = track(await startReady());
+    h.actor.send({ type: 'TRANSFER_OUT' });
+    expect(h.actor.getSnapshot().value).to.equal('transferring');
+    expect(h.calls).to.deep.equal([
+      { type: 'detach', params: { code: 4409, reason: 'handing the session over to another process' } },
+    ]);
+    // No keepalive while it moves: neither a ping nor a pong time-out.
+    h.clock.increment(60_000);
+    expect(h.calls).to.have.length(1);
+    h.actor.send({ type: 'TRANSFERRED_OUT' });
+    const snapshot = h.actor.getSnapshot();
+    expect(snapshot.status).to.equal('done');
+    expect(snapshot.output).to.deep.equal({
+      code: 4409,
+      reason: 'session resumed on another service process',
+      transferred: true,
+    });
+    expect(h.calls.slice(1)).to.deep.equal([
+      {
+        type: 'closeSocket',
+        params: { code: 4409, reason: 'session resumed on another service process', transferred: true },
+      },
+    ]);
+  });
+
+  it('TRANSFER_CANCELLED: the session goes on where it was (reattach), keepalive again', async () => {
+    const h = track(await startReady());
+    h.actor.send({ type: 'TRANSFER_OUT' });
+    h.actor.send({ type: 'TRANSFER_CANCELLED' });
+    expect(h.calls.map((c) => c.type)).to.deep.equal(['detach', 'reattach']);
+    expect(h.actor.getSnapshot().value).to.deep.equal({ ready: 'alive' });
+    h.clock.increment(30_000);
+    expect(h.calls.at(-1)).to.deep.equal({ type: 'sendPing' });
+  });
+
+  it('a session whose socket dropped while it moves waits detached; TRANSFERRED_OUT then ends it without a socket to close', async () => {
+    const h = track(await startReady());
+    h.actor.send({ type: 'TRANSFER_OUT' });
+    h.actor.send({ type: 'SOCKET_CLOSED', code: 1006, reason: 'gone' });
+    expect(h.actor.getSnapshot().value).to.equal('detached');
+    // The transfer going on, a cancel leaves it detached (it waits for its executor).
+    h.actor.send({ type: 'TRANSFER_CANCELLED' });
+    expect(h.actor.getSnapshot().value).to.equal('detached');
+    h.actor.send({ type: 'TRANSFERRED_OUT' });
+    expect(h.actor.getSnapshot().output).to.include({ code: 4409, transferred: true });
+    expect(h.calls.map((c) => c.type)).to.deep.equal(['detach']);
   });
 
   it('a drop before the welcome is never resumable', async () => {

@@ -64,16 +64,18 @@ describe('RunViewCache', () => {
   });
 
   it('reads a run again once its copy is older than maxAgeMs (a lost notice leaves it stale no longer)', async () => {
-    const cache = new RunViewCache(1 << 20, 30);
+    let now = 1_000;
+    const cache = new RunViewCache(1 << 20, 30, () => now);
     let loads = 0;
     const load = async () => {
       loads++;
       return view('r1', 'passed');
     };
     await cache.read('p', 'r1', load);
+    now += 29;
     await cache.read('p', 'r1', load);
     expect(loads).to.equal(1);
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    now += 1;
     await cache.read('p', 'r1', load);
     expect(loads).to.equal(2);
   });

@@ -4,6 +4,7 @@ import type { LatestResult, ReleaseFacts } from '../../src/artifacts/readiness/f
 import {
   evaluate,
   isSuspect,
+  READINESS_RULES,
   type ReadinessThresholds,
   type RuleResult,
   verdictOf,
@@ -287,5 +288,20 @@ describe('Readiness rules', () => {
         ),
       ),
     ).to.equal('at_risk');
+  });
+
+  it('is a list of named rules, each answering the rule its name says, in the order of every answer', () => {
+    const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    const answered = evaluate(facts(), T, null).map((r) => r.id);
+    expect(READINESS_RULES.map((rule) => snake(rule.name))).to.deep.equal(answered);
+    expect(answered).to.deep.equal([
+      'requirements_covered',
+      'requirements_passing',
+      'pass_rate',
+      'open_bugs',
+      'flaky_cases',
+      'new_failures',
+      'suspect_coverage',
+    ]);
   });
 });

@@ -37,7 +37,8 @@ const run: ReportedRun = {
     { id: 'tc_pass', title: 'Passes', steps: 2 },
     { id: 'tc_fail', title: 'Fails <check>', steps: 2 },
     { id: 'tc_err', title: 'Times out', steps: 1 },
-    { id: 'tc_skip', title: 'Never ran', steps: 1 },
+    { id: 'tc_lost', title: 'Never ran', steps: 1 },
+    { id: 'tc_skip', title: 'Cannot run here', steps: 1 },
   ],
   createdAt: '2026-11-25T10:00:00.000Z',
   startedAt: '2026-11-25T10:00:01.000Z',
@@ -56,6 +57,7 @@ const run: ReportedRun = {
     ),
     step(4, 2, 'error', { code: 'E_TIMEOUT', message: 'no result in time' }),
     step(5, 3, 'skip', { code: 'E_INTERNAL', message: 'executor connection lost' }),
+    step(6, 4, 'skip', { code: 'E_CAPABILITY', message: 'the executor declared capability eval false' }),
   ],
 };
 
@@ -63,10 +65,16 @@ describe('Reports of a run: JUnit XML and CTRF', () => {
   it('writes JUnit that an independent parser reads: a failure, an error, a skip, attachments, hostile text kept readable', async () => {
     const xml = runToJunit(run, 'http://svc:8080');
     const parsed: any = await parseJunit(xml);
-    expect(parsed).to.include({ tests: 4, failures: 1, errors: 1, skipped: 1, time: 4.5 });
+    expect(parsed).to.include({ tests: 5, failures: 1, errors: 2, skipped: 1, time: 4.5 });
     const cases = parsed.testsuite[0].testcase;
-    expect(cases.map((c: any) => c.name)).to.deep.equal(['Passes', 'Fails <check>', 'Times out', 'Never ran']);
-    expect(cases.map((c: any) => c.classname)).to.deep.equal(['tp_1', 'tp_1', 'tp_1', 'tp_1']);
+    expect(cases.map((c: any) => c.name)).to.deep.equal([
+      'Passes',
+      'Fails <check>',
+      'Times out',
+      'Never ran',
+      'Cannot run here',
+    ]);
+    expect(cases.map((c: any) => c.classname)).to.deep.equal(['tp_1', 'tp_1', 'tp_1', 'tp_1', 'tp_1']);
     expect(cases[0]).not.to.have.any.keys('failure', 'error', 'skipped');
     expect(cases[1].failure[0]).to.include({
       type: 'E_ASSERT_FAILED',
@@ -75,7 +83,9 @@ describe('Reports of a run: JUnit XML and CTRF', () => {
     expect(cases[1]['system-out'][0]).to.contain('[[ATTACHMENT|http://svc:8080/api/v1/assets/items/ast_1/download]]');
     expect(cases[1]['system-out'][0]).to.contain('(actual: 2 items)');
     expect(cases[2].error[0]).to.include({ type: 'E_TIMEOUT' });
-    expect(cases[3].skipped[0]).to.include({ message: 'executor connection lost' });
+    // A case the service could not send a step of (its executor was lost) is an error, not a skip.
+    expect(cases[3].error[0]).to.include({ type: 'E_INTERNAL', message: 'executor connection lost' });
+    expect(cases[4].skipped[0]).to.include({ message: 'executor connection lost' });
     expect(parsed.testsuite[0].properties.find((p: any) => p.name === 'url').value).to.equal(
       'http://svc:8080/console/runs/otr_1',
     );
@@ -86,9 +96,9 @@ describe('Reports of a run: JUnit XML and CTRF', () => {
     const check = validateCtrf(report);
     expect(check.valid, JSON.stringify(check.errors)).to.equal(true);
     expect(report.results.summary).to.include({
-      tests: 4,
+      tests: 5,
       passed: 1,
-      failed: 2,
+      failed: 3,
       skipped: 1,
       pending: 0,
       start: Date.parse(run.startedAt!),
@@ -97,7 +107,8 @@ describe('Reports of a run: JUnit XML and CTRF', () => {
     expect(report.results.tests.map((t) => [t.testId, t.status, t.rawStatus])).to.deep.equal([
       ['tc_pass', 'passed', 'passed'],
       ['tc_fail', 'failed', 'failed'],
-      ['tc_err', 'failed', 'errored'],
+      ['tc_err', 'failed', 'error'],
+      ['tc_lost', 'failed', 'error'],
       ['tc_skip', 'skipped', 'skipped'],
     ]);
     expect(report.results.tests[1]).to.deep.include({

@@ -93,7 +93,8 @@ describe('Subscribed projects over the database', () => {
   before(async () => {
     t = await startTestService({ otp: { stepGraceMs: 100 } });
     notifier = new Notifier(t.service.db, t.database.url, 'ins_subscribed_test', createLogger('silent'));
-    await notifier.listen((notice) => notices.push(notice));
+    notifier.on('webhook-subscriptions', (notice) => notices.push(notice));
+    await notifier.listen();
   });
   after(async () => {
     await Promise.all(receivers.map((r) => r.close()));

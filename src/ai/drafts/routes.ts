@@ -3,8 +3,7 @@
 import type { BodyOf } from '../../rest/route.js';
 import { type RouteDef, route } from '../../rest/route.js';
 import { registerSchema } from '../../rest/schemas.js';
-import { AI_COSTS } from '../../tiers.js';
-import type { AiMeter } from '../meter.js';
+import { AI_CHARGES } from '../charges.js';
 import type { DraftService } from './draft-service.js';
 
 const draftRequest = {
@@ -58,7 +57,7 @@ const DraftAnswerSchema = registerSchema({
   },
 });
 
-export function draftRoutes(drafts: DraftService, meter: AiMeter): RouteDef[] {
+export function draftRoutes(drafts: DraftService): RouteDef[] {
   return [
     route<DraftRequest>({
       method: 'post',
@@ -66,13 +65,13 @@ export function draftRoutes(drafts: DraftService, meter: AiMeter): RouteDef[] {
       auth: 'write',
       tag: 'ai',
       operationId: 'draftTestCase',
-      errors: [402, 404, 502, 503],
+      errors: [404, 502, 503],
+      charge: AI_CHARGES.testCaseDraft,
       body: DraftRequestSchema,
       response: DraftAnswerSchema,
       summary:
         'Draft a test case from a requirement with the configured language model (503 ai_not_configured without one); steps validate against the step schema',
-      handler: ({ principal, body }) =>
-        drafts.draft(principal, body, () => meter.charge(principal.projectId, 'test_case_draft', AI_COSTS.model)),
+      handler: ({ principal, body, charge }) => drafts.draft(principal, body, charge),
     }),
   ];
 }

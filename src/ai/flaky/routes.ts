@@ -2,9 +2,9 @@
 
 import { errors } from '../../errors.js';
 import { type RouteDef, route } from '../../rest/route.js';
-import type { AiMeter } from '../meter.js';
+import { AI_CHARGES } from '../charges.js';
 import type { RunHistory } from '../run-history.js';
-import { listFlakyCharged } from './flaky-service.js';
+import { listFlakyCases } from './flaky-service.js';
 import type { QuarantineStore } from './quarantine-store.js';
 import {
   FlakyPageSchema,
@@ -18,12 +18,11 @@ import {
 export interface FlakyDeps {
   history: RunHistory;
   quarantines: QuarantineStore;
-  meter: AiMeter;
   /** Whether the project has this test case (the artifacts room answers). */
   testCaseExists(projectId: string, testCaseId: string): Promise<boolean>;
 }
 
-export function flakyRoutes({ history, quarantines, meter, testCaseExists }: FlakyDeps): RouteDef[] {
+export function flakyRoutes({ history, quarantines, testCaseExists }: FlakyDeps): RouteDef[] {
   const tag = 'ai';
   return [
     route<unknown, FlakyQuery>({
@@ -32,12 +31,12 @@ export function flakyRoutes({ history, quarantines, meter, testCaseExists }: Fla
       auth: 'read',
       tag,
       operationId: 'listFlakyTestCases',
-      errors: [402],
+      charge: AI_CHARGES.flaky,
       query: flakyQuery,
       response: FlakyPageSchema,
       summary:
         'Rank test cases by flakiness from their recent history (outcome flips of the same version, passes on retry), with the reasons and the runs that show it',
-      handler: ({ principal, query }) => listFlakyCharged({ history, quarantines, meter }, principal, query),
+      handler: ({ principal, query }) => listFlakyCases({ history, quarantines }, principal, query),
     }),
     route<QuarantineCreate>({
       method: 'post',

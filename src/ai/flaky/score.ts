@@ -7,6 +7,8 @@
 //   case near one threshold does not flap. The walk over the history decides it: the same history
 //   gives the same answer.
 // - `stable` otherwise (`insufficient` when it has fewer than MIN_RUNS runs and nothing flagged it).
+import { type CaseOutcome, isFailingOutcome, isPassingOutcome, judgeCase } from '../../../machines/case-outcome.js';
+import { isFailure } from '../../../machines/counts.js';
 import type { CaseAttempt } from '../run-history.js';
 
 export const FLAKY_RULES = { minRuns: 8, rateRuns: 20, flagAt: 0.3, clearAt: 0.1, brokenRate: 0.9 } as const;
@@ -41,24 +43,32 @@ export interface CaseFlakiness {
   lastRuns: CaseRun[];
 }
 
-/** Each (run, test case) as one outcome: its last attempt decides; a pass after a failed attempt is flaky. */
+/**
+ * What the history says of a case's outcome (machines/case-outcome.ts): pass, flaky (passed on a
+ * retry), fail (failed or error), skip (skipped, cancelled: it said nothing).
+ */
+export function historyOutcome(outcome: CaseOutcome): CaseRunOutcome {
+  if (outcome === 'flaky') return 'flaky';
+  if (isPassingOutcome(outcome)) return 'pass';
+  return isFailingOutcome(outcome) ? 'fail' : 'skip';
+}
+
+/** Each (run, test case) as one outcome: its last attempt decides (judgeCase); a pass on a retry is flaky. */
 export function caseRuns(attempts: readonly CaseAttempt[]): Map<string, CaseRun[]> {
-  const last = new Map<string, CaseAttempt & { maxAttempt: number }>();
+  const last = new Map<string, CaseAttempt>();
   for (const a of attempts) {
     const key = `${a.runId}/${a.caseIndex}`;
     const seen = last.get(key);
-    if (!seen || a.attempt > seen.attempt)
-      last.set(key, { ...a, maxAttempt: Math.max(a.attempt, seen?.maxAttempt ?? 0) });
+    if (!seen || a.attempt > seen.attempt) last.set(key, a);
   }
   const byCase = new Map<string, CaseRun[]>();
   for (const a of last.values()) {
-    const outcome: CaseRunOutcome = a.failed ? 'fail' : a.skipped ? 'skip' : a.maxAttempt > 1 ? 'flaky' : 'pass';
     const run: CaseRun = {
       runId: a.runId,
       createdAt: a.createdAt,
       version: a.version,
-      outcome,
-      failedPositions: a.failedSteps.map((i) => i - a.firstIndex),
+      outcome: historyOutcome(judgeCase(a).outcome),
+      failedPositions: a.unpassed.filter((s) => isFailure(s.status)).map((s) => s.stepIndex - a.firstIndex),
     };
     const list = byCase.get(a.testCaseId);
     if (list) list.push(run);

@@ -1,7 +1,6 @@
 // ai/healing: locator fixes proposed from run history, accepted or rejected by a person.
 import { type RouteDef, route } from '../../rest/route.js';
-import { AI_COSTS } from '../../tiers.js';
-import type { AiMeter } from '../meter.js';
+import { AI_CHARGES } from '../charges.js';
 import type { HealingService } from './healing-service.js';
 import {
   HealingPageSchema,
@@ -12,7 +11,7 @@ import {
   healingQuery,
 } from './schema.js';
 
-export function healingRoutes(healing: HealingService, meter: AiMeter): RouteDef[] {
+export function healingRoutes(healing: HealingService): RouteDef[] {
   const tag = 'ai';
   return [
     route<unknown, HealingQuery>({
@@ -21,13 +20,12 @@ export function healingRoutes(healing: HealingService, meter: AiMeter): RouteDef
       auth: 'read',
       tag,
       operationId: 'listHealingProposals',
-      errors: [402],
+      charge: AI_CHARGES.healing,
       query: healingQuery,
       response: HealingPageSchema,
       summary:
         'Locator fixes proposed from run history (a step passed only through another candidate, or its first matched nothing), with their evidence',
       handler: async ({ principal, query }) => {
-        await meter.charge(principal.projectId, 'healing', AI_COSTS.history);
         const items = await healing.list(principal, {
           status: query.status ?? 'proposed',
           limit: query.limit ?? 50,

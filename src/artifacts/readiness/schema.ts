@@ -1,5 +1,6 @@
 // The answer of GET /releases/{id}/readiness, the MCP tool svc_release_readiness and the data of the
 // release.readiness_changed webhook: one schema for the three.
+import type { FromSchema } from 'json-schema-to-ts';
 import { registerSchema } from '../../rest/schemas.js';
 
 const RULE_IDS = [
@@ -10,7 +11,7 @@ const RULE_IDS = [
   'flaky_cases',
   'new_failures',
   'suspect_coverage',
-];
+] as const;
 
 const record = {
   type: 'object',
@@ -43,9 +44,9 @@ const record = {
       description: 'The covers link (suspect): confirm it with POST /requirements/{id}/links/{linkId}/confirm',
     },
   },
-};
+} as const;
 
-export const ReadinessSchema = registerSchema({
+const releaseReadiness = {
   $id: 'ReleaseReadiness',
   title: 'ReleaseReadiness',
   description:
@@ -137,4 +138,9 @@ export const ReadinessSchema = registerSchema({
       },
     },
   },
-});
+} as const;
+
+/** A release's readiness as GET /releases/{id}/readiness answers it (the console reads it as this type). */
+export type ReleaseReadinessView = FromSchema<typeof releaseReadiness>;
+
+export const ReadinessSchema = registerSchema(releaseReadiness);

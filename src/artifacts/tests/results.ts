@@ -6,6 +6,24 @@ import { dateTime, labels, person, ref, text } from '../fields.js';
 import { defineArtifact } from '../kind.js';
 import { RESULT_STATUSES } from './run-results.js';
 
+/** A failing step of an OTP run, as its result keeps it (tests/run-results.ts, ResultFailure). */
+const recordedFailure = {
+  type: 'object',
+  readOnly: true,
+  additionalProperties: false,
+  required: ['attempt', 'stepIndex', 'step', 'code', 'message'],
+  properties: {
+    attempt: { type: 'integer', minimum: 1, description: 'The attempt of the case (1 first)' },
+    stepIndex: { type: 'integer', minimum: 0, description: "The step's index in the OTP run (0-based)" },
+    step: {
+      type: 'string',
+      description: 'The step as people read it: "step 3 (stepIndex 7)", its number in the case from 1',
+    },
+    code: { type: 'string', description: 'Its error code (E_ASSERT_FAILED, E_TIMEOUT, ...)' },
+    message: { type: 'string' },
+  },
+} as const;
+
 /** Results of a closed test run are frozen: adding, changing or removing one is a 409. */
 async function requireOpenRun(db: Knex, projectId: string, testRunId: string): Promise<void> {
   const run = await db('artifacts')
@@ -57,6 +75,18 @@ export const testResults = defineArtifact({
       type: 'string',
       readOnly: true,
       description: 'The import that recorded it (POST /tests/runs/{id}/results/import), absent otherwise',
+    },
+    failure: {
+      ...recordedFailure,
+      description:
+        'The step that decided a failed, error or cancelled result of an OTP run (absent for results entered by hand or imported)',
+    },
+    failedAttempts: {
+      type: 'array',
+      readOnly: true,
+      items: recordedFailure,
+      description:
+        'The attempts of the case that failed before the last, oldest first (an OTP run with retries): a flaky result passed on the last',
     },
     stepCounts: {
       type: 'object',

@@ -5,7 +5,9 @@
 // The runs themselves belong to the OTP room: this module reads and marks them only through the
 // RunResultsSource port below, which the OTP store implements (and whose run and step shapes it defines).
 
-import { OtpErrorCode } from '../../../machines/types.js';
+import { type CaseOutcome, judgeCase, tallyOf } from '../../../machines/case-outcome.js';
+import { isFailure } from '../../../machines/counts.js';
+import { stepName, stepPlace } from '../../../machines/step-names.js';
 import { type ChangeEvent, type ChangeEvents, EventType, noChangeEvents } from '../../db/change-events.js';
 import type { Db } from '../../db/connect.js';
 import { newId } from '../../ids.js';
@@ -14,9 +16,16 @@ import type { RunOwingResults, RunStepOutcome } from '../../otp/store/run-result
 import type { ArtifactDefinition, StoredArtifact } from '../kind.js';
 import { artifactRecord } from '../store.js';
 
-/** flaky: passed on a retry, after an attempt that failed (POST /otp/runs retries). */
+/**
+ * A result's status: a case outcome (machines/case-outcome.ts; flaky: passed on a retry), or blocked,
+ * which a person enters for a case that could not be run.
+ */
 export const RESULT_STATUSES = ['passed', 'failed', 'skipped', 'blocked', 'error', 'cancelled', 'flaky'] as const;
 export type ResultStatus = (typeof RESULT_STATUSES)[number];
+// Every outcome of a finished case is a result status (pending is recorded as error).
+type EveryOutcomeIsAStatus = Exclude<CaseOutcome, 'pending'> extends ResultStatus ? true : never;
+const everyOutcomeIsAStatus: EveryOutcomeIsAStatus = true;
+void everyOutcomeIsAStatus;
 
 /**
  * What recording needs of OTP runs. Declared here, implemented by the OTP store
@@ -32,38 +41,62 @@ export interface RunResultsSource {
   markResultsRecorded(runId: string, trx?: Db): Promise<void>;
 }
 
-// Most telling first: a case that failed anywhere failed, whatever else happened to it.
-const PRECEDENCE: ResultStatus[] = ['failed', 'error', 'cancelled', 'passed', 'skipped'];
+/** A failing step as a result records it: which, in which attempt, and what it said. */
+export interface ResultFailure {
+  attempt: number;
+  stepIndex: number;
+  /** The step as people read it (machines/step-names.ts). */
+  step: string;
+  code: string;
+  message: string;
+}
+
+type CaseStep = RunStepOutcome & { code: string | null };
+
+function judged(steps: readonly RunStepOutcome[], attempt: number) {
+  return judgeCase(tallyOf(steps.map((s) => ({ ...s, code: s.error?.code ?? null })) as CaseStep[], attempt));
+}
+
+function failureOf(step: CaseStep | null, attempt: number, place: (stepIndex: number) => string): ResultFailure[] {
+  if (!step) return [];
+  const name = place(step.stepIndex);
+  return [
+    {
+      attempt,
+      stepIndex: step.stepIndex,
+      step: name,
+      code: step.code ?? step.status,
+      message: step.error?.message ?? `${name} ${step.status}`,
+    },
+  ];
+}
 
 /**
- * The outcome of one test case from its steps:
- * - failed: a step failed, or errored on the executor's side or by time-out (as the run counts it);
- * - error: a step was cut short by the service or a lost executor (E_INTERNAL), or never decided;
- * - cancelled: steps were cancelled with the run (E_CANCELLED) and none of the above happened;
- * - passed: at least one step passed and the others passed or were skipped (capability skips);
- * - skipped: every step was skipped, or the case has no steps;
- * - flaky: passed on a retry (its steps are of an attempt after the first).
+ * One test case's result from its steps, by the one rule (machines/case-outcome.ts): its last
+ * attempt's outcome (pending, which a finished run cannot leave, as error), the step that decided it,
+ * and the earlier attempts that failed (retries).
  */
-export function caseOutcome(
-  steps: ReadonlyArray<Pick<RunStepOutcome, 'status' | 'source' | 'error'> & { attempt?: number }>,
-): ResultStatus {
-  const seen = new Set<ResultStatus>();
-  for (const step of steps) {
-    const code = step.error?.code;
-    if (step.status === 'fail') seen.add('failed');
-    else if (step.status === 'error') {
-      if (code === OtpErrorCode.cancelled) seen.add('cancelled');
-      else if (step.source === 'executor' || code === OtpErrorCode.timeout) seen.add('failed');
-      else seen.add('error');
-    } else if (step.status === 'skip') {
-      if (code === OtpErrorCode.cancelled) seen.add('cancelled');
-      else if (code === OtpErrorCode.internal) seen.add('error');
-    } else if (step.status === 'pass') seen.add('passed');
-    else seen.add('error'); // pending: the run ended without deciding it
-  }
-  const outcome = PRECEDENCE.find((s) => seen.has(s)) ?? 'skipped';
-  // The steps are the case's last attempt: one that passes after a retry is flaky.
-  return outcome === 'passed' && steps.some((s) => (s.attempt ?? 1) > 1) ? 'flaky' : outcome;
+export function caseResult(
+  steps: readonly RunStepOutcome[],
+  earlier: readonly RunStepOutcome[],
+  place: (stepIndex: number) => string,
+): { status: ResultStatus; failure?: ResultFailure; failedAttempts: ResultFailure[] } {
+  const attempt = Math.max(1, ...steps.map((s) => s.attempt ?? 1));
+  const { outcome, failingStep } = judged(steps, attempt);
+  const failedAttempts = [...new Set(earlier.map((s) => s.attempt ?? 1))]
+    .sort((a, b) => a - b)
+    .flatMap((n) =>
+      failureOf(
+        judged(
+          earlier.filter((s) => (s.attempt ?? 1) === n),
+          n,
+        ).failingStep,
+        n,
+        place,
+      ),
+    );
+  const [failure] = failureOf(failingStep, attempt, place);
+  return { status: outcome === 'pending' ? 'error' : outcome, ...(failure ? { failure } : {}), failedAttempts };
 }
 
 /** The artifact definitions whose records the recorder writes (their records go into its events). */
@@ -114,9 +147,11 @@ export class RunResultRecorder {
       return;
     }
     // One result per test case: a case listed twice in the run is judged on all its steps together.
-    const byCase = new Map<string, RunStepOutcome[]>();
-    for (const c of run.testCases) byCase.set(c.id, byCase.get(c.id) ?? []);
-    for (const step of run.steps) byCase.get(step.testCaseId)?.push(step);
+    const byCase = new Map<string, { steps: RunStepOutcome[]; earlier: RunStepOutcome[] }>();
+    for (const c of run.testCases) byCase.set(c.id, byCase.get(c.id) ?? { steps: [], earlier: [] });
+    for (const step of run.steps) byCase.get(step.testCaseId)?.steps.push(step);
+    for (const step of run.earlierAttempts) byCase.get(step.testCaseId)?.earlier.push(step);
+    const place = (stepIndex: number) => stepName(stepPlace(run.steps, stepIndex));
 
     const executedAt = run.finishedAt?.toISOString() ?? new Date().toISOString();
     // The results, the closing of the test run and the mark on the OTP run commit together (the
@@ -125,22 +160,26 @@ export class RunResultRecorder {
     // result once (the unique index) and mark it twice, harmlessly.
     await db.transaction(async (trx) => {
       const inserted: StoredArtifact[] = [];
-      for (const [testCaseId, caseSteps] of byCase) {
-        const status = caseOutcome(caseSteps);
+      for (const [testCaseId, { steps: caseSteps, earlier }] of byCase) {
+        const { status, failure, failedAttempts } = caseResult(caseSteps, earlier, place);
         const evidence = caseSteps.map((s) => s.evidence?.screenshotAssetId).filter((id): id is string => Boolean(id));
         const data = {
           testRunId: run.testRunId,
           testCaseId,
           status,
+          ...(failure ? { failure } : {}),
+          ...(failedAttempts.length ? { failedAttempts } : {}),
           otpRunId: runId,
           durationMs: caseSteps.reduce((sum, s) => sum + (s.durationMs ?? 0), 0),
           executedAt,
           executedBy: run.sessionId ? `otp:${run.sessionId}` : 'otp',
-          ...(status === 'cancelled' || status === 'error' ? { comment: run.reason ?? `run ${run.status}` } : {}),
+          ...(status === 'cancelled' || status === 'error'
+            ? { comment: run.reason ?? failure?.message ?? `run ${run.status}` }
+            : {}),
           evidenceAssetIds: evidence,
           stepCounts: {
             passed: caseSteps.filter((s) => s.status === 'pass').length,
-            failed: caseSteps.filter((s) => s.status === 'fail' || s.status === 'error').length,
+            failed: caseSteps.filter((s) => isFailure(s.status)).length,
             skipped: caseSteps.filter((s) => s.status === 'skip').length,
             total: caseSteps.length,
           },

@@ -10,16 +10,9 @@ import { EVIDENCE_BUCKET } from '../buckets/system.js';
 import type { AssetService, UploadRequest } from '../items/asset-service.js';
 import { downloadPath } from '../items/view.js';
 import { formSpec } from '../upload/form.js';
-import { evidenceFormSchema } from './schema.js';
+import { type EvidenceFile, evidenceFormSchema } from './schema.js';
 
-export interface EvidenceFile {
-  assetId: string;
-  kind: string | null;
-  name: string;
-  contentType: string;
-  size: number;
-  downloadUrl: string;
-}
+export type { EvidenceFile };
 
 /** What evidence needs to know of OTP runs. The OTP store answers it (wired in src/service.ts). */
 export interface EvidenceRuns {

@@ -1,4 +1,5 @@
 // Schemas of OTP evidence: the upload form, its answer, and the files a run's step lists.
+import type { FromSchema } from 'json-schema-to-ts';
 import { registerSchema } from '../../rest/schemas.js';
 import { filePart } from '../upload/form.js';
 
@@ -37,7 +38,8 @@ export const EvidenceUploadSchema = registerSchema({
   },
 });
 
-export const EvidenceFileSchema = registerSchema({
+/** An evidence file as a run's step lists it; its type is derived from it (EvidenceFile). */
+export const evidenceFile = {
   $id: 'EvidenceFile',
   title: 'EvidenceFile',
   description: "An evidence file uploaded for a step, as a run lists it under the step's evidence.files",
@@ -52,4 +54,7 @@ export const EvidenceFileSchema = registerSchema({
     size: { type: 'integer', minimum: 0 },
     downloadUrl: { type: 'string', description: 'Path on this service that answers a signed link (302)' },
   },
-});
+} as const;
+export type EvidenceFile = FromSchema<typeof evidenceFile>;
+
+export const EvidenceFileSchema = registerSchema(evidenceFile);

@@ -1,5 +1,6 @@
 // Buckets and the assets in one of them, with links that need no key (signed, 15 minutes).
 
+import { stepName } from '../../../machines/step-names.js';
 import type { Principal } from '../../auth/principal.js';
 import type { ConsoleData } from '../data.js';
 import { type Html, html } from '../html.js';
@@ -33,7 +34,7 @@ export async function assetsFragment(
       const url = await data.signedUrl(principal, a.id, origin).catch(() => null);
       return html`<tr data-asset="${a.id}"><td>${url ? html`<a href="${url}" target="_blank" rel="noopener">${a.name}</a>` : a.name}<div class="muted mono">${a.id}</div></td>
         <td>${a.contentType}</td><td>${size(a.size)}</td><td>${String(a.visibility ?? '')}</td>
-        <td>${evidenceOf(a) ? html`<a href="${BASE}/runs/${evidenceOf(a)!.runId}" class="mono">${evidenceOf(a)!.runId}</a> step ${evidenceOf(a)!.stepIndex + 1}` : ''}</td></tr>`;
+        <td>${evidenceOf(a) ? html`<a href="${BASE}/runs/${evidenceOf(a)!.runId}" class="mono">${evidenceOf(a)!.runId}</a> ${stepName({ stepIndex: evidenceOf(a)!.stepIndex })}` : ''}</td></tr>`;
     }),
   );
   return html`${nav}

@@ -2,6 +2,7 @@
 // run's transitions marked in its own colour, and the two traces aligned row by row) and their step
 // results, with the first transition and the first step where they part marked.
 
+import { stepName, stepPlace } from '../../../machines/step-names.js';
 import type { Principal } from '../../auth/principal.js';
 import { stepSentence } from '../../otp/protocol/sentences.js';
 import type { RunTrace } from '../../otp/store/run-trace.js';
@@ -76,6 +77,12 @@ function pathMarks(a: Hop[], b: Hop[]): Marks {
   return marks;
 }
 
+/** The first step that differs, named as in A (or B, when A has no such step). */
+function differingStep(a: RunView, b: RunView, stepIndex: number): string {
+  const run = a.steps[stepIndex] ? a : b;
+  return stepName(stepPlace(run.steps, stepIndex, run.testCases));
+}
+
 function runCard(label: string, run: RunView): Html {
   return html`<section class="card compare-run" aria-label="Run ${label}">
     <h2><span class="run-key key-${label.toLowerCase()}">${label}</span> <a class="mono" href="${BASE}/runs/${run.id}">${run.id}</a> ${statusBadge(run.status)}</h2>
@@ -124,7 +131,7 @@ export async function compareFragment(
   const summary =
     stepDiff === undefined
       ? 'Their steps agree: same actions, statuses and error codes.'
-      : `The steps first differ at step ${stepDiff + 1}: A ${a.steps[stepDiff]?.status ?? 'has no such step'}${codeOf(a.steps[stepDiff]) ? ` (${codeOf(a.steps[stepDiff])})` : ''}, B ${b.steps[stepDiff]?.status ?? 'has no such step'}${codeOf(b.steps[stepDiff]) ? ` (${codeOf(b.steps[stepDiff])})` : ''}.`;
+      : `The steps first differ at ${differingStep(a, b, stepDiff)}: A ${a.steps[stepDiff]?.status ?? 'has no such step'}${codeOf(a.steps[stepDiff]) ? ` (${codeOf(a.steps[stepDiff])})` : ''}, B ${b.steps[stepDiff]?.status ?? 'has no such step'}${codeOf(b.steps[stepDiff]) ? ` (${codeOf(b.steps[stepDiff])})` : ''}.`;
   return html`${shared ? '' : html`<p class="notice" role="status">These runs share no test case: their steps are compared by position.</p>`}
     <div class="grid2">${runCard('A', a)}${runCard('B', b)}</div>
     <p class="notice" id="compare-summary" role="status">${summary}${pathDiff === undefined ? ' Their paths through the run machine are the same.' : ` Their paths part at transition ${pathDiff + 1}.`}</p>

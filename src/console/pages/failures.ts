@@ -2,6 +2,7 @@
 // window, status and test case, each with its newest example's screenshot; and the triage of a failed
 // run (POST /ai/runs/{id}/triage) as its page shows it.
 
+import { stepName, stepPlace } from '../../../machines/step-names.js';
 import type { FailureCluster, RunTriage } from '../../ai/index.js';
 import type { Principal } from '../../auth/principal.js';
 import type { RunView } from '../../otp/store/run-views.js';
@@ -11,6 +12,19 @@ import { BASE } from '../layout.js';
 
 const DAY_MS = 86_400_000;
 const WINDOWS = [1, 7, 30, 90] as const;
+
+/** The cluster's newest example, named as every door names a step, its test case linked. */
+function exampleStep(c: FailureCluster, titles: ReadonlyMap<string, string>): Html {
+  const { example } = c;
+  const title = titles.get(example.testCaseId) ?? example.testCaseId;
+  const position = example.position === undefined ? undefined : example.position + 1;
+  const name = stepName({
+    stepIndex: example.stepIndex,
+    caseTitle: title,
+    ...(position === undefined ? {} : { position }),
+  });
+  return html`<a href="${BASE}/cases/${example.testCaseId}">${name}</a>`;
+}
 
 export interface FailuresFilter {
   days: number;
@@ -73,7 +87,7 @@ export async function failuresFragment(
       <td>${c.status === 'new' ? statusBadge('new') : html`<span class="muted">recurring</span>`}</td>
       <td>${c.count} <span class="muted">in ${c.runs} run${c.runs === 1 ? '' : 's'}, ${c.cases} case${c.cases === 1 ? '' : 's'}</span></td>
       <td>${time(c.firstSeen)}<br>${time(c.lastSeen)}</td>
-      <td><a href="${BASE}/runs/${c.example.runId}" class="mono">${c.example.runId}</a> step ${c.example.stepIndex + 1}<br><a href="${BASE}/cases/${c.example.testCaseId}">${titles.get(c.example.testCaseId) ?? c.example.testCaseId}</a></td>
+      <td><a href="${BASE}/runs/${c.example.runId}" class="mono">${c.example.runId}</a><br>${exampleStep(c, titles)}</td>
       <td>${await shot(data, principal, c, origin)}</td>
       <td>${c.bugs.length ? c.bugs.map((b) => html`<div><span class="mono">${b.id}</span> ${b.status ? statusBadge(b.status) : ''}<br>${b.title ?? ''}</div>`) : html`<span class="muted">none</span>`}</td>
     </tr>`,
@@ -118,7 +132,7 @@ export async function triageSection(data: ConsoleData, principal: Principal, run
   if (!triage.cases.length) return html``;
   const rows = triage.cases.map(
     (c) => html`<tr data-triage-case="${c.testCaseId}" data-category="${c.category}">
-    <td><a href="${BASE}/cases/${c.testCaseId}">${c.title ?? c.testCaseId}</a><div class="muted">step ${c.stepIndex + 1}</div></td>
+    <td><a href="${BASE}/cases/${c.testCaseId}">${c.title ?? c.testCaseId}</a><div class="muted">${stepName(stepPlace(run.steps, c.stepIndex))}</div></td>
     <td>${categoryBadge(c.category)}<div class="muted">${Math.round(c.confidence * 100)}% · ${c.decidedBy === 'facts' ? 'from the facts' : c.decidedBy === 'rule' ? 'a project rule' : 'a person’s correction'}</div></td>
     <td><ul class="reasons">${c.reasons.map((r) => html`<li>${r}</li>`)}</ul>
       ${c.similar.length ? html`<div class="muted">Earlier: ${c.similar.map((s, i) => html`${i ? ', ' : ''}<a href="${BASE}/runs/${s.runId}">${time(s.occurredAt)}</a>`)}</div>` : ''}</td>

@@ -3,6 +3,7 @@
 // error, actual, locators, console errors, evidence through signed links, when its frames left and
 // arrived) as it stood at the chosen transition.
 import type Koa from 'koa';
+import { type StepPlace, stepName, stepPlace } from '../../../machines/step-names.js';
 import { isFinalRunStatus } from '../../../machines/types.js';
 import type { Principal } from '../../auth/principal.js';
 import { errors } from '../../errors.js';
@@ -31,7 +32,13 @@ interface StepEvidence {
 
 const json = (value: unknown) => html`<code>${JSON.stringify(value)}</code>`;
 
-async function evidenceCell(data: ConsoleData, principal: Principal, step: StepView, origin: string): Promise<Html> {
+async function evidenceCell(
+  data: ConsoleData,
+  principal: Principal,
+  step: StepView,
+  place: StepPlace,
+  origin: string,
+): Promise<Html> {
   const evidence = step.evidence as StepEvidence | null;
   if (!evidence) return html``;
   const shots = new Map<string, { name: string; contentType: string }>();
@@ -43,7 +50,7 @@ async function evidenceCell(data: ConsoleData, principal: Principal, step: StepV
       const url = await data.signedUrl(principal, assetId, origin).catch(() => null);
       if (!url) return html`<div class="muted">${file.name}: not available</div>`;
       const image = file.contentType.startsWith('image/');
-      return html`<div class="shot"><a href="${url}" target="_blank" rel="noopener" data-asset="${assetId}">Open ${file.name}</a>${image ? html`<img src="${url}" alt="Evidence of step ${step.stepIndex + 1}: ${file.name}" loading="lazy">` : ''}</div>`;
+      return html`<div class="shot"><a href="${url}" target="_blank" rel="noopener" data-asset="${assetId}">Open ${file.name}</a>${image ? html`<img src="${url}" alt="Evidence of ${stepName(place)}: ${file.name}" loading="lazy">` : ''}</div>`;
     }),
   );
   return html`${links}${evidence.note ? html`<div class="muted">${evidence.note}</div>` : ''}`;
@@ -65,6 +72,7 @@ async function stepRow(
   data: ConsoleData,
   principal: Principal,
   step: StepView,
+  place: StepPlace,
   origin: string,
   f: StepFrames | undefined,
   earlier: StepAttemptView[],
@@ -101,14 +109,28 @@ async function stepRow(
   }
   const at = (name: string, t: number | undefined) => (t === undefined ? '' : html` data-${name}-t="${t}"`);
   return html`<tr data-step="${step.stepIndex}" data-status="${step.status}"${at('exec', f?.exec?.t)}${at('decided', f?.decided?.t)}${at('written', f?.written?.t)}>
-    <td>${step.stepIndex + 1}</td>
+    <td title="${stepName(place)}">${place.position}</td>
     <td>${step.label ? html`<strong>${step.label}</strong><br>` : ''}${stepSentence(step.action as never)}</td>
     <td><span class="final">${statusBadge(step.status)}${step.source === 'service' ? html` <span class="muted" title="decided by the service, not the executor">service</span>` : ''}${step.attempt > 1 ? html` <span class="muted" title="its test case failed and ran again">attempt ${step.attempt}</span>` : ''}</span><span class="then" data-then-text></span></td>
     <td>${duration(step.durationMs)}</td>
     <td>${framesCell(f)}</td>
     <td class="step-detail">${details}</td>
-    <td>${await evidenceCell(data, principal, step, origin)}</td>
+    <td>${await evidenceCell(data, principal, step, place, origin)}</td>
   </tr>`;
+}
+
+type RunCase = { id: string; title: string; quarantined?: boolean; outcome?: string; failingStepIndex?: number };
+
+/** A test case's row above its steps: its title and its outcome (as GET /otp/runs/{id} says it), and the step that decided it. */
+function caseRow(run: RunView, caseIndex: number): Html {
+  const c = run.testCases[caseIndex] as RunCase | undefined;
+  if (!c) return html``;
+  const at =
+    c.failingStepIndex === undefined
+      ? ''
+      : html` <span class="muted">at ${stepName(stepPlace(run.steps, c.failingStepIndex))}</span>`;
+  const outcome = c.outcome ? html` <span class="outcome">${statusBadge(c.outcome)}${at}</span>` : '';
+  return html`<tr class="case-row" data-case="${caseIndex}"><th colspan="7" scope="rowgroup"><a href="${BASE}/cases/${c.id}">${c.title}</a>${outcome}</th></tr>`;
 }
 
 /** Where the run's browser may go (run.start.allowedOrigins): given with the run, or its navigate steps' origins. */
@@ -126,7 +148,7 @@ function facts(run: RunView): Html {
   return html`<dl class="facts">
     ${pair('Status', html`${statusBadge(run.status)}${run.cancelRequested && !isFinalRunStatus(run.status) ? ' cancelling…' : ''}`, 'run-status')}
     ${pair('Steps', `${run.counts.passed} passed · ${run.counts.failed} failed · ${run.counts.skipped} skipped of ${run.counts.total}${run.counts.flaky ? ` · ${run.counts.flaky} test case${run.counts.flaky > 1 ? 's' : ''} flaky (passed on a retry)` : ''}`)}
-    ${pair('Test cases', html`${run.testCases.map((c: { id: string; title: string; quarantined?: boolean }, i: number) => html`${i ? ', ' : ''}<a href="${BASE}/cases/${c.id}">${c.title}</a>${c.quarantined ? html` <span class="badge s-quarantined" title="Quarantined when the run started: its failures do not fail the verdict">quarantined</span>` : ''}`)}`)}
+    ${pair('Test cases', html`${run.testCases.map((c: RunCase, i: number) => html`${i ? ', ' : ''}<a href="${BASE}/cases/${c.id}">${c.title}</a>${c.outcome ? html` ${statusBadge(c.outcome)}` : ''}${c.quarantined ? html` <span class="badge s-quarantined" title="Quarantined when the run started: its failures do not fail the verdict">quarantined</span>` : ''}`)}`)}
     ${quarantineNote(run)}
     ${pair('Session', session)}
     ${run.startedAt ? '' : pair('Created', time(run.createdAt))}
@@ -161,19 +183,22 @@ export async function runFragment(
 ): Promise<Html> {
   const [run, trace] = await Promise.all([data.runs.read(principal, runId), data.runs.trace(principal, runId)]);
   const active = !isFinalRunStatus(run.status);
-  const { rows, steps: frames } = runTimeline(trace, { totalSteps: run.steps.length, reason: run.reason });
+  const { rows, steps: frames } = runTimeline(trace, { totalSteps: run.steps.length });
   const [steps, compare, triage] = await Promise.all([
     Promise.all(
-      run.steps.map((s) =>
-        stepRow(
+      run.steps.map(async (s, i) => {
+        const row = await stepRow(
           data,
           principal,
           s,
+          stepPlace(run.steps, s.stepIndex),
           origin,
           frames.get(s.stepIndex),
           (run.earlierAttempts ?? []).filter((a) => a.stepIndex === s.stepIndex),
-        ),
-      ),
+        );
+        // Each test case's steps under a row that names it and says its outcome.
+        return i === 0 || run.steps[i - 1]!.caseIndex !== s.caseIndex ? html`${caseRow(run, s.caseIndex)}${row}` : row;
+      }),
     ),
     compareForm(data, principal, run),
     triageSection(data, principal, run),

@@ -31,7 +31,7 @@ function phase(s: SessionView, local: Liveness | undefined, busy: number): { wor
   if (local.state === 'detached')
     return { word: 'detached', text: 'Its socket dropped: it waits to be resumed, its runs paused.' };
   if (local.state.startsWith('ready')) {
-    const resumed = local.transitions.some((t) => t.event === 'RESUME' || t.event === 'ADOPT');
+    const resumed = local.transitions.some((t) => t.event === 'RESUME' || t.event === 'TRANSFERRED_IN');
     return {
       word: busy ? 'busy' : 'ready',
       text: `${resumed ? 'Resumed, ' : ''}${busy ? `busy: ${busy} of ${s.maxParallel} runs in flight` : 'ready, no run in flight'}.`,

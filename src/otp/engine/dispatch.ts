@@ -1,20 +1,29 @@
-// Dispatch of queued runs to this process's ready sessions: one claim at a time per session (FOR
-// UPDATE SKIP LOCKED in the store), and a project's new run offered to its sessions with the most room.
-// A new run may also skip the queue's claim: a slot reserved on a session here before its insert,
-// the insert writes it claimed (see OtpEngine.createRun).
+// Dispatch: where a run goes, from its POST to the session that drives it (docs/architecture.md, "The
+// way of a new run"). It owns the queue decision: a new run starts at once on a session of this
+// process with room (a slot reserved before its insert, which writes it claimed), or waits queued;
+// and who hears of a run that waits (`queued`: the sessions of this process that may take it, and the
+// other processes by notice). A session that may take a waiting run claims it (FOR UPDATE SKIP
+// LOCKED in the store), one claim at a time per session, a project's run offered to its sessions with
+// the most room first; a run claimed by a session that left goes back to the queue.
+import { OtpErrorCode } from '../../../machines/types.js';
+import type { Notices } from '../../db/notifier.js';
 import type { Logger } from '../../log.js';
-import type { ClaimedRun, RunStore } from '../store/run-store.js';
+import type { ClaimedRun, NewRun, RunStore } from '../store/run-store.js';
 import { type RunClaimMessage, runClaim } from './diagnostics.js';
+import type { RunDrivers } from './drivers.js';
+import type { Phase } from './phase.js';
 import type { ExecutorSession } from './session.js';
+import type { SessionRegistry } from './sessions.js';
 
 export interface DispatchDeps {
   store: RunStore;
   instanceId: string;
   log: Logger;
-  /** True once the process drains: nothing more is claimed. */
-  draining(): boolean;
-  /** Starts a claimed run on the session that claimed it. */
-  start(run: ClaimedRun, session: ExecutorSession): Promise<void>;
+  /** Where the process is in its stop: nothing is claimed once it drains, nothing started once it stops. */
+  phase: Phase;
+  sessions: SessionRegistry;
+  drivers: RunDrivers;
+  notices?: Notices;
 }
 
 interface ClaimState {
@@ -25,7 +34,7 @@ interface ClaimState {
 export class Dispatch {
   private readonly readyByProject = new Map<string, Set<ExecutorSession>>();
   private readonly claiming = new Map<ExecutorSession, ClaimState>();
-  private readonly projectWakes = new Map<string, { again: boolean }>();
+  private readonly projectWakes = new Map<string, { again: boolean; done: Promise<void> }>();
   private readonly reserved = new Map<ExecutorSession, number>();
   // What this process has heard of queued runs, so that a run's end asks PostgreSQL only when a run
   // may wait for its session (most runs start from their POST, and the claim after their end would
@@ -38,10 +47,95 @@ export class Dispatch {
   private readonly heardForSession = new WeakMap<ExecutorSession, number>();
   private readonly settled = new WeakMap<ExecutorSession, number>();
 
-  constructor(private readonly deps: DispatchDeps) {}
+  constructor(private readonly deps: DispatchDeps) {
+    deps.sessions.on('ready', (session) => this.ready(session));
+    deps.sessions.on('detached', (session) => this.gone(session));
+    deps.sessions.on('closed', (session) => this.gone(session));
+    deps.drivers.on('ended', (driver, session) => {
+      if (!session.closed && !driver.released) this.runEnded(session);
+    });
+    deps.notices?.on('dispatch', (notice) => void this.waiting(notice.projectId, notice.sessionId));
+  }
+
+  // ---- the way of a new run ----------------------------------------------------------------------
+
+  /**
+   * POST /otp/runs, once planned: the run is inserted claimed by a session of this process with room
+   * (the one it is pinned to, or the project's with the most room) and started at once; otherwise it
+   * is inserted queued and those who may take it hear of it. Answers the row as inserted.
+   */
+  async launch(run: NewRun): Promise<Record<string, unknown>> {
+    const pinned = run.requestedSessionId;
+    const local = pinned ? this.deps.sessions.get(pinned) : undefined;
+    // Pinned to a session another process holds: it cannot start here.
+    const slot = pinned && !local ? undefined : await this.reserve(run.projectId, local ?? null);
+    let row: Record<string, unknown>;
+    try {
+      const claim = slot && { sessionId: slot.id, instanceId: this.deps.instanceId };
+      row = await this.deps.store.insertRun(run, claim);
+      if (slot && row.status === 'running') await this.start(run, slot);
+    } finally {
+      if (slot) this.unreserve(slot);
+    }
+    if (row.status !== 'running') await this.queued(run.projectId, pinned ?? undefined);
+    return row;
+  }
+
+  /** A claimed run, on the session that claimed it: started, unless the session left or the process stops. */
+  private async start(run: ClaimedRun, session: ExecutorSession): Promise<void> {
+    if (!session.closed && !this.deps.phase.stopping) return void this.deps.drivers.drive(run, session).start();
+    // The session went away (closed, or transferred to another process by a drain) or the process
+    // stopped while the claim was in flight: nothing was sent, so the run goes back to the queue for
+    // another session (or process) to claim. A run claimed as the drain began on a session still
+    // here starts: the drain lets it finish or transfers it with its session.
+    const { store, instanceId, log } = this.deps;
+    const requeued = await store.requeueUnstarted(run.id, instanceId);
+    if (!requeued) {
+      const reason = 'executor session closed before the run started';
+      return void (await store.finishUndriven([run.id], { status: 'error', code: OtpErrorCode.internal, reason }));
+    }
+    log.info('run claimed as its session left: back in the queue', { runId: run.id, sessionId: session.id });
+    await this.queued(requeued.projectId, requeued.sessionId ?? undefined);
+  }
+
+  /**
+   * A run was queued (new, or back in the queue): for `sessionId`, or for any session of the project.
+   * The sessions of this process that may take it claim; the other processes hear of it by notice,
+   * unless it is pinned to a session of this one (no other process can take it).
+   */
+  private async queued(projectId: string, sessionId?: string): Promise<void> {
+    void this.waiting(projectId, sessionId);
+    if (sessionId && this.deps.sessions.get(sessionId)) return;
+    await this.deps.notices
+      ?.notify({ kind: 'dispatch', projectId, ...(sessionId ? { sessionId } : {}) })
+      .catch((err) => this.deps.log.error('notify failed', { err }));
+  }
+
+  /**
+   * A run waits in the queue for `sessionId`, or for any session of the project: the sessions of
+   * this process that may take it claim (the one rule for a run queued here, a notice, a requeue and
+   * the reconcile). Resolves once their claims are done.
+   */
+  waiting(projectId: string, sessionId?: string): Promise<unknown> {
+    if (!sessionId) return this.wakeProject(projectId);
+    const session = this.deps.sessions.get(sessionId);
+    return session ? this.claimFor(session) : Promise.resolve();
+  }
+
+  /**
+   * The safety net behind notices: claims the runs that wait for sessions of this process, whatever
+   * notice may have been missed. Resolves once those claims are done.
+   */
+  async reconcile(): Promise<void> {
+    if (this.deps.phase.draining) return;
+    const demand = await this.deps.store.queuedDemand();
+    await Promise.all(demand.map((waiting) => this.waiting(waiting.projectId, waiting.sessionId ?? undefined)));
+  }
+
+  // ---- sessions ----------------------------------------------------------------------------------
 
   /** A session got its welcome (or was resumed): it takes runs from now on. */
-  ready(session: ExecutorSession): void {
+  private ready(session: ExecutorSession): void {
     const set = this.readyByProject.get(session.principal.projectId) ?? new Set();
     set.add(session);
     this.readyByProject.set(session.principal.projectId, set);
@@ -49,7 +143,7 @@ export class Dispatch {
   }
 
   /** A session detached or closed: it takes no runs. */
-  gone(session: ExecutorSession): void {
+  private gone(session: ExecutorSession): void {
     const set = this.readyByProject.get(session.principal.projectId);
     set?.delete(session);
     if (set?.size === 0) {
@@ -65,19 +159,19 @@ export class Dispatch {
     return this.heardForProject.size;
   }
 
+  /** Whether any session of the project is ready here. */
+  serves(projectId: string): boolean {
+    return this.readyByProject.has(projectId);
+  }
+
   /** A run of the session ended: it claims again only when a queued run may wait for it. */
-  runEnded(session: ExecutorSession): void {
+  private runEnded(session: ExecutorSession): void {
     const settled = this.settled.get(session) ?? -1;
     const heard = Math.max(
       this.heardForProject.get(session.principal.projectId) ?? 0,
       this.heardForSession.get(session) ?? 0,
     );
     if (settled < heard) void this.claim(session);
-  }
-
-  /** Whether any session of the project is ready here. */
-  serves(projectId: string): boolean {
-    return this.readyByProject.has(projectId);
   }
 
   /** Runs the session can take now, less the slots reserved for runs being inserted for it. */
@@ -92,10 +186,10 @@ export class Dispatch {
    * it began, so a slot taken meanwhile could overfill the session. Given back with `unreserve` once
    * the run has started or was queued.
    */
-  async reserve(projectId: string, pinned: ExecutorSession | null): Promise<ExecutorSession | undefined> {
+  private async reserve(projectId: string, pinned: ExecutorSession | null): Promise<ExecutorSession | undefined> {
     for (;;) {
       const ready = this.readyByProject.get(projectId);
-      if (!ready || this.deps.draining()) return undefined;
+      if (!ready || this.deps.phase.draining) return undefined;
       let best: ExecutorSession | undefined;
       for (const session of pinned ? [pinned] : ready) {
         if (ready.has(session) && this.room(session) > 0 && (!best || this.room(session) > this.room(best)))
@@ -111,11 +205,13 @@ export class Dispatch {
     }
   }
 
-  unreserve(session: ExecutorSession): void {
+  private unreserve(session: ExecutorSession): void {
     const left = (this.reserved.get(session) ?? 1) - 1;
     if (left > 0) this.reserved.set(session, left);
     else this.reserved.delete(session);
   }
+
+  // ---- claims ------------------------------------------------------------------------------------
 
   /**
    * A run may wait for this session (the session is ready, a run was queued for it here or by
@@ -136,73 +232,89 @@ export class Dispatch {
     }
     const state: ClaimState = { again: false, done: Promise.resolve(false) };
     this.claiming.set(session, state);
-    state.done = (async () => {
-      let drained = false;
-      try {
-        do {
-          state.again = false;
-          while (!this.deps.draining() && this.room(session) > 0) {
-            const wanted = this.room(session);
-            const heard = this.heard;
-            const began = performance.now();
-            const claimed = await this.deps.store.claimRuns(
-              { id: session.id, projectId: session.principal.projectId },
-              this.deps.instanceId,
-              wanted,
-            );
-            if (runClaim.hasSubscribers) {
-              const message: RunClaimMessage = {
-                sessionId: session.id,
-                wanted,
-                claimed: claimed.length,
-                ms: performance.now() - began,
-              };
-              runClaim.publish(message);
-            }
-            for (const run of claimed) await this.deps.start(run, session);
-            drained = claimed.length < wanted;
-            if (drained) {
-              if (!session.closed) this.settled.set(session, heard);
-              break;
-            }
-          }
-        } while (state.again && !this.deps.draining());
-      } catch (err) {
-        this.deps.log.error('dispatch failed', { sessionId: session.id, err });
-      } finally {
-        this.claiming.delete(session);
-      }
-      return drained;
-    })();
+    state.done = this.claimWhileAsked(session, state);
     return state.done;
   }
 
-  /** A run for any session of the project: offer it to the local sessions with the most room first. */
-  wakeProject(projectId: string): void {
-    // No session of the project here (every process hears every project's dispatch notices).
-    if (!this.readyByProject.has(projectId)) return;
-    this.heardForProject.set(projectId, ++this.heard);
-    const state = this.projectWakes.get(projectId);
-    if (state) {
-      state.again = true;
-      return;
+  /** Claims until the session is full or the queue is dry; again when asked to meanwhile. */
+  private async claimWhileAsked(session: ExecutorSession, state: ClaimState): Promise<boolean> {
+    let drained = false;
+    try {
+      do {
+        state.again = false;
+        drained = (await this.claimUntilFull(session)) ?? drained;
+      } while (state.again && !this.deps.phase.draining);
+    } catch (err) {
+      this.deps.log.error('dispatch failed', { sessionId: session.id, err });
+    } finally {
+      this.claiming.delete(session);
     }
-    const mine = { again: false };
-    this.projectWakes.set(projectId, mine);
-    void (async () => {
-      try {
-        do {
-          mine.again = false;
-          const sessions = [...(this.readyByProject.get(projectId) ?? [])]
-            .filter((s) => this.room(s) > 0)
-            .sort((a, b) => this.room(b) - this.room(a));
-          for (const session of sessions) {
-            if (this.deps.draining() || (await this.claim(session))) break;
-          }
-        } while (mine.again && !this.deps.draining());
-      } finally {
-        this.projectWakes.delete(projectId);
+    return drained;
+  }
+
+  /** Claims while the session has room: true when the queue ran dry, false when it filled, undefined when it had no room. */
+  private async claimUntilFull(session: ExecutorSession): Promise<boolean | undefined> {
+    let drained: boolean | undefined;
+    while (!this.deps.phase.draining && this.room(session) > 0) {
+      const wanted = this.room(session);
+      const heard = this.heard;
+      const claimed = await this.claimBatch(session, wanted);
+      for (const run of claimed) await this.start(run, session);
+      drained = claimed.length < wanted;
+      if (drained) {
+        if (!session.closed) this.settled.set(session, heard);
+        break;
       }
-    })();
+    }
+    return drained;
+  }
+
+  /** One claim statement, published on `otp:run.claim`. */
+  private async claimBatch(session: ExecutorSession, wanted: number): Promise<ClaimedRun[]> {
+    const began = performance.now();
+    const owner = { id: session.id, projectId: session.principal.projectId };
+    const claimed = await this.deps.store.claimRuns(owner, this.deps.instanceId, wanted);
+    if (runClaim.hasSubscribers) {
+      const message: RunClaimMessage = {
+        sessionId: session.id,
+        wanted,
+        claimed: claimed.length,
+        ms: performance.now() - began,
+      };
+      runClaim.publish(message);
+    }
+    return claimed;
+  }
+
+  /** A run for any session of the project: offer it to the local sessions with the most room first. */
+  private wakeProject(projectId: string): Promise<void> {
+    // No session of the project here (every process hears every project's dispatch notices).
+    if (!this.readyByProject.has(projectId)) return Promise.resolve();
+    this.heardForProject.set(projectId, ++this.heard);
+    const running = this.projectWakes.get(projectId);
+    if (running) {
+      running.again = true;
+      return running.done;
+    }
+    const state = { again: false, done: Promise.resolve() };
+    this.projectWakes.set(projectId, state);
+    state.done = this.offer(projectId, state);
+    return state.done;
+  }
+
+  private async offer(projectId: string, state: { again: boolean }): Promise<void> {
+    try {
+      do {
+        state.again = false;
+        const sessions = [...(this.readyByProject.get(projectId) ?? [])]
+          .filter((s) => this.room(s) > 0)
+          .sort((a, b) => this.room(b) - this.room(a));
+        for (const session of sessions) {
+          if (this.deps.phase.draining || (await this.claim(session))) break;
+        }
+      } while (state.again && !this.deps.phase.draining);
+    } finally {
+      this.projectWakes.delete(projectId);
+    }
   }
 }

@@ -7,7 +7,7 @@
 import { OtpErrorCode } from '../../../machines/types.js';
 import type { Principal } from '../../auth/principal.js';
 import type { DatabaseHealth } from '../../db/health.js';
-import type { Notice } from '../../db/notifier.js';
+import type { NoticeOf, Notices } from '../../db/notifier.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Logger } from '../../log.js';
@@ -16,9 +16,11 @@ import type { EventRecordedPayload, TestCaseStep } from '../protocol/schemas/ind
 import type { RecordingRow, RecordingStore, RecordingView, StoredStep } from '../store/recording-store.js';
 import type { RunStore } from '../store/run-store.js';
 import type { ExecutorSession } from './session.js';
+import type { RecordingFrameType } from './session-deps.js';
+import type { SessionRegistry } from './sessions.js';
 import type { NewTestCase, TestCaseSink } from './test-case-source.js';
 
-export type RecordNotice = Extract<Notice, { kind: 'record' }>;
+export type RecordNotice = NoticeOf<'record'>;
 
 export interface RecordingsDeps {
   store: RecordingStore;
@@ -26,10 +28,10 @@ export interface RecordingsDeps {
   sink: TestCaseSink;
   /** Most events one recording keeps (the most steps a run may have). */
   maxEvents: number;
-  /** A session this process holds, by id. */
-  localSession(id: string): ExecutorSession | undefined;
-  /** Tells the process that holds a session (a notice; no-op in a single process). */
-  notify(notice: RecordNotice): Promise<void>;
+  /** The sessions this process holds: their recording frames, their ends. */
+  sessions: SessionRegistry;
+  /** How the process that holds a session hears of a recording asked for over REST. */
+  notices?: Notices;
   log: Logger;
   /** Where a frame that meets a database outage waits to be stored. */
   health?: DatabaseHealth;
@@ -46,17 +48,21 @@ export class Recordings {
   /** Recording frames of one session are handled strictly in the order they arrived. */
   private readonly queues = new WeakMap<ExecutorSession, Promise<void>>();
 
-  constructor(private readonly deps: RecordingsDeps) {}
+  constructor(private readonly deps: RecordingsDeps) {
+    deps.sessions.on('recordingFrame', (session, type, payload, ref) => this.frame(session, type, payload, ref));
+    // The recording in progress keeps its steps (as a test case) before the session is marked closed.
+    deps.sessions.beforeRowClose((session) =>
+      this.sessionClosed(session).catch((err) =>
+        deps.log.error('could not stop the recording of a closed session', { sessionId: session.id, err }),
+      ),
+    );
+    deps.notices?.on('record', (notice) => this.deliver(notice));
+  }
 
   // ---- frames from the executor ----------------------------------------------------------------
 
   /** record.start, record.stop and event.recorded of a session, in arrival order. */
-  frame(
-    session: ExecutorSession,
-    type: 'record.start' | 'record.stop' | 'event.recorded',
-    payload: unknown,
-    ref: string,
-  ): void {
+  private frame(session: ExecutorSession, type: RecordingFrameType, payload: unknown, ref: string): void {
     const work = () => {
       if (type === 'event.recorded') return this.event(session, payload as EventRecordedPayload, ref);
       if (type === 'record.start') return this.executorStart(session, (payload ?? {}) as StartRequest, ref);
@@ -99,7 +105,7 @@ export class Recordings {
 
   /** Resolves once every recording frame the session sent so far has been handled. */
   private drained(sessionId: string): Promise<void> {
-    const session = this.deps.localSession(sessionId);
+    const session = this.deps.sessions.get(sessionId);
     return (session && this.queues.get(session)) ?? Promise.resolve();
   }
 
@@ -181,7 +187,7 @@ export class Recordings {
     const status = await this.deps.runs.sessionStatus(principal.projectId, sessionId);
     if (!status) throw errors.notFound('Session', sessionId);
     if (status !== 'open') throw errors.conflict(`Session ${sessionId} is closed`, { sessionId });
-    const session = this.deps.localSession(sessionId);
+    const session = this.deps.sessions.get(sessionId);
     if (session && session.capabilities.record === false) {
       throw errors.conflict(`Session ${sessionId} declared it cannot record (capabilities.record is false)`, {
         sessionId,
@@ -264,23 +270,23 @@ export class Recordings {
   // ---- sessions --------------------------------------------------------------------------------
 
   /** The session closed: its recording in progress stops and keeps every step as a test case. */
-  async sessionClosed(session: ExecutorSession): Promise<void> {
+  private async sessionClosed(session: ExecutorSession): Promise<void> {
     await this.queues.get(session);
     const stopped = await this.deps.store.stop({ sessionId: session.id }, 'session closed');
     if (stopped) await this.makeTestCase(session.principal, stopped.row, stopped.steps);
   }
 
-  /** A notice from another process: a recording asked for over REST on a session this process holds. */
-  deliver(notice: RecordNotice): void {
-    const session = this.deps.localSession(notice.sessionId);
+  /** A recording asked for over REST on a session this process holds (here, or by notice from another process). */
+  private deliver(notice: RecordNotice): void {
+    const session = this.deps.sessions.get(notice.sessionId);
     if (!session) return;
     const { kind: _kind, frame, sessionId, ...payload } = notice;
     session.send(buildFrame(`record.${frame}`, { sessionId }, payload));
   }
 
   private async tell(notice: RecordNotice): Promise<void> {
-    if (this.deps.localSession(notice.sessionId)) this.deliver(notice);
-    else await this.deps.notify(notice);
+    if (this.deps.sessions.get(notice.sessionId)) return this.deliver(notice);
+    await this.deps.notices?.notify(notice).catch((err) => this.deps.log.error('notify failed', { err }));
   }
 
   /** The test case of a stopped recording (none for a recording without steps); its id. */

@@ -1,18 +1,25 @@
 // Drives one claimed run: the run machine, and the effects it requests carried out (frames to the
 // executor, durable writes to PostgreSQL).
-import { type Actor, createActor, type InspectionEvent } from 'xstate';
-import { errorMessage } from '../../../machines/effects.js';
+import { type Actor, createActor } from 'xstate';
 import { runMachine } from '../../../machines/run.machine.js';
-import { CANCELLED_BY_REQUEST, OtpErrorCode, type RunEffect, type RunEvent, type RunOutput, type StepExecPayload, type StepOutcome, type StepReport } from '../../../machines/types.js';
+import {
+  CANCELLED_BY_REQUEST,
+  OtpErrorCode,
+  type RunEffect,
+  type RunOutput,
+  type StepExecPayload,
+  type StepOutcome,
+  type StepReport,
+} from '../../../machines/types.js';
 import type { DatabaseHealth } from '../../db/health.js';
 import type { Logger } from '../../log.js';
 import { buildFrame, errorFrame, frameTemplate } from '../protocol/frames.js';
 import type { ClaimedRun, RunStore } from '../store/run-store.js';
-import { TRACE_LIMIT, type TraceWrite } from '../store/run-trace.js';
+import { TRACE_LIMIT } from '../store/run-trace.js';
 import { type StepDispatchMessage, stepDispatch } from './diagnostics.js';
+import { DurableWrites } from './durable-writes.js';
+import { RunTracer } from './run-tracer.js';
 import type { Clock } from './timer-wheel.js';
-import { labelOf, TraceBuffer, type TracedTransition } from './trace-buffer.js';
-import { fastInspection, transitionsOf } from './xstate-adapter.js';
 
 export interface RunChannel {
   /** The session id. */
@@ -41,13 +48,9 @@ export interface RunDriverDeps {
   outageWindowMs?: number;
 }
 
-// A write that a newer one replaced while it waited for the database: it is not answered.
-const SUPERSEDED = Symbol('superseded');
-
 const needsEvidenceCheck = (outcomes: StepOutcome[]) => outcomes.some((o) => o.evidence?.screenshotAssetId);
 
 type Effect<T extends RunEffect['type']> = Extract<RunEffect, { type: T }>;
-type RunSnapshot = ReturnType<Actor<typeof runMachine>['getSnapshot']>;
 
 export class RunDriver {
   readonly id: string;
@@ -58,15 +61,13 @@ export class RunDriver {
   private readonly actor: Actor<typeof runMachine>;
   private readonly fields: { sessionId: string; runId: string };
   private readonly stepExecFrame: (payload: StepExecPayload) => string;
-  private readonly send: (event: RunEvent) => void;
+  private readonly writes: DurableWrites;
   private rejectDone!: (err: unknown) => void;
   private duration = 0;
   // When the step.result now being acted on arrived; cleared by the step.exec it leads to, or its refusal.
   private resultAt: number | undefined;
-  // The machine's transitions (trace-buffer.ts), flushed by the engine and written with the verdict.
-  private readonly traces: TraceBuffer;
-  // Bumped by each durable write asked for: one waiting for the database that is no longer the newest gives up.
-  private writeToken = 0;
+  /** The machine's transitions (run-tracer.ts), flushed by the engine and written with the verdict. */
+  readonly trace: RunTracer;
   // The last step.exec sent: sent again as is (same id) when the machine sends that step again after a resume.
   private lastExec: { stepIndex: number; attempt: number | undefined; frame: string } | undefined;
 
@@ -78,11 +79,8 @@ export class RunDriver {
   ) {
     this.id = run.id;
     this.fields = { sessionId: channel.id, runId: run.id };
-    this.traces = new TraceBuffer(run.id);
+    this.trace = new RunTracer(run.id, () => deps.changed?.(run.id, run.projectId));
     this.stepExecFrame = frameTemplate('step.exec', this.fields);
-    // The initial state's eventless transitions are taken as the actor is created: the start goes first.
-    const init: TracedTransition = { ms: Date.now(), label: { event: 'xstate.init', from: null, to: String(runMachine.config.initial) }, cursor: 0 };
-    this.traces.push(init);
     // One machine for every run: each driver only listens to its own actor's effects.
     this.actor = createActor(runMachine, {
       input: {
@@ -100,14 +98,10 @@ export class RunDriver {
       },
       ...(deps.clock ? { clock: deps.clock } : {}),
       // Microsteps only: each carries the transitions taken (eventless and delayed ones included).
-      inspect: (event) => {
-        if (event.type === '@xstate.microstep') this.traced(event);
-      },
+      inspect: this.trace.inspect,
     });
-    // The cursor once the start settled (advancing's entry): the steps before it were decided at the start.
-    init.cursor = this.actor.getSnapshot().context.cursor;
-    fastInspection(this.actor, (event) => this.traced(event));
-    this.send = this.actor.send;
+    this.trace.follow(this.actor);
+    this.writes = new DurableWrites(this.actor.send, () => this.actor.getSnapshot().status === 'active', deps.health);
     this.done = new Promise<RunOutput>((resolve, reject) => {
       this.rejectDone = reject;
       this.actor.subscribe({
@@ -119,39 +113,6 @@ export class RunDriver {
       });
     });
     this.actor.on('*', (effect) => this.carryOut(effect));
-  }
-
-  private traced(event: Extract<InspectionEvent, { type: '@xstate.microstep' }>): void {
-    const ms = Date.now();
-    const { cursor } = (event.snapshot as RunSnapshot).context;
-    for (const t of transitionsOf(event)) {
-      if (!t.target?.length) continue; // an action without a change of state
-      this.traces.push({ ms, label: labelOf(t), cursor });
-    }
-    this.deps.changed?.(this.run.id, this.run.projectId);
-  }
-
-  /** Bumped by every transition; the engine's flush compares it with the version it last wrote. */
-  get traceVersion(): number {
-    return this.traces.version;
-  }
-
-  get flushedVersion(): number {
-    return this.traces.flushedVersion;
-  }
-
-  set flushedVersion(version: number) {
-    this.traces.flushedVersion = version;
-  }
-
-  /** The last TRACE_LIMIT transitions, oldest first, and how many older ones were dropped. */
-  traceSnapshot(): TraceWrite {
-    return this.traces.snapshot();
-  }
-
-  /** What a flush writes when `version` was written last (TraceBuffer.since). */
-  traceSince(version: number): TraceWrite {
-    return this.traces.since(version);
   }
 
   get projectId(): string {
@@ -192,7 +153,12 @@ export class RunDriver {
         runId: run.id,
         vars: run.vars,
         allowedOrigins: run.allowedOrigins,
-        testCases: run.testCases.map(({ id, title, steps, retries }) => ({ id, title, steps, ...(retries ? { retries } : {}) })),
+        testCases: run.testCases.map(({ id, title, steps, retries }) => ({
+          id,
+          title,
+          steps,
+          ...(retries ? { retries } : {}),
+        })),
         totalSteps: run.steps.length,
         defaults: { stepTimeoutMs: deps.stepTimeoutMs },
       }),
@@ -207,7 +173,11 @@ export class RunDriver {
     this.lastExec = { stepIndex: payload.stepIndex, attempt: payload.attempt, frame };
     this.channel.send(frame);
     if (this.resultAt !== undefined && stepDispatch.hasSubscribers) {
-      const message: StepDispatchMessage = { runId: this.run.id, stepIndex: payload.stepIndex, ms: performance.now() - this.resultAt };
+      const message: StepDispatchMessage = {
+        runId: this.run.id,
+        stepIndex: payload.stepIndex,
+        ms: performance.now() - this.resultAt,
+      };
       stepDispatch.publish(message);
     }
     this.resultAt = undefined;
@@ -233,10 +203,12 @@ export class RunDriver {
 
   private rejectStepResult(stepIndex: number, reason: string, ref?: string): void {
     this.resultAt = undefined;
-    this.channel.send(errorFrame('E_UNEXPECTED', `step.result for step ${stepIndex} rejected: ${reason}`, { ...this.fields, ref }));
+    this.channel.send(
+      errorFrame('E_UNEXPECTED', `step.result for step ${stepIndex} rejected: ${reason}`, { ...this.fields, ref }),
+    );
   }
 
-  /** Writes the batch, then answers the machine: STEPS_RECORDED, or STEPS_NOT_RECORDED with the reason. */
+  /** Writes the batch, then answers the machine (durable-writes.ts): STEPS_RECORDED, or STEPS_NOT_RECORDED with the reason. */
   private recordSteps({ runId, outcomes, retry }: Effect<'recordSteps'>): void {
     const write = (checked: StepOutcome[]) => {
       const writes = checked.map((outcome) => ({ runId, outcome }));
@@ -244,53 +216,19 @@ export class RunDriver {
     };
     // Without evidence to check (nearly every step), the write starts in this tick.
     const attempt = () =>
-      needsEvidenceCheck(outcomes) && this.deps.verifyEvidence ? this.deps.verifyEvidence(runId, outcomes).then(write) : write(outcomes);
-    this.answerDurable(attempt, { type: 'STEPS_RECORDED' }, (message) => ({ type: 'STEPS_NOT_RECORDED', message }));
+      needsEvidenceCheck(outcomes) && this.deps.verifyEvidence
+        ? this.deps.verifyEvidence(runId, outcomes).then(write)
+        : write(outcomes);
+    this.writes.carryOut(attempt, { type: 'STEPS_RECORDED' }, (message) => ({ type: 'STEPS_NOT_RECORDED', message }));
   }
 
   /** Writes the last outcomes and the verdict, then answers: RUN_FINISH_WRITTEN, or RUN_FINISH_FAILED with the reason. */
   private finishRun(effect: Effect<'finishRun'>): void {
-    this.answerDurable(() => this.writeFinish(effect), { type: 'RUN_FINISH_WRITTEN' }, (message) => ({ type: 'RUN_FINISH_FAILED', message }));
-  }
-
-  /**
-   * Carries out a durable write and answers the machine. A write that meets an outage tells the
-   * machine DB_UNAVAILABLE (it holds), waits for the database and is tried again, as often as it
-   * takes: answered once it is durable, unless a newer write replaced it meanwhile.
-   */
-  private answerDurable(attempt: () => Promise<unknown>, done: RunEvent, failed: (message: string) => RunEvent): void {
-    const token = ++this.writeToken;
-    attempt()
-      .catch((err) => this.afterOutage(err, attempt, token))
-      .then(
-        (value) => {
-          if (value !== SUPERSEDED) this.send(done);
-        },
-        (err: unknown) => {
-          if (token === this.writeToken) this.send(failed(errorMessage(err)));
-        },
-      );
-  }
-
-  private async afterOutage(err: unknown, attempt: () => Promise<unknown>, token: number): Promise<unknown> {
-    const { health } = this.deps;
-    if (!health?.report(err)) throw err;
-    const release = health.hold();
-    try {
-      this.send({ type: 'DB_UNAVAILABLE' });
-      for (;;) {
-        await health.whenAvailable();
-        if (token !== this.writeToken || this.actor.getSnapshot().status !== 'active') return SUPERSEDED;
-        health.retriedWrite();
-        try {
-          return await attempt();
-        } catch (again) {
-          if (!health.report(again)) throw again;
-        }
-      }
-    } finally {
-      release();
-    }
+    this.writes.carryOut(
+      () => this.writeFinish(effect),
+      { type: 'RUN_FINISH_WRITTEN' },
+      (message) => ({ type: 'RUN_FINISH_FAILED', message }),
+    );
   }
 
   private async writeFinish({ runId, outcomes, status, counts, reason }: Effect<'finishRun'>): Promise<void> {
@@ -299,19 +237,28 @@ export class RunDriver {
     try {
       const verified = await this.verified(runId, outcomes);
       // The trace goes with the verdict, ending in the transition this very write leads to when it
-      // commits (a failed write commits nothing, its trace included).
-      const trace = this.traceSnapshot();
-      const last = { at: new Date().toISOString(), event: 'RUN_FINISH_WRITTEN', from: 'finishing', to: 'done', cursor: this.run.steps.length };
-      const transitions = [...trace.transitions, last].slice(-TRACE_LIMIT);
-      const dropped = trace.dropped + trace.transitions.length + 1 - transitions.length;
-      finished = await deps.store.finishRun({ runId, projectId: this.run.projectId, status, counts, reason, outcomes: verified, trace: { transitions, dropped } });
+      // commits (a failed write commits nothing, its trace included), as the machine would take it.
+      const trace = this.trace.snapshot();
+      const last = this.trace.next(this.actor, { type: 'RUN_FINISH_WRITTEN' }, this.run.steps.length);
+      const transitions = (last ? [...trace.transitions, last] : trace.transitions).slice(-TRACE_LIMIT);
+      const dropped = trace.dropped + trace.transitions.length + (last ? 1 : 0) - transitions.length;
+      finished = await deps.store.finishRun({
+        runId,
+        projectId: this.run.projectId,
+        status,
+        counts,
+        reason,
+        outcomes: verified,
+        trace: { transitions, dropped },
+      });
       this.duration = finished.durationMs;
     } catch (err) {
       // An outage: the write waits for the database and is tried again whole (answerDurable).
       if (!deps.health?.report(err)) await this.finishWithoutOutcomes(err, reason);
       throw err;
     }
-    if (finished.owesResults) await deps.onFinished?.(runId).catch((err) => deps.log.error('after-run hook failed', { runId, err }));
+    if (finished.owesResults)
+      await deps.onFinished?.(runId).catch((err) => deps.log.error('after-run hook failed', { runId, err }));
   }
 
   /**
@@ -323,10 +270,15 @@ export class RunDriver {
     const { deps } = this;
     const message = err instanceof Error ? err.message : String(err);
     const why = `results could not be recorded: ${reason ?? message}`.slice(0, 1000);
-    deps.log.error('run finish failed; finishing the run as error without its last outcomes', { runId: this.run.id, err });
+    deps.log.error('run finish failed; finishing the run as error without its last outcomes', {
+      runId: this.run.id,
+      err,
+    });
     await deps.store
       .finishUndriven([this.run.id], { status: 'error', code: OtpErrorCode.internal, reason: why })
-      .catch((again) => deps.log.error('could not finish the run; the orphan check will', { runId: this.run.id, err: again }));
+      .catch((again) =>
+        deps.log.error('could not finish the run; the orphan check will', { runId: this.run.id, err: again }),
+      );
   }
 
   private async verified(runId: string, outcomes: StepOutcome[]): Promise<StepOutcome[]> {
@@ -389,7 +341,7 @@ export class RunDriver {
     if (this.started) this.actor.send({ type: 'EXECUTOR_RESUMED' });
   }
 
-  /** Stops driving the run without deciding anything: another process takes it over (see OtpEngine.handOver). */
+  /** Stops driving the run without deciding anything: another process drives it from now on (transfers.ts). */
   release(): void {
     this.released = true;
     this.actor.stop();

@@ -10,14 +10,14 @@ import type { Logger } from '../../log.js';
 import type { RunStore } from '../store/run-store.js';
 import type { RunTrace, RunTraceStore } from '../store/run-trace.js';
 import type { RunView, RunViews } from '../store/run-views.js';
-import type { RunDriver } from './run-driver.js';
-import type { ExecutorSession } from './session.js';
+import type { RunDrivers } from './drivers.js';
 import { type SessionChange, type SessionTrace, type SessionTransition, sessionChanges } from './session-trace.js';
+import type { SessionRegistry } from './sessions.js';
 import { TraceFlusher } from './trace-flusher.js';
 
 export interface RunWatchDeps {
-  runs: ReadonlyMap<string, RunDriver>;
-  sessions: ReadonlyMap<string, ExecutorSession>;
+  drivers: RunDrivers;
+  sessions: SessionRegistry;
   store: RunStore;
   views: RunViews;
   /** Where traces are kept; none: memory only. */
@@ -55,9 +55,10 @@ export class RunWatch {
 
   constructor(private readonly deps: RunWatchDeps) {
     if (deps.traces && deps.traceFlushMs > 0) {
-      this.flusher = new TraceFlusher(deps.traces, () => deps.runs.values(), deps.log, deps.traceFlushMs);
+      this.flusher = new TraceFlusher(deps.traces, () => traces(deps.drivers), deps.log, deps.traceFlushMs);
     }
     sessionChanges.subscribe(this.onSessionChange);
+    deps.drivers.on('transition', (runId, projectId) => this.changed(runId, projectId));
   }
 
   /** Called after every change of a session's machine held by this process; answers the unsubscribe. */
@@ -89,8 +90,8 @@ export class RunWatch {
     return () => this.listeners.delete(listener);
   }
 
-  /** A run driven here moved (the run driver's `changed` hook). */
-  changed(runId: string, projectId: string): void {
+  /** A run driven here moved (a transition of its machine). */
+  private changed(runId: string, projectId: string): void {
     for (const listener of this.listeners) {
       try {
         listener(runId, projectId);
@@ -126,9 +127,9 @@ export class RunWatch {
 
   /** The run machine's transitions: from memory when this process drives the run, else as last written. */
   async runTrace(projectId: string, runId: string): Promise<RunTrace> {
-    const driver = this.deps.runs.get(runId);
+    const driver = this.deps.drivers.get(runId);
     if (driver && driver.projectId === projectId) {
-      const { transitions, dropped } = driver.traceSnapshot();
+      const { transitions, dropped } = driver.trace.snapshot();
       const status = await this.deps.store.runStatus(projectId, runId);
       return { runId, status: status ?? 'running', transitions, dropped, live: true };
     }
@@ -145,7 +146,7 @@ export class RunWatch {
     const deadline = Date.now() + ms;
     for (;;) {
       const left = deadline - Date.now();
-      const driver = this.deps.runs.get(runId);
+      const driver = this.deps.drivers.get(runId);
       if (driver && left > 0) {
         await Promise.race([driver.done.catch(() => {}), new Promise((r) => setTimeout(r, left).unref())]);
         break;
@@ -162,4 +163,8 @@ export class RunWatch {
     this.flusher?.stop();
     sessionChanges.unsubscribe(this.onSessionChange);
   }
+}
+
+function* traces(drivers: RunDrivers) {
+  for (const driver of drivers.all.values()) yield driver.trace;
 }

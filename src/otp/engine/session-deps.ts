@@ -1,5 +1,6 @@
-// What an executor session is given: its connection (from the socket adapter), the engine's hooks
-// it calls, and its collaborators.
+// What an executor session is given: its connection (from the socket adapter), where it publishes
+// what happens to it (SessionEvents, one emitter for every session of the process: sessions.ts), and
+// its collaborators.
 import type { SessionOutput } from '../../../machines/types.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
@@ -11,18 +12,23 @@ export interface Connection {
   close(code: number, reason: string): void;
 }
 
-/** `S`: the session (ExecutorSession; generic so that this file needs not import it). */
-export interface SessionHooks<S> {
+export type RecordingFrameType = 'record.start' | 'record.stop' | 'event.recorded';
+
+/**
+ * What sessions publish (`S`: the session, ExecutorSession; generic so that this file needs not
+ * import it). The parts of the engine that care subscribe where the engine builds them.
+ */
+export interface SessionEvents<S> {
   /** The welcome went out (or the session was resumed): the session may take runs. */
-  ready(session: S): void;
-  /** The socket dropped (or was replaced): the session takes no run until it is resumed. */
-  detached(session: S): void;
+  ready: [session: S];
+  /** The socket dropped (or is being replaced, or the session is moving): it takes no run until it is ready again. */
+  detached: [session: S];
   /** A hello with resumeSessionId on this new connection: find that session and hand this connection to it. */
-  resume(greeter: S, sessionId: string, ref: string): void;
-  /** The session machine stopped; its runs must be finished. */
-  closed(session: S, output: SessionOutput): void;
-  /** A recording frame (docs/recording.md), handed on in arrival order; ref is the frame's id. */
-  recording(session: S, type: 'record.start' | 'record.stop' | 'event.recorded', payload: unknown, ref: string): void;
+  resumeAsked: [greeter: S, sessionId: string, ref: string];
+  /** The session machine stopped: `output` says why (`transferred`: it now lives in another process). */
+  closed: [session: S, output: SessionOutput];
+  /** A recording frame (docs/recording.md), in arrival order; ref is the frame's id. */
+  recordingFrame: [session: S, type: RecordingFrameType, payload: unknown, ref: string];
 }
 
 export interface SessionDeps<S> {
@@ -32,7 +38,8 @@ export interface SessionDeps<S> {
   store: RunStore;
   instanceId: string;
   log: Logger;
-  hooks: SessionHooks<S>;
+  /** Where the session publishes what happens to it (the registry's emitter). */
+  events: { emit<K extends keyof SessionEvents<S>>(event: K, ...args: SessionEvents<S>[K]): boolean };
   /** Reports a failed write; true when it was an outage of the database (the hello may be retried). */
   unavailable?: (err: unknown) => boolean;
 }

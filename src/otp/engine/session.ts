@@ -1,43 +1,54 @@
 // One executor connection: the session machine, the effects it requests carried out, and the
-// routing of inbound frames. It knows nothing of uWebSockets.js; the adapter hands it text and a
-// Connection.
+// routing of inbound messages (frame-intake.ts reads them). It knows nothing of uWebSockets.js; the
+// adapter hands it text and a Connection. Where the session is (welcomed, detached, moving to another
+// process, closed) is read from its machine's snapshot; what happens to it is published on the
+// process's SessionEvents (sessions.ts).
 import { type Actor, createActor } from 'xstate';
 import { sessionMachine } from '../../../machines/session.machine.js';
-import { type Capabilities, CloseCode, type HelloPayload, OtpErrorCode, type SessionEffect, type SessionOutput } from '../../../machines/types.js';
+import {
+  type Capabilities,
+  CloseCode,
+  type HelloPayload,
+  OtpErrorCode,
+  type SessionEffect,
+  type SessionOutput,
+} from '../../../machines/types.js';
 import type { Principal } from '../../auth/principal.js';
 import { newId } from '../../ids.js';
-import { buildFrame, errorFrame, majorVersion, OTP_VERSION } from '../protocol/frames.js';
-import { validateInbound } from '../protocol/validators.js';
+import { buildFrame, errorFrame } from '../protocol/frames.js';
+import type { InboundMessage } from '../protocol/schemas/index.js';
+import { type Refusal, readFrame } from './frame-intake.js';
 import type { RunDriver } from './run-driver.js';
 import type { Connection, SessionDeps as Deps } from './session-deps.js';
+import { HeldFrames, welcomeFrame } from './session-frames.js';
 import { SessionTrace } from './session-trace.js';
 
 export type { Connection } from './session-deps.js';
 export type SessionDeps = Deps<ExecutorSession>;
 
-// Frames held for a detached session (run.start, run.cancel, run.finished of its runs; a run holds
-// its step.exec itself). Far more than maxParallel runs produce in a resume window.
-const MAX_HELD_FRAMES = 1_000;
+/** What the session of a transferred one keeps: its id and what its hello declared. */
+export interface TransferredSession {
+  id: string;
+  capabilities: Capabilities;
+  maxParallel: number;
+}
 
 export class ExecutorSession {
-  /** A new id, or the id of the session this connection took over from another process (adopt). */
+  /** A new id, or the id of the session this connection became (transferred from another process). */
   id: string;
   readonly runs = new Map<string, RunDriver>();
   capabilities: Capabilities = {};
   maxParallel = 1;
-  ready = false;
-  closed = false;
   /** When the executor last answered a ping (shown by the console; not stored). */
   lastPongAt: Date | null = null;
-  /** The socket dropped and the session waits to be resumed: what is sent meanwhile is held. */
-  detached = false;
-  /** Given to another process (HandOvers): its end writes nothing and its runs are not ended. */
-  handedOver = false;
   /** A hello with resumeSessionId is being answered (another process may be asked): no second hello. */
   private resuming = false;
-  private held: string[] = [];
+  /** What was sent while detached (made when the first frame is held). */
+  private held?: HeldFrames;
   /** Set on a connection whose hello resumed another session: its frames go to that session. */
   private forward?: ExecutorSession;
+  /** How the session ended, once published (its machine's output, or the failure that stopped it). */
+  private output?: SessionOutput;
   /**
    * The socket this object was created for; `conn` is the session's current one. They differ once a
    * resume moved the session to a new socket: what the old socket still delivers is ignored.
@@ -67,11 +78,43 @@ export class ExecutorSession {
       inspect: (event) => event.type === '@xstate.microstep' && this.trace.microstep(event),
     });
     this.actor.subscribe({
-      complete: () => this.finish(this.actor.getSnapshot().output as SessionOutput),
+      complete: () => {
+        const snapshot = this.actor.getSnapshot();
+        if (snapshot.status === 'done') this.finish(snapshot.output);
+      },
       error: (err) => this.failed('session actor failed', err),
     });
     this.actor.on('*', (effect) => this.carryOut(effect));
     this.actor.start();
+  }
+
+  /** Welcomed (or resumed) and attached: it works. (Read for every frame: no `matches`, which parses its argument.) */
+  get ready(): boolean {
+    const { status, value } = this.actor.getSnapshot();
+    return status === 'active' && typeof value === 'object' && 'ready' in value;
+  }
+
+  /** Ended (or stopped: a connection that resumed another session). */
+  get closed(): boolean {
+    return this.output !== undefined || this.actor.getSnapshot().status !== 'active';
+  }
+
+  /** No socket to send on (dropped, or the session is moving to another process): what is sent is held. */
+  get detached(): boolean {
+    const { value } = this.actor.getSnapshot();
+    return value === 'detached' || value === 'transferring';
+  }
+
+  /** The session can be resumed: welcomed, and not closed (attached or detached). */
+  get resumable(): boolean {
+    const { status, value } = this.actor.getSnapshot();
+    return status === 'active' && (value === 'detached' || (typeof value === 'object' && 'ready' in value));
+  }
+
+  /** Runs the session can take now; none when it declared replay false (a recorder, say). */
+  get freeCapacity(): number {
+    if (!this.ready || this.closed || this.capabilities.replay === false) return 0;
+    return this.maxParallel - this.runs.size;
   }
 
   /** Every effect the session machine requests arrives here, in the order the machine decided them. */
@@ -90,7 +133,7 @@ export class ExecutorSession {
         case 'reattach':
           return this.reattach();
         case 'sendPing':
-          return this.sendPing();
+          return this.send(buildFrame('ping', { sessionId: this.id }));
         case 'closeSocket':
           return this.conn.close(effect.code, effect.reason);
       }
@@ -109,115 +152,25 @@ export class ExecutorSession {
 
   private sendWelcome(ref: string, resumed = false): void {
     const { otp } = this.deps;
-    const apiUrl = this.deps.apiUrl();
+    const { id: sessionId, maxParallel } = this;
     // A resumed session sends its welcome first, then what it held (reattach).
-    if (resumed) this.detached = false;
-    this.send(
-      buildFrame('welcome', { sessionId: this.id, ref }, {
-        sessionId: this.id,
-        serverTime: new Date().toISOString(),
-        keepaliveSec: otp.keepaliveSec,
-        ...(apiUrl ? { apiUrl } : {}),
-        limits: {
-          maxFrameBytes: otp.maxFrameBytes,
-          maxSteps: otp.maxSteps,
-          stepTimeoutMs: otp.stepTimeoutMs,
-          maxParallel: this.maxParallel,
-          keepaliveSec: otp.keepaliveSec,
-        },
-        ...(resumed ? { resumed: true } : {}),
-      }),
-    );
-    this.ready = true;
-    if (!resumed) this.deps.hooks.ready(this);
+    this.send(welcomeFrame({ sessionId, ref, otp, apiUrl: this.deps.apiUrl(), maxParallel, resumed }));
+    if (!resumed) this.deps.events.emit('ready', this);
   }
 
   private detach(reason: string): void {
-    this.detached = true;
-    this.ready = false;
-    this.deps.log.info('session detached; waiting to be resumed', { sessionId: this.id, reason, windowMs: this.deps.otp.resumeWindowMs });
+    const windowMs = this.deps.otp.resumeWindowMs;
+    this.deps.log.info('session detached; waiting to be resumed', { sessionId: this.id, reason, windowMs });
     for (const run of this.runs.values()) run.detach();
-    this.deps.hooks.detached(this);
+    this.deps.events.emit('detached', this);
   }
 
   private reattach(): void {
-    const held = this.held;
-    this.held = [];
+    const held = this.held?.release() ?? [];
     for (const frame of held) this.conn.send(frame);
     for (const run of this.runs.values()) run.resume();
     this.deps.log.info('session resumed', { sessionId: this.id, runs: this.runs.size, heldFrames: held.length });
-    this.deps.hooks.ready(this);
-  }
-
-  /** The session can be resumed: welcomed, and not closed (attached or detached). */
-  get resumable(): boolean {
-    const snapshot = this.actor.getSnapshot();
-    return snapshot.status === 'active' && (snapshot.matches('ready') || snapshot.matches('detached'));
-  }
-
-  /**
-   * A new connection takes this session over (hello.resumeSessionId). When the old socket still
-   * looked alive it is closed with 4409 once the new one has the session.
-   */
-  resume(conn: Connection, principal: Principal, ref: string): void {
-    const old = this.detached ? undefined : this.conn;
-    this.conn = conn;
-    // The key of the new connection (of the same project) is the session's from now on: revoking it closes the session.
-    this.principal = principal;
-    this.actor.send({ type: 'RESUME', ref });
-    old?.close(CloseCode.sessionTakenOver, 'session resumed on another connection');
-  }
-
-  /**
-   * This connection's hello resumed a session another process handed over: it becomes that session.
-   * `start` runs after the welcome (the runs' step.exec must follow it).
-   */
-  adopt(session: { id: string; capabilities: Capabilities; maxParallel: number }, ref: string, start: () => void): void {
-    this.id = session.id;
-    this.capabilities = session.capabilities;
-    this.maxParallel = session.maxParallel;
-    this.actor.send({ type: 'ADOPT', ref });
-    start();
-  }
-
-  /** Before a hand-over: from now on it is as if the socket had dropped (frames held, runs paused, no claim). */
-  suspend(): void {
-    if (this.detached) return;
-    this.detach('handing the session over to another process');
-  }
-
-  /** Runs whose run.finished is held (they ended while the session was detached). */
-  heldFinishedRunIds(): string[] {
-    const ids: string[] = [];
-    for (const frame of this.held) {
-      const { type, runId } = JSON.parse(frame) as { type: string; runId?: string };
-      if (type === 'run.finished' && runId) ids.push(runId);
-    }
-    return ids;
-  }
-
-  /** The hand-over did not happen: a session whose socket is still there goes on. */
-  unsuspend(): void {
-    if (!this.detached || !this.actor.getSnapshot().matches('ready')) return;
-    this.detached = false;
-    this.reattach();
-  }
-
-  /** Draining: close the socket with 4503 (reconnect elsewhere) and wait detached to be resumed there. */
-  handOff(): void {
-    this.actor.send({ type: 'HAND_OFF', code: CloseCode.reconnect, reason: 'service draining: reconnect and resume the session' });
-  }
-
-  /** This connection's hello resumed `target`: hand it the connection and step aside without a trace. */
-  handOver(target: ExecutorSession, ref: string): void {
-    this.forward = target;
-    this.closed = true;
-    this.actor.stop();
-    target.resume(this.conn, this.principal, ref);
-  }
-
-  private sendPing(): void {
-    this.send(buildFrame('ping', { sessionId: this.id }));
+    this.deps.events.emit('ready', this);
   }
 
   /**
@@ -229,11 +182,16 @@ export class ExecutorSession {
     const retryable = this.deps.unavailable?.(err) ?? false;
     if (retryable) {
       const retryAfterMs = this.deps.otp.helloRetryMs;
-      this.send(errorFrame(OtpErrorCode.databaseUnavailable, `the service's database is unavailable: say hello again in ${Math.ceil(retryAfterMs / 1000)} s`, this.envelope(this.actor.getSnapshot().context.helloRef ?? undefined), { retryable: true, retryAfterMs }));
+      const message = `the service's database is unavailable: say hello again in ${Math.ceil(retryAfterMs / 1000)} s`;
+      const ref = this.actor.getSnapshot().context.helloRef ?? undefined;
+      this.send(
+        errorFrame(OtpErrorCode.databaseUnavailable, message, this.envelope(ref), { retryable: true, retryAfterMs }),
+      );
     } else {
       this.deps.log.error('session not stored', { sessionId: this.id, err });
     }
-    this.actor.send({ type: 'SESSION_NOT_REGISTERED', message: retryable ? 'database unavailable' : 'the session could not be stored', retryable });
+    const message = retryable ? 'database unavailable' : 'the session could not be stored';
+    this.actor.send({ type: 'SESSION_NOT_REGISTERED', message, retryable });
   }
 
   private async register(hello: HelloPayload): Promise<void> {
@@ -254,17 +212,88 @@ export class ExecutorSession {
     });
   }
 
-  /** Runs the session can take now; none when it declared replay false (a recorder, say). */
-  get freeCapacity(): number {
-    if (!this.ready || this.closed || this.capabilities.replay === false) return 0;
-    return this.maxParallel - this.runs.size;
+  private finish(output: SessionOutput): void {
+    if (this.output) return;
+    this.output = output;
+    this.deps.events.emit('closed', this, output);
+  }
+
+  /**
+   * This connection's hello resumed `target`, a session of this process: the connection switches to
+   * it, and this object steps aside without a trace.
+   */
+  switchTo(target: ExecutorSession, ref: string): void {
+    this.forward = target;
+    this.actor.stop();
+    target.takeConnection(this.conn, this.principal, ref);
+  }
+
+  /**
+   * A new connection takes this session over (hello.resumeSessionId). When the old socket still
+   * looked alive it is closed with 4409 once the new one has the session.
+   */
+  private takeConnection(conn: Connection, principal: Principal, ref: string): void {
+    const old = this.detached ? undefined : this.conn;
+    this.conn = conn;
+    // The key of the new connection (of the same project) is the session's from now on: revoking it closes the session.
+    this.principal = principal;
+    this.actor.send({ type: 'RESUME', ref });
+    old?.close(CloseCode.sessionTakenOver, 'session resumed on another connection');
+  }
+
+  /** The session named by hello.resumeSessionId cannot be resumed: say so; a plain hello may follow. */
+  refuseResume(sessionId: string, ref: string): void {
+    this.resuming = false;
+    if (this.closed) return;
+    this.unexpected(
+      `session ${sessionId} cannot be resumed: unknown, of another project, closed, or past its resume window (its runs then ended as error). Send hello without resumeSessionId to open a new session`,
+      ref,
+    );
+  }
+
+  /** Close the socket with 4503 (reconnect elsewhere) and wait detached to be resumed there. */
+  askToReconnectElsewhere(): void {
+    const reason = 'service draining: reconnect and resume the session';
+    this.actor.send({ type: 'RECONNECT_ELSEWHERE', code: CloseCode.reconnect, reason });
+  }
+
+  /** This process hands the session over: from now on it is as if the socket had dropped (frames held, runs paused, no claim). */
+  transferOut(): void {
+    this.actor.send({ type: 'TRANSFER_OUT' });
+  }
+
+  /** The transfer did not happen: a session whose socket is still there goes on. */
+  cancelTransfer(): void {
+    this.actor.send({ type: 'TRANSFER_CANCELLED' });
+  }
+
+  /** The session and its runs are the other process's now: it ends here (4409 on a socket still open). */
+  transferredOut(): void {
+    this.actor.send({ type: 'TRANSFERRED_OUT' });
+  }
+
+  /** This connection's hello resumed a session another process transferred here: it becomes that session. */
+  becomeTransferred(session: TransferredSession): void {
+    this.id = session.id;
+    this.capabilities = session.capabilities;
+    this.maxParallel = session.maxParallel;
+  }
+
+  /** Welcomes the executor to its transferred session; its runs start after (their step.exec must follow it). */
+  welcomeTransferred(ref: string): void {
+    this.actor.send({ type: 'TRANSFERRED_IN', ref });
+  }
+
+  /** Runs whose run.finished is held (they ended while the session was detached). */
+  heldFinishedRunIds(): string[] {
+    return this.held?.finishedRunIds() ?? [];
   }
 
   send(frame: string): void {
     if (this.closed) return;
     if (!this.detached) return this.conn.send(frame);
-    if (this.held.length < MAX_HELD_FRAMES) this.held.push(frame);
-    else this.deps.log.error('frame dropped: too many held for a detached session', { sessionId: this.id });
+    if (!(this.held ??= new HeldFrames()).hold(frame))
+      this.deps.log.error('frame dropped: too many held for a detached session', { sessionId: this.id });
   }
 
   /** Service-initiated close (revoked key, shutdown). */
@@ -291,42 +320,39 @@ export class ExecutorSession {
 
   /** A frame larger than the protocol allows: say so, then close (1009). */
   private tooLarge(bytes: number): void {
-    this.send(errorFrame(OtpErrorCode.invalidFrame, `frame of ${bytes} bytes exceeds the limit of ${this.deps.otp.maxFrameBytes} bytes`, this.envelope()));
+    const limit = this.deps.otp.maxFrameBytes;
+    this.send(
+      errorFrame(
+        OtpErrorCode.invalidFrame,
+        `frame of ${bytes} bytes exceeds the limit of ${limit} bytes`,
+        this.envelope(),
+      ),
+    );
     this.close(CloseCode.tooBig, 'frame too large');
   }
 
   private handleFrame(text: string): void {
     if (this.closed) return;
     const receivedAt = performance.now();
-    let frame: unknown;
-    try {
-      frame = JSON.parse(text);
-    } catch {
-      return this.invalid('frame is not valid JSON');
-    }
-    if (frame === null || typeof frame !== 'object' || Array.isArray(frame)) return this.invalid('a frame must be a JSON object');
-    const raw = frame as Record<string, unknown>;
-    const ref = typeof raw.id === 'string' && raw.id.startsWith('msg_') ? raw.id : undefined;
-    const major = majorVersion(raw.otp);
-    if (major !== undefined && major !== OTP_VERSION.split('.')[0]) {
-      this.send(errorFrame(OtpErrorCode.version, `protocol version ${String(raw.otp)} is not supported; this service speaks ${OTP_VERSION}`, this.envelope(ref)));
-      return this.close(CloseCode.version, 'unsupported protocol version');
-    }
-    let result: ReturnType<typeof validateInbound>;
-    try {
-      result = validateInbound(frame, text);
-    } catch {
-      // The recursive schemas (locators nest through `within`) overflow the stack on absurd depths.
-      return this.invalid('frame nests too deeply to be checked', ref);
-    }
-    if (!result.ok) {
-      const summary = result.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
-      return this.invalid(`invalid frame: ${summary}`, ref, { fields: result.errors });
-    }
-    const { message } = result;
-    if (message.type === 'hello') return this.hello(message.payload, ref!);
-    if (!this.ready) return this.unexpected(`${message.type} before the handshake finished; send hello and wait for welcome`, ref);
-    if (message.sessionId !== this.id) return this.invalid(`sessionId ${message.sessionId} is not this session (${this.id})`, ref);
+    const intake = readFrame(text);
+    if (intake.ok) return this.route(intake.message, receivedAt);
+    this.refuse(intake);
+  }
+
+  private refuse({ version, reason, ref, details }: Refusal): void {
+    if (!version) return this.invalid(reason, ref, details);
+    this.send(errorFrame(OtpErrorCode.version, reason, this.envelope(ref)));
+    this.close(CloseCode.version, 'unsupported protocol version');
+  }
+
+  /** A valid message, to what handles it. */
+  private route(message: InboundMessage, receivedAt: number): void {
+    const ref = message.id;
+    if (message.type === 'hello') return this.hello(message.payload, ref);
+    if (!this.ready)
+      return this.unexpected(`${message.type} before the handshake finished; send hello and wait for welcome`, ref);
+    if (message.sessionId !== this.id)
+      return this.invalid(`sessionId ${message.sessionId} is not this session (${this.id})`, ref);
     switch (message.type) {
       case 'pong':
         this.lastPongAt = new Date();
@@ -341,11 +367,12 @@ export class ExecutorSession {
       case 'record.start':
       case 'record.stop':
         this.validFrame();
-        return this.deps.hooks.recording(this, message.type, message.payload, message.id);
+        return void this.deps.events.emit('recordingFrame', this, message.type, message.payload, ref);
       default:
         // ack and error are accepted; they change no state.
         this.validFrame();
-        if (message.type === 'error') this.deps.log.debug('executor reported an error', { sessionId: this.id, payload: message.payload });
+        if (message.type === 'error')
+          this.deps.log.debug('executor reported an error', { sessionId: this.id, payload: message.payload });
     }
   }
 
@@ -358,7 +385,8 @@ export class ExecutorSession {
   }
 
   private hello(hello: HelloPayload, ref: string): void {
-    if (!this.actor.getSnapshot().matches('awaitingHello')) return this.unexpected('hello was already received on this session', ref);
+    if (!this.actor.getSnapshot().matches('awaitingHello'))
+      return this.unexpected('hello was already received on this session', ref);
     if (hello.projectId && hello.projectId !== this.principal.projectId) {
       this.send(errorFrame(OtpErrorCode.auth, `the key does not belong to project ${hello.projectId}`, { ref }));
       return this.close(CloseCode.forbidden, 'project mismatch');
@@ -366,19 +394,9 @@ export class ExecutorSession {
     if (this.resuming) return this.unexpected('a resume of this connection is still being answered', ref);
     if (hello.resumeSessionId) {
       this.resuming = true;
-      return this.deps.hooks.resume(this, hello.resumeSessionId, ref);
+      return void this.deps.events.emit('resumeAsked', this, hello.resumeSessionId, ref);
     }
     this.actor.send({ type: 'HELLO', hello, ref });
-  }
-
-  /** The session named by hello.resumeSessionId cannot be resumed: say so; a plain hello may follow. */
-  refuseResume(sessionId: string, ref: string): void {
-    this.resuming = false;
-    if (this.closed) return;
-    this.unexpected(
-      `session ${sessionId} cannot be resumed: unknown, of another project, closed, or past its resume window (its runs then ended as error). Send hello without resumeSessionId to open a new session`,
-      ref,
-    );
   }
 
   private envelope(ref?: string) {
@@ -392,12 +410,5 @@ export class ExecutorSession {
 
   private unexpected(message: string, ref?: string): void {
     this.send(errorFrame(OtpErrorCode.unexpected, message, this.envelope(ref)));
-  }
-
-  private finish(output: SessionOutput): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.ready = false;
-    this.deps.hooks.closed(this, output);
   }
 }

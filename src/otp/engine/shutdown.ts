@@ -1,18 +1,22 @@
-// How one process stops (SIGTERM, SIGINT): it drains, hands its executors over to the other
-// processes when there are any, and ends what is left as `error`. docs/protocol.md, "Draining".
+// How one process stops (SIGTERM, SIGINT): it drains, tells its executors to reconnect to the other
+// processes when there are any (their sessions are then transferred there), and ends what is left as
+// `error`. docs/protocol.md, "Draining".
 
 import { CloseCode } from '../../../machines/types.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
+import type { RunDrivers } from './drivers.js';
+import type { Phase } from './phase.js';
 import type { RunDriver } from './run-driver.js';
-import type { ExecutorSession } from './session.js';
+import type { SessionRegistry } from './sessions.js';
 
 // After the resume window, what a driver still needs to write its verdict.
 const FINISH_WAIT_MS = 5_000;
 
-export interface ShutdownHost {
-  sessions: ReadonlyMap<string, ExecutorSession>;
-  runs: ReadonlyMap<string, RunDriver>;
+export interface ShutdownDeps {
+  phase: Phase;
+  sessions: SessionRegistry;
+  drivers: RunDrivers;
   config: Config;
   log: Logger;
   /** How many other service processes are alive to take sessions over. */
@@ -22,17 +26,18 @@ export interface ShutdownHost {
 const timer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export class Shutdown {
-  /** No run is claimed any more (from the first signal on); /readyz reports not ready. */
-  draining = false;
-  /** Past the drain: a new socket is closed at once (1001). */
-  stopping = false;
   private hurried = false;
   /** Other processes alive when the drain ended: sessions can be taken over only when there are some. */
   private peers = 0;
   private drained?: Promise<void>;
+  private finished?: Promise<void>;
   private wake: () => void = () => {};
+  // Set while finish() waits for the sessions told to reconnect elsewhere: one of them closed.
+  private sessionGone: () => void = () => {};
 
-  constructor(private readonly host: ShutdownHost) {}
+  constructor(private readonly deps: ShutdownDeps) {
+    deps.sessions.on('closed', () => this.sessionGone());
+  }
 
   /** Resolves after `ms`, when every driver is done, or on hurry(). */
   private until(drivers: RunDriver[], ms: number): Promise<unknown> {
@@ -44,49 +49,50 @@ export class Shutdown {
   /**
    * First half: no run is claimed any more; runs in flight may finish within `drainMs`. Then, when
    * another process is alive to take them over, every session is closed with 4503 (reconnect and
-   * resume elsewhere) and waits detached, its runs paused, to be taken over there.
+   * resume elsewhere) and waits detached, its runs paused, to be transferred there.
    */
   drain(): Promise<void> {
     return (this.drained ??= this.drainOnce());
   }
 
   private async drainOnce(): Promise<void> {
-    this.draining = true;
-    const { runs, sessions, config, log } = this.host;
-    if (runs.size) log.info('draining: runs in flight may finish', { runs: runs.size, drainMs: config.drainMs });
-    await this.until([...runs.values()], config.drainMs);
+    this.deps.phase.draining = true;
+    const { drivers, sessions, config, log } = this.deps;
+    if (drivers.size) log.info('draining: runs in flight may finish', { runs: drivers.size, drainMs: config.drainMs });
+    await this.until([...drivers.all.values()], config.drainMs);
     const peers = !this.hurried && config.otp.resumeWindowMs > 0 ? await this.livePeers() : 0;
     this.peers = peers;
     if (!peers) return;
-    for (const session of [...sessions.values()]) session.handOff();
-    log.info('draining: executors told to resume their sessions elsewhere', { runs: runs.size, peers });
+    for (const session of [...sessions.all.values()]) session.askToReconnectElsewhere();
+    log.info('draining: executors told to resume their sessions elsewhere', { runs: drivers.size, peers });
   }
 
   /**
    * Second half: waits (at most the resume window) for the sessions told to reconnect elsewhere to be
-   * taken over (or to end with their window); the runs still here then end as `error`, and every
-   * socket closes with 1001.
+   * transferred (or to end with their window); the runs still here then end as `error`, and every
+   * socket closes with 1001. Called again, it answers the first call's end.
    */
-  async finish(): Promise<void> {
+  finish(): Promise<void> {
+    return (this.finished ??= this.finishOnce());
+  }
+
+  private async finishOnce(): Promise<void> {
     await this.drain();
-    this.stopping = true;
-    const { runs, sessions, config } = this.host;
+    this.deps.phase.stopping = true;
+    const { drivers, sessions, config } = this.deps;
     // Without another process nobody can take a session over: this one no longer listens.
-    const handingOff = () => this.peers > 0 && [...sessions.values()].some((s) => s.detached && !s.closed);
+    const awaitingTransfer = () => this.peers > 0 && [...sessions.all.values()].some((s) => s.detached && !s.closed);
     const deadline = Date.now() + config.otp.resumeWindowMs + FINISH_WAIT_MS;
-    while (handingOff() && !this.hurried && Date.now() < deadline) {
+    while (awaitingTransfer() && !this.hurried && Date.now() < deadline) {
       const hurried = new Promise<void>((resolve) => (this.wake = resolve));
       const changed = new Promise<void>((resolve) => (this.sessionGone = resolve));
       await Promise.race([changed, hurried, timer(deadline - Date.now())]);
     }
-    const drivers = [...runs.values()];
-    for (const driver of drivers) driver.executorLost('service shutting down');
-    await Promise.race([Promise.allSettled(drivers.map((d) => d.done)), timer(FINISH_WAIT_MS)]);
-    for (const session of sessions.values()) session.close(CloseCode.goingAway, 'service shutting down');
+    const left = [...drivers.all.values()];
+    for (const driver of left) driver.executorLost('service shutting down');
+    await Promise.race([Promise.allSettled(left.map((d) => d.done)), timer(FINISH_WAIT_MS)]);
+    for (const session of sessions.all.values()) session.close(CloseCode.goingAway, 'service shutting down');
   }
-
-  /** A session closed or was handed over (the engine tells): finish() looks again. */
-  sessionGone: () => void = () => {};
 
   hurry(): void {
     this.hurried = true;
@@ -95,9 +101,9 @@ export class Shutdown {
 
   private async livePeers(): Promise<number> {
     try {
-      return (await this.host.livePeers?.()) ?? 0;
+      return (await this.deps.livePeers?.()) ?? 0;
     } catch (err) {
-      this.host.log.error('could not count the other service processes', { err });
+      this.deps.log.error('could not count the other service processes', { err });
       return 0;
     }
   }

@@ -2,28 +2,35 @@
 // TRACE_LIMIT once past it by a margin; the engine's flush appends what is new since the version it
 // wrote last, and the verdict's write carries the whole window.
 import type { AnyTransitionDefinition } from 'xstate';
+import { framesSentBy } from '../../../machines/run.sends.js';
 import { isoAt } from '../protocol/frames.js';
 import { TRACE_LIMIT, type TraceEntry, type TraceWrite } from '../store/run-trace.js';
 import { eventLabel } from './xstate-adapter.js';
 
-export type TraceLabel = Pick<TraceEntry, 'event' | 'from' | 'to'>;
+export type TraceLabel = Pick<TraceEntry, 'event' | 'from' | 'to' | 'sends'>;
 // A transition in memory: its time as a number, its ISO form made once, when first read; the run's
 // cursor after it (the console derives the frames of each step from it: console/run-timeline.ts).
 export type TracedTransition = { ms: number; iso?: string; label: TraceLabel; cursor: number };
 
-// The machine's transition definitions are built once, with the machine: each one's label is too.
+// The machine's transition definitions are built once, with the machine: each one's label is too,
+// with the frames the machine says the transition sends (machines/run.sends.ts).
 const labels = new WeakMap<AnyTransitionDefinition, TraceLabel>();
 export function labelOf(t: AnyTransitionDefinition): TraceLabel {
   let label = labels.get(t);
-  if (!label)
-    labels.set(t, (label = { event: eventLabel(t), from: t.source.path.join('.'), to: t.target![0]!.path.join('.') }));
+  if (!label) {
+    const sends = framesSentBy(t);
+    const [event, from, to] = [eventLabel(t), t.source.path.join('.'), t.target![0]!.path.join('.')];
+    label = sends.length ? { event, from, to, sends } : { event, from, to };
+    labels.set(t, label);
+  }
   return label;
 }
 
 // Every property written out: a literal after a spread is built the slow way, 200 times a run.
 function traceEntry(t: TracedTransition): TraceEntry {
-  const { event, from, to } = t.label;
-  return { at: (t.iso ??= isoAt(t.ms)), event, from, to, cursor: t.cursor };
+  const { event, from, to, sends } = t.label;
+  const at = (t.iso ??= isoAt(t.ms));
+  return sends ? { at, event, from, to, cursor: t.cursor, sends } : { at, event, from, to, cursor: t.cursor };
 }
 
 export class TraceBuffer {

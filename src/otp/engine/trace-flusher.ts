@@ -3,7 +3,7 @@
 // database cost per step. The verdict's write carries the final trace (run-driver.ts).
 import type { Logger } from '../../log.js';
 import type { RunTraceStore } from '../store/run-trace.js';
-import type { RunDriver } from './run-driver.js';
+import type { TraceBuffer } from './trace-buffer.js';
 
 export class TraceFlusher {
   private readonly timer: NodeJS.Timeout;
@@ -11,7 +11,7 @@ export class TraceFlusher {
 
   constructor(
     private readonly store: RunTraceStore,
-    private readonly drivers: () => Iterable<RunDriver>,
+    private readonly traces: () => Iterable<TraceBuffer>,
     private readonly log: Logger,
     intervalMs: number,
   ) {
@@ -21,13 +21,13 @@ export class TraceFlusher {
 
   flush(): Promise<void> {
     if (this.flushing) return this.flushing;
-    const changed = [...this.drivers()].filter((d) => d.traceVersion !== d.flushedVersion);
+    const changed = [...this.traces()].filter((t) => t.version !== t.flushedVersion);
     if (!changed.length) return Promise.resolve();
-    const versions = changed.map((d) => d.traceVersion);
+    const versions = changed.map((t) => t.version);
     this.flushing = this.store
-      .flush(changed.map((d) => d.traceSince(d.flushedVersion)))
+      .flush(changed.map((t) => t.since(t.flushedVersion)))
       .then(() => {
-        for (const [i, d] of changed.entries()) d.flushedVersion = versions[i]!;
+        for (const [i, t] of changed.entries()) t.flushedVersion = versions[i]!;
       })
       .catch((err) => this.log.error('trace flush failed', { err }))
       .finally(() => (this.flushing = undefined));

@@ -6,6 +6,7 @@ import { type QueryOf, Representation, type RouteDef, route } from '../../rest/r
 import { OTP_VERSION } from '../protocol/frames.js';
 import type { RunCommands } from '../runs/commands.js';
 import { type RunRequest, runsQuery } from '../runs/request.js';
+import { restTrace } from '../store/run-trace.js';
 import type { RunViews } from '../store/run-views.js';
 import {
   CtrfReportSchema,
@@ -146,7 +147,7 @@ export function otpRoutes({ runs, config, views, otpPort }: OtpRoutesDeps): Rout
       summary: "The run machine's transitions (event, from-state, to-state, time), the last 500, kept with the run",
       description:
         'While the run is in flight, the process that drives it answers from memory; any other process answers the copy written every OTP_TRACE_FLUSH_MS (1 s). A finished run answers the trace written with its verdict.',
-      handler: ({ principal, params }) => runs.trace(principal, params.id),
+      handler: async ({ principal, params }) => restTrace(await runs.trace(principal, params.id)),
     },
     {
       method: 'post',

@@ -5,8 +5,9 @@
 // (`textReplaced`): the verdict stands. Everything else in a frame (identifiers, locators, codes) is
 // the protocol's and is still refused. The service cleans a step.result as it arrives; otp-runner
 // cleans its own before sending (and says so the same way).
+
+import { OBSERVED_TEXT_FIELDS, type ObservedTextField } from '../../../machines/types.js';
 import type { StepResultPayload } from './schemas/messages.js';
-import { OBSERVED_TEXT_FIELDS, type ObservedTextField } from './schemas/payloads.js';
 
 export { OBSERVED_TEXT_FIELDS, type ObservedTextField };
 

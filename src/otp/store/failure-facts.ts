@@ -2,6 +2,7 @@
 // src/ai/facts.ts, wired in src/service.ts): the runs finished after a point, and for a batch of
 // runs their test cases' outcomes and their failed steps. Read after the verdict, never on the step path.
 
+import type { CaseTally } from '../../../machines/case-outcome.js';
 import { FINAL_RUN_STATUSES, type FinalRunStatus } from '../../../machines/types.js';
 import type { Db } from '../../db/connect.js';
 
@@ -10,17 +11,13 @@ export interface FinishedRunRef {
   finishedAt: Date;
 }
 
+/** A test case of a finished run: its last attempt's tally, which the ai room judges (machines/case-outcome.ts). */
 export interface CaseOutcomeFact {
   caseIndex: number;
   testCaseId: string;
   /** Index of the case's first step in the run. */
   firstStep: number;
-  passed: number;
-  failed: number;
-  skipped: number;
-  total: number;
-  /** The run's step index of the case's first failed or errored step; null when none. */
-  failedStep: number | null;
+  tally: CaseTally;
 }
 
 export interface FailedStepFact {
@@ -69,12 +66,12 @@ export class RunFailureFacts {
           WHERE id = ANY(?) AND status = ANY(?) AND finished_at IS NOT NULL`,
         [ids, [...FINAL_RUN_STATUSES]],
       ),
+      // Each case's tally (CaseTally): only counted and listed here, judged by the ai room.
       this.db.raw(
         `SELECT run_id, case_index, min(test_case_id) AS test_case_id, min(step_index) AS first_step,
-                count(*) FILTER (WHERE status = 'pass')::int AS passed,
-                count(*) FILTER (WHERE status IN ('fail', 'error'))::int AS failed,
-                count(*) FILTER (WHERE status = 'skip')::int AS skipped, count(*)::int AS total,
-                min(step_index) FILTER (WHERE status IN ('fail', 'error')) AS failed_step
+                max(attempt) AS attempt, count(*) FILTER (WHERE status = 'pass')::int AS passed,
+                coalesce(json_agg(json_build_object('stepIndex', step_index, 'status', status, 'code', error->>'code')
+                                  ORDER BY step_index) FILTER (WHERE status <> 'pass'), '[]') AS unpassed
            FROM otp_run_steps WHERE run_id = ANY(?) GROUP BY run_id, case_index`,
         [ids],
       ),
@@ -102,11 +99,7 @@ export class RunFailureFacts {
         caseIndex: c.case_index,
         testCaseId: c.test_case_id,
         firstStep: c.first_step,
-        passed: c.passed,
-        failed: c.failed,
-        skipped: c.skipped,
-        total: c.total,
-        failedStep: c.failed_step,
+        tally: { attempt: c.attempt ?? 1, passed: c.passed, unpassed: c.unpassed },
       });
     }
     for (const f of failures.rows) {

@@ -1,6 +1,6 @@
 // Every way a run ends, through one statement (run-sql.ts, finishRunsSql): the verdict its machine
 // reached (with the outcomes it decided), or, for a run no machine drives any more (cancelled while
-// queued, pinned to a session that closed, held by a process that stopped, lost in a hand-over), the
+// queued, pinned to a session that closed, held by a process that stopped, lost in a transfer), the
 // end decided here from its steps by the machines' own rule (closeUndriven: the unreported steps
 // skipped with the given code, the counts as a driven run counts them).
 

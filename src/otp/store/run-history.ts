@@ -3,20 +3,18 @@
 // locator candidates tell of drift. Reads only; bounded by the latest `runs` runs of the project, found
 // newest first through the (project_id, id) index (run ids sort by creation), so an answer costs what
 // the window holds, not what the project ever ran.
+import type { CaseTally } from '../../../machines/case-outcome.js';
 import type { Db } from '../../db/connect.js';
 
-export interface CaseAttemptRow {
+/** A test case's attempt in a finished run: its tally (counted and listed here, judged by the ai room). */
+export interface CaseAttemptRow extends CaseTally {
   runId: string;
   createdAt: string;
   testCaseId: string;
   version: number | null;
   caseIndex: number;
-  attempt: number;
-  failed: boolean;
-  skipped: boolean;
-  /** stepIndex of the case's first step in the run, and of the steps that failed or errored. */
+  /** stepIndex of the case's first step in the run. */
   firstIndex: number;
-  failedSteps: number[];
 }
 
 export interface LocatorStepRow {
@@ -44,22 +42,25 @@ const RECENT = `recent AS MATERIALIZED (
 // The window's steps are read run by run through the primary key (LATERAL), then grouped by run,
 // case and attempt alone; the run's columns are joined to the groups afterwards. Grouping with the
 // runs' test_cases (wide jsonb) as a key sorted and spilled to disk, and without LATERAL the planner
-// hashed every step row of the table for a wide window.
+// hashed every step row of the table for a wide window. Each group is a CaseTally: the steps that
+// passed counted, the others listed; the ai room judges it (machines/case-outcome.ts).
 const CASE_ATTEMPTS_SQL = `
 WITH ${RECENT},
 groups AS (
   SELECT s.run_id, s.case_index, s.attempt, min(s.test_case_id) AS test_case_id,
-         bool_or(s.status IN ('fail', 'error')) AS failed, bool_and(s.status = 'skip') AS skipped,
-         min(s.step_index) AS first_index,
-         coalesce(array_agg(s.step_index) FILTER (WHERE s.status IN ('fail', 'error')), '{}') AS failed_steps
+         count(*) FILTER (WHERE s.status = 'pass')::int AS passed, min(s.step_index) AS first_index,
+         coalesce(json_agg(json_build_object('stepIndex', s.step_index, 'status', s.status, 'code', s.code)
+                           ORDER BY s.step_index) FILTER (WHERE s.status <> 'pass'), '[]') AS unpassed
     FROM recent r
    CROSS JOIN LATERAL (
-         SELECT s.run_id, s.case_index, s.attempt, s.test_case_id, s.status, s.step_index FROM otp_run_steps s
+         SELECT s.run_id, s.case_index, s.attempt, s.test_case_id, s.status, s.step_index,
+                CASE WHEN s.status <> 'pass' THEN s.error ->> 'code' END AS code
+           FROM otp_run_steps s
           WHERE s.run_id = r.id AND (:testCaseId::text IS NULL OR s.test_case_id = :testCaseId::text)) s
    GROUP BY s.run_id, s.case_index, s.attempt)
 SELECT r.id AS "runId", r.created_at AS "createdAt", g.test_case_id AS "testCaseId",
        (r.test_cases -> g.case_index ->> 'version')::int AS version, g.case_index AS "caseIndex", g.attempt,
-       g.failed, g.skipped, g.first_index AS "firstIndex", g.failed_steps AS "failedSteps"
+       g.passed, g.unpassed, g.first_index AS "firstIndex"
   FROM groups g JOIN recent r ON r.id = g.run_id`;
 
 // A step with candidates that passed through another than its first, or whose tried list (the

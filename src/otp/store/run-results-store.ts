@@ -8,6 +8,7 @@ import type { RunCaseRef } from './run-store.js';
 
 /** One step of a finished run, as far as its test case's result is concerned. */
 export interface RunStepOutcome {
+  stepIndex: number;
   caseIndex: number;
   testCaseId: string;
   status: 'pending' | StepStatus;
@@ -32,8 +33,10 @@ export interface RunOwingResults {
   finishTestRun: boolean;
   testCases: RunCaseRef[];
   finishedAt: Date | null;
-  /** In step order. */
+  /** In step order: each case's last attempt. */
   steps: RunStepOutcome[];
+  /** The attempts before the last of the cases that ran again (retries), by attempt and step. */
+  earlierAttempts: RunStepOutcome[];
 }
 
 // A run owes results when it was started with a testRunId, has its verdict, and no recording has
@@ -52,11 +55,17 @@ export class RunResultsStore {
     const { rows } = await this.db.raw(
       `SELECT r.id, r.tenant_id, r.project_id, r.status, r.reason, r.session_id, r.test_run_id, r.finish_test_run,
               r.test_cases, r.finished_at,
-              coalesce((SELECT json_agg(json_build_object('caseIndex', s.case_index, 'testCaseId', s.test_case_id,
+              coalesce((SELECT json_agg(json_build_object('stepIndex', s.step_index, 'caseIndex', s.case_index, 'testCaseId', s.test_case_id,
                                                           'status', s.status, 'source', s.source, 'error', s.error,
                                                           'durationMs', s.duration_ms, 'evidence', s.evidence, 'attempt', s.attempt)
                                         ORDER BY s.step_index)
-                          FROM otp_run_steps s WHERE s.run_id = r.id), '[]') AS steps
+                          FROM otp_run_steps s WHERE s.run_id = r.id), '[]') AS steps,
+              coalesce((SELECT json_agg(json_build_object('stepIndex', a.step_index, 'caseIndex', s.case_index, 'testCaseId', s.test_case_id,
+                                                          'status', a.status, 'source', a.source, 'error', a.error,
+                                                          'durationMs', a.duration_ms, 'evidence', a.evidence, 'attempt', a.attempt)
+                                        ORDER BY a.attempt, a.step_index)
+                          FROM otp_run_step_attempts a JOIN otp_run_steps s ON s.run_id = a.run_id AND s.step_index = a.step_index
+                         WHERE a.run_id = r.id), '[]') AS earlier_attempts
          FROM otp_runs r
         WHERE r.id = ? AND ${OWING}`,
       [runId, [...FINAL_RUN_STATUSES]],
@@ -75,6 +84,7 @@ export class RunResultsStore {
       testCases: row.test_cases,
       finishedAt: row.finished_at,
       steps: row.steps,
+      earlierAttempts: row.earlier_attempts,
     };
   }
 

@@ -1,5 +1,5 @@
 // The shapes of a run as the store writes and reads it: a planned run, a claimed one, a step write,
-// and the rows a claim or a hand-over reads back. Their own file, so that the statements
+// and the rows a claim or a transfer reads back. Their own file, so that the statements
 // (run-sql.ts) and the planned-run memory (planned-runs.ts) need nothing of RunStore itself.
 import type { PlannedStep, StepOutcome } from '../../../machines/types.js';
 
@@ -46,7 +46,7 @@ export interface StepWrite {
   outcome: StepOutcome;
 }
 
-/** A planned step as the claim and the hand-over read it (json_build_object of otp_run_steps columns). */
+/** A planned step as the claim and the transfer read it (json_build_object of otp_run_steps columns). */
 export interface PlannedStepRow {
   step_index: number;
   case_index: number;
@@ -57,7 +57,7 @@ export interface PlannedStepRow {
   label: string | null;
 }
 
-/** A run as the claim and the hand-over read it, with its planned steps. */
+/** A run as the claim and the transfer read it, with its planned steps. */
 export interface ClaimedRunRow {
   id: string;
   project_id: string;

@@ -25,6 +25,18 @@ export interface TraceEntry {
    * send; every step before it is decided. Absent from traces written before it was recorded.
    */
   cursor?: number;
+  /**
+   * The frames the transition sent to the executor (run.start, step.exec, run.cancel, run.finished),
+   * as the machine's definition says (machines/run.sends.ts). Kept with the run for the console's
+   * time line; not part of the REST answer (`restTrace`). Absent when it sent none, and from traces
+   * written before it was recorded.
+   */
+  sends?: readonly string[];
+}
+
+/** The trace as REST answers it (OtpRunTrace): each transition without the frames it sent. */
+export function restTrace(trace: RunTrace): RunTrace {
+  return { ...trace, transitions: trace.transitions.map(({ sends: _sends, ...entry }) => entry) };
 }
 
 export interface RunTrace {

@@ -11,7 +11,7 @@ import type { RunView } from './run-views.js';
 interface Entry {
   projectId: string;
   json: JsonText;
-  /** Date.now() when it was read from PostgreSQL. */
+  /** When it was read from PostgreSQL (`now()`). */
   readAt: number;
 }
 
@@ -22,10 +22,11 @@ export class RunViewCache {
   // Bumped by every invalidation: a read that began before one may hold what it undid.
   private generation = 0;
 
-  /** `maxBytes`: the most JSON held in all; 0 keeps nothing. */
+  /** `maxBytes`: the most JSON held in all; 0 keeps nothing. `now`: the clock that ages the copies. */
   constructor(
     private readonly maxBytes: number,
     private readonly maxAgeMs = 60_000,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /**
@@ -35,7 +36,7 @@ export class RunViewCache {
   read(projectId: string, runId: string, load: () => Promise<RunView>): JsonText | Promise<JsonText> {
     const hit = this.entries.get(runId);
     // Another project's run is never answered from here: the load answers 404 for it.
-    if (hit && hit.projectId === projectId && Date.now() - hit.readAt < this.maxAgeMs) {
+    if (hit && hit.projectId === projectId && this.now() - hit.readAt < this.maxAgeMs) {
       this.entries.delete(runId);
       this.entries.set(runId, hit);
       return hit.json;
@@ -45,7 +46,7 @@ export class RunViewCache {
 
   private async load(projectId: string, runId: string, load: () => Promise<RunView>): Promise<JsonText> {
     const generation = this.generation;
-    const readAt = Date.now();
+    const readAt = this.now();
     const view = await load();
     const json = new JsonText(JSON.stringify(view));
     if (isFinalRunStatus(view.status) && generation === this.generation) this.put(runId, { projectId, json, readAt });

@@ -1,56 +1,44 @@
 // What REST answers about runs and sessions, read from PostgreSQL (the truth for every process).
 
-import type { StepStatus } from '../../../machines/types.js';
+import type { FromSchema } from 'json-schema-to-ts';
+import { type CaseOutcome, judgeCase, outcomeStep, tallyOf } from '../../../machines/case-outcome.js';
+import { isFailure } from '../../../machines/counts.js';
 import { type EvidenceFile, evidenceByStep } from '../../assets/evidence/evidence-service.js';
+import type { evidenceFile } from '../../assets/evidence/schema.js';
 import { downloadPath } from '../../assets/items/view.js';
 import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
 import { type Page, paginate } from '../../rest/pagination.js';
+import type { ActionRefs } from '../protocol/schemas/actions.js';
+import type { Capabilities } from '../protocol/schemas/messages.js';
+import type { runSchema, runSummarySchema, sessionSchema } from './view-schemas.js';
 
-export interface StepView {
-  stepIndex: number;
-  caseIndex: number;
-  testCaseId: string;
-  label: string | null;
-  action: unknown;
-  status: 'pending' | StepStatus;
-  source: 'executor' | 'service' | null;
-  durationMs: number | null;
-  error: unknown;
-  evidence: unknown;
-  actual: string | null;
-  usedLocator: unknown;
-  /** Fields of observed text stored with U+FFFD in place of what could not be stored (observed-text.ts). */
-  textReplaced: string[] | null;
-  /** Present on a step that passed through another than its first candidate: what each matched. */
-  triedLocators?: unknown[];
-  finishedAt: string | null;
-  /** The attempt of its test case (1; more after a retry). */
-  attempt: number;
-}
+/** FromSchema's options for the views: a step's action and a session's capabilities are the protocol's. */
+type ViewRefs = {
+  references: [...ActionRefs['references'], typeof evidenceFile, { $id: 'Capabilities' }];
+  deserialize: [...ActionRefs['deserialize'], { pattern: { $ref: 'Capabilities' }; output: Capabilities }];
+};
 
+/** A run as GET /otp/runs/:id answers it: the type of its schema (view-schemas.ts). */
+export type RunView = FromSchema<typeof runSchema, ViewRefs>;
+/** A run without its steps, as lists and `run.finished` give it. */
+export type RunSummary = FromSchema<typeof runSummarySchema, ViewRefs>;
+/** One step of a run, with the outcome of its test case's last attempt. */
+export type StepView = RunView['steps'][number];
 /** The outcome of a step in an attempt before its case's last (runs with retries). */
-export interface StepAttemptView {
-  stepIndex: number;
-  caseIndex: number;
-  testCaseId: string;
-  attempt: number;
-  status: StepStatus;
-  source: 'executor' | 'service' | null;
-  durationMs: number | null;
-  error: unknown;
-  evidence: unknown;
-  actual: string | null;
-  usedLocator: unknown;
-  finishedAt: string | null;
-}
+export type StepAttemptView = NonNullable<RunView['earlierAttempts']>[number];
+/** An executor session as GET /otp/sessions/:id answers it. */
+export type SessionView = FromSchema<typeof sessionSchema, ViewRefs>;
 
 function iso(value: Date | null): string | null {
   return value ? value.toISOString() : null;
 }
 
+/** A NOT NULL timestamp column. */
+const isoOf = (value: Date): string => value.toISOString();
+
 /** A run row (every column) as REST answers it without steps, and as `run.finished` reports it. */
-export function runSummary(row: any) {
+export function runSummary(row: any): RunSummary {
   return {
     id: row.id,
     runId: row.id,
@@ -65,24 +53,15 @@ export function runSummary(row: any) {
     allowedOrigins: row.allowed_origins,
     varNames: Object.keys(row.vars ?? {}),
     totalSteps: row.total_steps,
-    counts: { passed: row.passed, failed: row.failed, skipped: row.skipped, total: row.total_steps } as {
-      passed: number;
-      failed: number;
-      skipped: number;
-      total: number;
-      flaky?: number;
-    },
+    counts: { passed: row.passed, failed: row.failed, skipped: row.skipped, total: row.total_steps },
     reason: row.reason,
     cancelRequested: row.cancel_requested_at !== null,
-    createdAt: iso(row.created_at),
+    createdAt: isoOf(row.created_at),
     startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at),
     durationMs: row.duration_ms,
   };
 }
-
-export type RunSummary = ReturnType<typeof runSummary>;
-export type RunView = RunSummary & { steps: StepView[]; earlierAttempts?: StepAttemptView[] };
 
 const hasRetries = (row: { test_cases?: Array<{ retries?: number }> }) => (row.test_cases ?? []).some((c) => c.retries);
 
@@ -108,16 +87,28 @@ async function earlierAttempts(db: Db, runId: string, steps: StepView[]): Promis
   });
 }
 
-/** Test cases whose last attempt (after the first) has no failure: they passed on a retry. */
-function flakyCases(steps: StepView[]): number {
-  const cases = new Map<number, { retried: boolean; failed: boolean }>();
-  for (const s of steps) {
-    const c = cases.get(s.caseIndex) ?? { retried: false, failed: false };
-    c.retried ||= s.attempt > 1;
-    c.failed ||= s.status === 'fail' || s.status === 'error' || s.status === 'pending';
-    cases.set(s.caseIndex, c);
-  }
-  return [...cases.values()].filter((c) => c.retried && !c.failed).length;
+/** A test case of a run with its outcome (machines/case-outcome.ts) and the step that decided it. */
+export interface JudgedCase {
+  outcome: CaseOutcome;
+  /** The stepIndex of the step that decided a failed, error or cancelled case. */
+  failingStepIndex?: number;
+}
+
+/** Each test case's outcome from its steps (its last attempt's: the steps REST answers). */
+function judgedCases(caseCount: number, steps: readonly StepView[]): JudgedCase[] {
+  const byCase: StepView[][] = Array.from({ length: caseCount }, () => []);
+  for (const s of steps) byCase[s.caseIndex]?.push(s);
+  return byCase.map((caseSteps) => {
+    const attempt = caseSteps.reduce((most, s) => Math.max(most, s.attempt), 1);
+    const { outcome, failingStep } = judgeCase(tallyOf(caseSteps.map(outcomeStep), attempt));
+    return { outcome, ...(failingStep ? { failingStepIndex: failingStep.stepIndex } : {}) };
+  });
+}
+
+/** The run's test cases, each with its outcome. */
+function withOutcomes(view: RunView): RunView {
+  const judged = judgedCases(view.testCases.length, view.steps);
+  return { ...view, testCases: view.testCases.map((c, i) => ({ ...c, ...judged[i] })) };
 }
 
 function stepView(s: any): StepView {
@@ -169,16 +160,17 @@ export async function readRun(db: Db, projectId: string, runId: string): Promise
       files.get(s.step_index),
     ),
   );
-  const view: RunView = { ...runSummary(row), steps };
+  const view = withOutcomes({ ...runSummary(row), steps });
   if (hasRetries(row)) {
     view.earlierAttempts = await earlierAttempts(db, runId, steps);
-    view.counts = { ...view.counts, flaky: flakyCases(steps) };
+    const flaky = view.testCases.filter((c) => c.outcome === 'flaky').length;
+    view.counts = { ...view.counts, flaky };
   }
   if (row.status === 'running' || row.status === 'queued') {
     // Counts of a run in progress come from the steps recorded so far.
     for (const s of steps) {
       if (s.status === 'pass') view.counts.passed++;
-      else if (s.status === 'fail' || s.status === 'error') view.counts.failed++;
+      else if (isFailure(s.status)) view.counts.failed++;
       else if (s.status === 'skip') view.counts.skipped++;
     }
   }
@@ -195,7 +187,7 @@ export function newRunView(
   steps: ReadonlyArray<{ stepIndex: number; caseIndex: number; testCaseId: string; label?: string; action: unknown }>,
 ): RunView {
   const summary = runSummary(row);
-  return {
+  return withOutcomes({
     ...summary,
     ...(hasRetries(row) ? { earlierAttempts: [], counts: { ...summary.counts, flaky: 0 } } : {}),
     steps: steps.map((s) => ({
@@ -203,7 +195,7 @@ export function newRunView(
       caseIndex: s.caseIndex,
       testCaseId: s.testCaseId,
       label: s.label ?? null,
-      action: s.action,
+      action: s.action as StepView['action'],
       status: 'pending',
       source: null,
       durationMs: null,
@@ -215,7 +207,7 @@ export function newRunView(
       finishedAt: null,
       attempt: 1,
     })),
-  };
+  });
 }
 
 export interface RunFilter {
@@ -252,7 +244,7 @@ export async function latestRuns(
   return rows.map(runSummary);
 }
 
-export function sessionView(row: any) {
+export function sessionView(row: any): SessionView {
   return {
     id: row.id,
     sessionId: row.id,
@@ -264,7 +256,7 @@ export function sessionView(row: any) {
     maxParallel: row.max_parallel,
     status: row.status,
     activeRuns: row.active_runs ?? 0,
-    connectedAt: iso(row.connected_at),
+    connectedAt: isoOf(row.connected_at),
     closedAt: iso(row.closed_at),
     closeCode: row.close_code,
     closeReason: row.close_reason,
@@ -280,11 +272,7 @@ function sessionsOf(db: Db, projectId: string) {
     );
 }
 
-export async function readSession(
-  db: Db,
-  projectId: string,
-  sessionId: string,
-): Promise<ReturnType<typeof sessionView>> {
+export async function readSession(db: Db, projectId: string, sessionId: string): Promise<SessionView> {
   const row = await sessionsOf(db, projectId).where('s.id', sessionId).first();
   if (!row) throw errors.notFound('Session', sessionId);
   return sessionView(row);
@@ -294,7 +282,7 @@ export function listSessions(
   db: Db,
   projectId: string,
   page: { limit?: number; cursor?: string; status?: string },
-): Promise<Page<ReturnType<typeof sessionView>>> {
+): Promise<Page<SessionView>> {
   const query = sessionsOf(db, projectId);
   if (page.status !== 'all') query.where('s.status', page.status ?? 'open');
   return paginate(query, page, sessionView, 's.id');
@@ -316,14 +304,11 @@ export class RunViews {
     return latestRuns(this.db, projectId, filter);
   }
 
-  session(projectId: string, sessionId: string): Promise<ReturnType<typeof sessionView>> {
+  session(projectId: string, sessionId: string): Promise<SessionView> {
     return readSession(this.db, projectId, sessionId);
   }
 
-  sessions(
-    projectId: string,
-    page: { limit?: number; cursor?: string; status?: string },
-  ): Promise<Page<ReturnType<typeof sessionView>>> {
+  sessions(projectId: string, page: { limit?: number; cursor?: string; status?: string }): Promise<Page<SessionView>> {
     return listSessions(this.db, projectId, page);
   }
 }

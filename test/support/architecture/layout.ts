@@ -14,7 +14,7 @@ export const MAY_IMPORT: Record<string, string[]> = {
   auth: ['db'],
   rest: ['validation', 'db', 'auth'],
   'otp/protocol': ['machines', 'validation'],
-  'otp/store': ['machines', 'db', 'rest', 'assets'],
+  'otp/store': ['machines', 'db', 'rest', 'assets', 'otp/protocol:types'],
   'otp/engine': ['machines', 'validation:types', 'otp/protocol', 'otp/store', 'auth', 'db:types'],
   'otp/runs': ['machines', 'validation', 'otp/store:types', 'otp/engine:types', 'auth:types', 'rest'],
   'otp/transport': ['otp/engine', 'otp/protocol', 'auth', 'machines'],
@@ -35,7 +35,7 @@ export const MAY_IMPORT: Record<string, string[]> = {
   'api-keys': ['rest', 'db', 'auth'],
   runner: ['otp/protocol'],
   extension: ['otp/protocol'],
-  reports: [],
+  reports: ['machines'],
   cli: ['reports'],
   oauth: ['db', 'auth'],
   mcp: [
@@ -61,6 +61,7 @@ export const MAY_IMPORT: Record<string, string[]> = {
     'otp/runs:types',
     'otp/store:types',
     'otp/engine',
+    'artifacts:types',
   ],
   observability: ['otp/engine:types', 'rest:types', 'db:types'],
   ai: ['db', 'rest', 'validation', 'auth', 'assets', 'machines', 'otp/protocol', 'otp/store:types'],
@@ -79,6 +80,8 @@ export const KERNEL = new Set([
 ]);
 /** The composition root: may import every room but ROOT_NEVER_IMPORTS. */
 export const ROOT_FILES = new Set(['service.ts', 'main.ts', 'doors.ts']);
+/** Folders of src/ that are the composition root too (its builders, one per room or two). */
+export const ROOT_DIRS = new Set(['composition']);
 /**
  * The runner, the CLI and the browser extension are programs of their own: the service never imports
  * them, and they import no kernel.

@@ -10,6 +10,7 @@ import {
   MAX_LINES,
   MAY_IMPORT,
   NO_KERNEL,
+  ROOT_DIRS,
   ROOT_FILES,
   ROOT_NEVER_IMPORTS,
   TABLE_OWNERS,
@@ -28,6 +29,7 @@ export function roomOf(rel: string): string {
     const file = parts[1]!.replace(/\.js$/, '.ts');
     return KERNEL.has(file) ? 'kernel' : ROOT_FILES.has(file) ? 'root' : `unknown:${parts[1]}`;
   }
+  if (ROOT_DIRS.has(parts[1]!)) return 'root';
   if (parts[1] === 'otp') return `otp/${parts[2]}`;
   return parts[1]!;
 }

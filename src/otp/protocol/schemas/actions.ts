@@ -1,4 +1,5 @@
-// OTP step actions and the REST form of a test-case step (docs/protocol.md). StepAction is a oneOf
+// OTP step actions and the REST form of a test-case step (docs/protocol.md), built from the words of
+// step-vocabulary.ts. StepAction is a oneOf
 // discriminated on `action`: a validator that knows the discriminator checks only the branch the
 // action names, so an error in a click step is reported as a click error, not as 16 branch errors.
 //
@@ -9,60 +10,21 @@
 // schemas with json-schema-to-ts; conditional rules (if/then, dependentRequired) stay in the schemas.
 import type { FromSchema } from 'json-schema-to-ts';
 import type { JsonSchema, LocatorRefs } from './locator.js';
-
-export const ACTION_NAMES = [
-  'navigate',
-  'click',
-  'dblclick',
-  'rightClick',
-  'type',
-  'press',
-  'select',
-  'check',
-  'uncheck',
-  'hover',
-  'scroll',
-  'upload',
-  'wait',
-  'screenshot',
-  'assert',
-  'eval',
-] as const;
-export type ActionName = (typeof ACTION_NAMES)[number];
-
-export const ASSERT_KINDS = [
-  'visible',
-  'hidden',
-  'enabled',
-  'disabled',
-  'checked',
-  'text',
-  'value',
-  'count',
-  'url',
-  'title',
-  'attribute',
-] as const;
-export type AssertKind = (typeof ASSERT_KINDS)[number];
-
-/** Kinds that compare an observed value with `expected`. */
-export const VALUE_ASSERT_KINDS = ['text', 'value', 'count', 'url', 'title', 'attribute'] as const;
-/** Kinds that check a state of the element and take neither op nor expected. */
-export const STATE_ASSERT_KINDS = ['visible', 'hidden', 'enabled', 'disabled', 'checked'] as const;
-/** Kinds about the page rather than an element: no locator. */
-export const PAGE_ASSERT_KINDS = ['url', 'title'] as const;
-/** Kinds about an element: locator required. */
-export const ELEMENT_ASSERT_KINDS = ASSERT_KINDS.filter((k) => k !== 'url' && k !== 'title');
-
-export const ASSERT_OPS = ['equals', 'contains', 'matches', 'gt', 'lt'] as const;
-export type AssertOp = (typeof ASSERT_OPS)[number];
-
-export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle', 'commit'] as const;
-export const KEY_MODIFIERS = ['Alt', 'Control', 'Meta', 'Shift'] as const;
-export const SELECT_BY = ['value', 'label', 'index'] as const;
-export const WAIT_STATES = ['visible', 'hidden', 'attached', 'detached'] as const;
-export const EVIDENCE_MODES = ['always', 'onFail', 'never'] as const;
-export type EvidenceMode = (typeof EVIDENCE_MODES)[number];
+import {
+  ACTION_NAMES,
+  type ActionName,
+  ASSERT_KINDS,
+  ASSERT_OPS,
+  ELEMENT_ASSERT_KINDS,
+  EVIDENCE_MODES,
+  KEY_MODIFIERS,
+  PAGE_ASSERT_KINDS,
+  SELECT_BY,
+  STATE_ASSERT_KINDS,
+  VALUE_ASSERT_KINDS,
+  WAIT_STATES,
+  WAIT_UNTIL,
+} from './step-vocabulary.js';
 
 const locatorRef = (description: string) => ({ $ref: 'LocatorOrCandidates', description }) as const;
 const TARGET = 'Element to act on.';
@@ -95,7 +57,11 @@ export const NavigateStepSchema = actionSchema(
   'NavigateStep',
   'Open a URL in the current page.',
   {
-    url: { description: 'Address to open; may contain {{name}} variables such as {{base_url}}/login.', type: 'string', minLength: 1 },
+    url: {
+      description: 'Address to open; may contain {{name}} variables such as {{base_url}}/login.',
+      type: 'string',
+      minLength: 1,
+    },
     waitUntil: { description: 'Page event that ends the navigation (default load).', enum: [...WAIT_UNTIL] },
   },
   ['url'],
@@ -117,9 +83,21 @@ export const ClickStepSchema = actionSchema(
   ['locator'],
 );
 
-export const DblclickStepSchema = actionSchema('dblclick', 'DblclickStep', 'Double-click an element.', { locator: locatorRef(TARGET) }, ['locator']);
+export const DblclickStepSchema = actionSchema(
+  'dblclick',
+  'DblclickStep',
+  'Double-click an element.',
+  { locator: locatorRef(TARGET) },
+  ['locator'],
+);
 
-export const RightClickStepSchema = actionSchema('rightClick', 'RightClickStep', 'Right-click (context click) an element.', { locator: locatorRef(TARGET) }, ['locator']);
+export const RightClickStepSchema = actionSchema(
+  'rightClick',
+  'RightClickStep',
+  'Right-click (context click) an element.',
+  { locator: locatorRef(TARGET) },
+  ['locator'],
+);
 
 export const TypeStepSchema = actionSchema(
   'type',
@@ -161,11 +139,29 @@ export const SelectStepSchema = actionSchema(
   ['locator', 'by', 'value'],
 );
 
-export const CheckStepSchema = actionSchema('check', 'CheckStep', 'Check a checkbox or radio button.', { locator: locatorRef(TARGET) }, ['locator']);
+export const CheckStepSchema = actionSchema(
+  'check',
+  'CheckStep',
+  'Check a checkbox or radio button.',
+  { locator: locatorRef(TARGET) },
+  ['locator'],
+);
 
-export const UncheckStepSchema = actionSchema('uncheck', 'UncheckStep', 'Uncheck a checkbox.', { locator: locatorRef(TARGET) }, ['locator']);
+export const UncheckStepSchema = actionSchema(
+  'uncheck',
+  'UncheckStep',
+  'Uncheck a checkbox.',
+  { locator: locatorRef(TARGET) },
+  ['locator'],
+);
 
-export const HoverStepSchema = actionSchema('hover', 'HoverStep', 'Move the pointer over an element.', { locator: locatorRef(TARGET) }, ['locator']);
+export const HoverStepSchema = actionSchema(
+  'hover',
+  'HoverStep',
+  'Move the pointer over an element.',
+  { locator: locatorRef(TARGET) },
+  ['locator'],
+);
 
 export const ScrollStepSchema = actionSchema(
   'scroll',
@@ -240,8 +236,14 @@ export const AssertStepSchema = actionSchema(
   {
     kind: { description: 'What is checked.', enum: [...ASSERT_KINDS] },
     locator: locatorRef('Element checked; not used for kinds url and title.'),
-    op: { description: 'Comparison of the observed value with expected (default equals); gt and lt only for count.', enum: [...ASSERT_OPS] },
-    expected: { description: 'Expected value (a regular expression for op matches); may contain {{name}} variables.', type: 'string' },
+    op: {
+      description: 'Comparison of the observed value with expected (default equals); gt and lt only for count.',
+      enum: [...ASSERT_OPS],
+    },
+    expected: {
+      description: 'Expected value (a regular expression for op matches); may contain {{name}} variables.',
+      type: 'string',
+    },
     attribute: { description: 'Attribute name, for kind attribute.', type: 'string', minLength: 1 },
   },
   ['kind'],
@@ -289,7 +291,13 @@ export const EvalStepSchema = actionSchema(
   'eval',
   'EvalStep',
   'Run a script in the page (only for executors that declared capability eval).',
-  { script: { description: 'JavaScript source to evaluate; may contain {{name}} variables.', type: 'string', minLength: 1 } },
+  {
+    script: {
+      description: 'JavaScript source to evaluate; may contain {{name}} variables.',
+      type: 'string',
+      minLength: 1,
+    },
+  },
   ['script'],
 );
 
@@ -326,7 +334,12 @@ export type ActionRefs = {
 };
 
 /** One step action as the schema accepts it, per action name. */
-export type ActionStepOf = { [K in keyof ActionBranches & `${number}` as ActionBranches[K]['properties']['action']['const']]: FromSchema<ActionBranches[K], LocatorRefs> };
+export type ActionStepOf = {
+  [K in keyof ActionBranches & `${number}` as ActionBranches[K]['properties']['action']['const']]: FromSchema<
+    ActionBranches[K],
+    LocatorRefs
+  >;
+};
 
 /**
  * A step action as the protocol defines it (a union discriminated on `action`). The machines use
@@ -353,8 +366,16 @@ export const TestCaseStepSchema = {
   properties: {
     otp: { $ref: 'StepAction', description: 'The action to perform.' },
     label: { description: 'Human-readable step label.', type: 'string', maxLength: 200 },
-    timeoutMs: { description: 'Time allowed for the step in milliseconds (default 30000).', type: 'integer', minimum: 1, maximum: 600000 },
-    continueOnFail: { description: 'Go on with the next steps of the test case when this one fails (default false).', type: 'boolean' },
+    timeoutMs: {
+      description: 'Time allowed for the step in milliseconds (default 30000).',
+      type: 'integer',
+      minimum: 1,
+      maximum: 600000,
+    },
+    continueOnFail: {
+      description: 'Go on with the next steps of the test case when this one fails (default false).',
+      type: 'boolean',
+    },
     evidence: { description: 'When a screenshot is captured as evidence (default onFail).', enum: [...EVIDENCE_MODES] },
   },
   required: ['otp'],
@@ -376,4 +397,9 @@ export const TestCaseStepsSchema = {
   items: { $ref: 'TestCaseStep' },
 } as const satisfies JsonSchema;
 
-export const stepSchemas: readonly JsonSchema[] = [...actionSchemas, StepActionSchema, TestCaseStepSchema, TestCaseStepsSchema];
+export const stepSchemas: readonly JsonSchema[] = [
+  ...actionSchemas,
+  StepActionSchema,
+  TestCaseStepSchema,
+  TestCaseStepsSchema,
+];

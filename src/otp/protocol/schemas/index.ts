@@ -14,6 +14,7 @@ export * from './ids.js';
 export * from './locator.js';
 export * from './messages.js';
 export * from './payloads.js';
+export * from './step-vocabulary.js';
 
 /** Every OTP schema, each with a unique PascalCase $id. */
 export const otpSchemas: readonly JsonSchema[] = [...locatorSchemas, ...stepSchemas, ...messageSchemas];

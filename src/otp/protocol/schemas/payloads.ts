@@ -1,9 +1,9 @@
 // OTP v1 payloads (docs/protocol.md): what each frame carries in `payload`. The frames that carry
 // them, and the TypeScript types derived from both, are in messages.ts.
-import { FINAL_RUN_STATUSES, OtpErrorCode, STEP_STATUSES } from '../../../../machines/types.js';
-import { EVIDENCE_MODES } from './actions.js';
+import { FINAL_RUN_STATUSES, OBSERVED_TEXT_FIELDS, OtpErrorCode, STEP_STATUSES } from '../../../../machines/types.js';
 import { ID_PATTERNS } from './ids.js';
 import type { JsonSchema } from './locator.js';
+import { EVIDENCE_MODES } from './step-vocabulary.js';
 
 export const CapabilitiesSchema = {
   $id: 'Capabilities',
@@ -28,13 +28,23 @@ export const HelloPayloadSchema = {
   description: 'What the executor says about itself when it opens the handshake.',
   type: 'object',
   properties: {
-    executor: { description: 'Kind of executor, for example runner or extension (open set).', type: 'string', minLength: 1, maxLength: 100 },
+    executor: {
+      description: 'Kind of executor, for example runner or extension (open set).',
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+    },
     name: { description: 'Executor name.', type: 'string', maxLength: 200 },
     version: { description: 'Executor version.', type: 'string', maxLength: 100 },
     capabilities: { $ref: 'Capabilities', description: 'What the executor can do.' },
-    projectId: { description: 'Project the executor works for (prefix prj_); must be the project of the credentials.', type: 'string', pattern: ID_PATTERNS.project },
+    projectId: {
+      description: 'Project the executor works for (prefix prj_); must be the project of the credentials.',
+      type: 'string',
+      pattern: ID_PATTERNS.project,
+    },
     resumeSessionId: {
-      description: 'Resume this session (prefix ots_) after a dropped connection or a `4503` close, within the resume window (30 s by default), with a key of the same project. The welcome then says `resumed: true` and the runs of the session go on; see docs/protocol.md, "Resuming a session".',
+      description:
+        'Resume this session (prefix ots_) after a dropped connection or a `4503` close, within the resume window (30 s by default), with a key of the same project. The welcome then says `resumed: true` and the runs of the session go on; see docs/protocol.md, "Resuming a session".',
       type: 'string',
       pattern: ID_PATTERNS.session,
     },
@@ -49,7 +59,12 @@ export const ErrorPayloadSchema = {
   description: 'An error reported by the executor.',
   type: 'object',
   properties: {
-    code: { description: 'Error code, E_ prefix (E_INTERNAL, E_VERSION, ...).', type: 'string', minLength: 1, maxLength: 100 },
+    code: {
+      description: 'Error code, E_ prefix (E_INTERNAL, E_VERSION, ...).',
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+    },
     message: { description: 'Human-readable explanation.', type: 'string', maxLength: 10000 },
     details: { description: 'Further facts about the error.', type: 'object' },
   },
@@ -73,27 +88,33 @@ export const ServiceErrorPayloadSchema = {
   additionalProperties: false,
 } as const satisfies JsonSchema;
 
-/** The step.result fields that hold text observed on the page (observed-text.ts), as `textReplaced` names them. */
-export const OBSERVED_TEXT_FIELDS = ['actual', 'error.message', 'evidence.consoleErrors'] as const;
-export type ObservedTextField = (typeof OBSERVED_TEXT_FIELDS)[number];
-
 export const StepResultPayloadSchema = {
   $id: 'StepResultPayload',
   title: 'StepResultPayload',
   description: 'Result of one step, answering its step.exec.',
   type: 'object',
   properties: {
-    stepIndex: { description: 'Position of the step in the run (the stepIndex of the step.exec).', type: 'integer', minimum: 0 },
+    stepIndex: {
+      description: 'Position of the step in the run (the stepIndex of the step.exec).',
+      type: 'integer',
+      minimum: 0,
+    },
     status: { description: 'Outcome of the step.', enum: [...STEP_STATUSES] },
     durationMs: { description: 'Time the step took, in milliseconds.', type: 'integer', minimum: 0 },
     error: {
       description: 'Why the step did not pass.',
       type: 'object',
       properties: {
-        code: { description: 'OTP error code (E_LOCATOR_NOT_FOUND, E_TIMEOUT, E_ASSERT_FAILED, ...).', type: 'string', minLength: 1, maxLength: 100 },
+        code: {
+          description: 'OTP error code (E_LOCATOR_NOT_FOUND, E_TIMEOUT, E_ASSERT_FAILED, ...).',
+          type: 'string',
+          minLength: 1,
+          maxLength: 100,
+        },
         message: { description: 'Human-readable explanation.', type: 'string', maxLength: 10000 },
         triedLocators: {
-          description: 'Locators tried before giving up (E_LOCATOR_NOT_FOUND), in order, each with how many elements it matched (count).',
+          description:
+            'Locators tried before giving up (E_LOCATOR_NOT_FOUND), in order, each with how many elements it matched (count).',
           type: 'array',
           maxItems: 100,
           items: { $ref: 'TriedLocator' },
@@ -106,8 +127,17 @@ export const StepResultPayloadSchema = {
       description: 'Evidence captured for the step; files travel over REST, not over the WebSocket.',
       type: 'object',
       properties: {
-        screenshotAssetId: { description: 'Screenshot uploaded through POST /api/v1/otp/evidence (prefix ast_).', type: 'string', pattern: ID_PATTERNS.asset },
-        consoleErrors: { description: 'Browser console errors seen during the step.', type: 'array', maxItems: 100, items: { description: 'One console error.', type: 'string' } },
+        screenshotAssetId: {
+          description: 'Screenshot uploaded through POST /api/v1/otp/evidence (prefix ast_).',
+          type: 'string',
+          pattern: ID_PATTERNS.asset,
+        },
+        consoleErrors: {
+          description: 'Browser console errors seen during the step.',
+          type: 'array',
+          maxItems: 100,
+          items: { description: 'One console error.', type: 'string' },
+        },
       },
       additionalProperties: false,
     },
@@ -139,7 +169,12 @@ export const EventRecordedPayloadSchema = {
   description: 'One step recorded by the executor, in test-case step shape.',
   type: 'object',
   properties: {
-    recordingId: { description: 'Recording the step belongs to (from record.start).', type: 'string', minLength: 1, maxLength: 100 },
+    recordingId: {
+      description: 'Recording the step belongs to (from record.start).',
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+    },
     step: { $ref: 'TestCaseStep', description: 'The recorded step; sensitive values as {{secret_N}}.' },
     at: { description: 'When the user performed it: ISO 8601 UTC timestamp.', type: 'string', format: 'date-time' },
   },
@@ -157,7 +192,8 @@ export const WelcomePayloadSchema = {
     serverTime: { description: 'Service clock: ISO 8601 UTC timestamp.', type: 'string', format: 'date-time' },
     keepaliveSec: { description: 'Seconds between pings.', type: 'integer', minimum: 1 },
     apiUrl: {
-      description: 'HTTP base address of the service (REST is under {apiUrl}/api/v1): where the executor uploads evidence and downloads assets. From PUBLIC_URL, else the REST listener.',
+      description:
+        'HTTP base address of the service (REST is under {apiUrl}/api/v1): where the executor uploads evidence and downloads assets. From PUBLIC_URL, else the REST listener.',
       type: 'string',
       format: 'uri',
     },
@@ -174,7 +210,11 @@ export const WelcomePayloadSchema = {
       required: ['maxFrameBytes', 'maxSteps', 'stepTimeoutMs', 'maxParallel', 'keepaliveSec'],
       additionalProperties: false,
     },
-    resumed: { description: 'True when the hello resumed an existing session (hello.resumeSessionId): its runs go on, the step in flight of each is sent again.', type: 'boolean' },
+    resumed: {
+      description:
+        'True when the hello resumed an existing session (hello.resumeSessionId): its runs go on, the step in flight of each is sent again.',
+      type: 'boolean',
+    },
   },
   required: ['sessionId', 'serverTime', 'keepaliveSec', 'limits'],
   additionalProperties: false,
@@ -187,7 +227,11 @@ export const RunStartPayloadSchema = {
   type: 'object',
   properties: {
     runId: { description: 'Run id, prefix otr_.', type: 'string', pattern: ID_PATTERNS.run },
-    vars: { description: 'Values of {{name}} variables.', type: 'object', additionalProperties: { description: 'Value of the variable.', type: 'string' } },
+    vars: {
+      description: 'Values of {{name}} variables.',
+      type: 'object',
+      additionalProperties: { description: 'Value of the variable.', type: 'string' },
+    },
     allowedOrigins: {
       description: 'Origins the executor may navigate to; others fail with E_NAVIGATION_BLOCKED.',
       type: 'array',
@@ -203,7 +247,13 @@ export const RunStartPayloadSchema = {
           id: { description: 'Test case id.', type: 'string' },
           title: { description: 'Test case title.', type: 'string' },
           steps: { description: 'Number of steps of the test case.', type: 'integer', minimum: 0 },
-          retries: { description: 'How many times the case runs again when an attempt fails (its steps come again with step.exec attempt 2, 3, ...). Absent: 0.', type: 'integer', minimum: 0, maximum: 3 },
+          retries: {
+            description:
+              'How many times the case runs again when an attempt fails (its steps come again with step.exec attempt 2, 3, ...). Absent: 0.',
+            type: 'integer',
+            minimum: 0,
+            maximum: 3,
+          },
         },
         required: ['id', 'title', 'steps'],
         additionalProperties: false,
@@ -213,7 +263,9 @@ export const RunStartPayloadSchema = {
     defaults: {
       description: 'Values used when a step does not set its own.',
       type: 'object',
-      properties: { stepTimeoutMs: { description: 'Default step time-out, in milliseconds.', type: 'integer', minimum: 1 } },
+      properties: {
+        stepTimeoutMs: { description: 'Default step time-out, in milliseconds.', type: 'integer', minimum: 1 },
+      },
       required: ['stepTimeoutMs'],
       additionalProperties: false,
     },
@@ -230,17 +282,24 @@ export const StepExecPayloadSchema = {
   properties: {
     stepIndex: { description: 'Position of the step in the run.', type: 'integer', minimum: 0 },
     timeoutMs: { description: 'Time allowed for the step, in milliseconds.', type: 'integer', minimum: 1 },
-    continueOnFail: { description: 'Whether the run goes on with the test case after this step fails.', type: 'boolean' },
+    continueOnFail: {
+      description: 'Whether the run goes on with the test case after this step fails.',
+      type: 'boolean',
+    },
     evidence: { description: 'When evidence is captured.', enum: [...EVIDENCE_MODES] },
     label: { description: 'Human-readable step label.', type: 'string' },
     step: { $ref: 'StepAction', description: 'The action, with {{name}} variables filled.' },
     attempt: {
       description:
-        'The attempt of the step\'s test case, from 2 on: the case failed and runs again (POST /otp/runs retries). Absent on a first attempt. A step.exec of a step already performed in the same attempt is a resend (answer with the same result); in a new attempt, perform it again.',
+        "The attempt of the step's test case, from 2 on: the case failed and runs again (POST /otp/runs retries). Absent on a first attempt. A step.exec of a step already performed in the same attempt is a resend (answer with the same result); in a new attempt, perform it again.",
       type: 'integer',
       minimum: 2,
     },
-    freshContext: { description: 'The first step of a retried test case: start it in a fresh browser context (no cookies, storage or pages of the failed attempt).', const: true },
+    freshContext: {
+      description:
+        'The first step of a retried test case: start it in a fresh browser context (no cookies, storage or pages of the failed attempt).',
+      const: true,
+    },
   },
   required: ['stepIndex', 'timeoutMs', 'continueOnFail', 'step'],
   additionalProperties: false,
@@ -259,10 +318,20 @@ export const RunFinishedPayloadSchema = {
     skipped: { description: 'Steps skipped.', type: 'integer', minimum: 0 },
     total: { description: 'Steps in the run.', type: 'integer', minimum: 0 },
     durationMs: { description: 'Duration of the run, in milliseconds.', type: 'integer', minimum: 0 },
-    reason: { description: 'Why a cancelled or error run ended (absent for passed and failed).', type: 'string', maxLength: 1000 },
-    flaky: { description: 'Test cases that failed and then passed on a retry (present when the run has retries); they do not fail the run.', type: 'integer', minimum: 0 },
+    reason: {
+      description: 'Why a cancelled or error run ended (absent for passed and failed).',
+      type: 'string',
+      maxLength: 1000,
+    },
+    flaky: {
+      description:
+        'Test cases that failed and then passed on a retry (present when the run has retries); they do not fail the run.',
+      type: 'integer',
+      minimum: 0,
+    },
     quarantined: {
-      description: 'Optional: the test cases quarantined when the run started. Their failed steps are in failed but did not fail the verdict (status).',
+      description:
+        'Optional: the test cases quarantined when the run started. Their failed steps are in failed but did not fail the verdict (status).',
       type: 'array',
       items: { type: 'string' },
     },
@@ -287,7 +356,11 @@ export const recordStartPayload = {
   properties: {
     recordingId: { description: 'Recording id, prefix rec_.', type: 'string', minLength: 1, maxLength: 100 },
     title: { description: 'Title the recording (and its test case) will have.', type: 'string', maxLength: 300 },
-    url: { description: 'Page to open first, when the recording was asked for with one.', type: 'string', maxLength: 2000 },
+    url: {
+      description: 'Page to open first, when the recording was asked for with one.',
+      type: 'string',
+      maxLength: 2000,
+    },
   },
   required: ['recordingId'],
   additionalProperties: false,
@@ -299,7 +372,11 @@ export const recordStopPayload = {
   type: 'object',
   properties: {
     recordingId: { description: 'Recording id, prefix rec_.', type: 'string', minLength: 1, maxLength: 100 },
-    testCaseId: { description: 'The test case made from its steps (absent when it recorded none).', type: 'string', maxLength: 100 },
+    testCaseId: {
+      description: 'The test case made from its steps (absent when it recorded none).',
+      type: 'string',
+      maxLength: 100,
+    },
     reason: { description: 'Why it stopped (who asked).', type: 'string', maxLength: 1000 },
   },
   required: ['recordingId'],
@@ -311,7 +388,12 @@ export const recordRequestPayload = {
   description: 'What to record; both optional.',
   type: 'object',
   properties: {
-    title: { description: 'Title of the recording and of the test case it becomes.', type: 'string', minLength: 1, maxLength: 300 },
+    title: {
+      description: 'Title of the recording and of the test case it becomes.',
+      type: 'string',
+      minLength: 1,
+      maxLength: 300,
+    },
     url: { description: 'The start page (kept with the recording).', type: 'string', maxLength: 2000 },
   },
   additionalProperties: false,

@@ -1,13 +1,13 @@
-// Moving an open session and its running runs from one service process to another, when its executor
-// resumes it on another process (docs/protocol.md, "Resuming a session"). The holder writes the move
-// (handOver) once its runs are quiet; the new holder then reads what it needs to drive them on
-// (adoptedRuns): the runs as a claim gives them, plus the outcomes already recorded.
+// The transfer of an open session and its running runs from one service process to another, when its
+// executor resumes it on another process (docs/protocol.md, "Resuming a session"). The holder writes
+// the move (`transfer`) once its runs are quiet; the new holder then reads what it needs to drive them
+// on (`transferredRuns`): the runs as a claim gives them, plus the outcomes already recorded.
 
 import { type Capabilities, FINAL_RUN_STATUSES, type StepOutcome } from '../../../machines/types.js';
 import type { Db } from '../../db/connect.js';
 import { type ClaimedRun, type ClaimedRunRow, claimedRunOf, type PlannedStepRow } from './run-store.js';
 
-export interface ResumableSession {
+export interface TransferredSessionRow {
   id: string;
   projectId: string;
   instanceId: string;
@@ -16,13 +16,13 @@ export interface ResumableSession {
   maxParallel: number;
 }
 
-export interface AdoptedRun extends ClaimedRun {
+export interface TransferredRun extends ClaimedRun {
   recorded: StepOutcome[];
   /** The attempt each test case is at (runs with retries), by caseIndex. */
   attempts?: number[];
 }
 
-interface AdoptedRow extends ClaimedRunRow {
+interface TransferredRow extends ClaimedRunRow {
   steps: Array<
     PlannedStepRow & {
       status: string;
@@ -38,10 +38,10 @@ interface AdoptedRow extends ClaimedRunRow {
   > | null;
 }
 
-export class SessionHandOverStore {
+export class SessionTransferStore {
   constructor(private readonly db: Db) {}
 
-  async session(id: string): Promise<ResumableSession | undefined> {
+  async session(id: string): Promise<TransferredSessionRow | undefined> {
     const row = await this.db('otp_sessions')
       .where({ id })
       .first('id', 'project_id', 'instance_id', 'status', 'capabilities', 'max_parallel');
@@ -58,7 +58,7 @@ export class SessionHandOverStore {
   }
 
   /** The session and its running runs now belong to process `to`, in one transaction. */
-  async handOver(sessionId: string, from: string, to: string): Promise<void> {
+  async transfer(sessionId: string, from: string, to: string): Promise<void> {
     await this.db.transaction(async (trx) => {
       const moved = await trx('otp_sessions')
         .where({ id: sessionId, instance_id: from, status: 'open' })
@@ -106,7 +106,7 @@ export class SessionHandOverStore {
   }
 
   /** The running runs of a session this process now holds, oldest first, with what was recorded of them. */
-  async adoptedRuns(sessionId: string, instanceId: string): Promise<AdoptedRun[]> {
+  async transferredRuns(sessionId: string, instanceId: string): Promise<TransferredRun[]> {
     const { rows } = await this.db.raw(
       `SELECT r.id, r.project_id, r.vars, r.allowed_origins, r.test_cases,
               (SELECT json_agg(json_build_object('step_index', s.step_index, 'case_index', s.case_index, 'action', s.action,
@@ -120,7 +120,7 @@ export class SessionHandOverStore {
         ORDER BY r.id`,
       [sessionId, instanceId],
     );
-    return (rows as AdoptedRow[]).map((r) => {
+    return (rows as TransferredRow[]).map((r) => {
       const steps = r.steps ?? [];
       const attempts: number[] = [];
       for (const s of steps) attempts[s.case_index] = Math.max(attempts[s.case_index] ?? 1, s.attempt ?? 1);
