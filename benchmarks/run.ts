@@ -8,6 +8,7 @@ import { ROOT } from './lib/procs.js';
 import { describeMachine, describePostgres, type Row, table, writeResults } from './lib/report.js';
 import { type ServiceUnderTest, startService } from './lib/service.js';
 import type { Scenario, ScenarioContext } from './scenarios/context.js';
+import { extensionScenario } from './scenarios/extension.js';
 import { flakyScenario } from './scenarios/flaky.js';
 import { historyScenario } from './scenarios/history.js';
 import { latencyScenario } from './scenarios/latency.js';
@@ -24,6 +25,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   latency: latencyScenario,
   rest: restScenario,
   runner: runnerScenario,
+  extension: extensionScenario,
   history: historyScenario,
   flaky: flakyScenario,
 };

@@ -19,6 +19,11 @@ export interface Config {
    * and executors are told it in welcome.apiUrl; absent, all derive from the bound listener.
    */
   publicUrl?: string;
+  /**
+   * The OTP WebSocket address clients reach (OTP_PUBLIC_URL, ws:// or wss://, path included), e.g.
+   * behind a proxy; GET /otp/protocol answers it as otpUrl. Absent: ws://{the request's host}:{WS_PORT}/otp.
+   */
+  otpPublicUrl?: string;
   oauth: {
     /** Lifetime of JWT access tokens. */
     accessTokenTtlSec: number;
@@ -159,14 +164,15 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new Error(`${name} must be true or false, got "${raw}"`);
 }
 
-function url(env: Env, name: string): string | undefined {
+function url(env: Env, name: string, schemes = ['http:', 'https:']): string | undefined {
   const raw = env[name];
   if (!raw) return undefined;
   try {
     const parsed = new URL(raw);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error();
+    if (!schemes.includes(parsed.protocol)) throw new Error();
   } catch {
-    throw new Error(`${name} must be an http(s) URL, got "${raw}"`);
+    const kinds = schemes.map((s) => s.slice(0, -1)).join(' or ');
+    throw new Error(`${name} must be a URL of scheme ${kinds}, got "${raw}"`);
   }
   return raw.replace(/\/+$/, '');
 }
@@ -285,6 +291,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 0),
     bootstrapKey: env.SVC_BOOTSTRAP_KEY || undefined,
     publicUrl: url(env, 'PUBLIC_URL'),
+    otpPublicUrl: url(env, 'OTP_PUBLIC_URL', ['ws:', 'wss:']),
     oauth: {
       accessTokenTtlSec: int(env, 'OAUTH_ACCESS_TOKEN_TTL_SEC', 3600),
       refreshTokenTtlSec: int(env, 'OAUTH_REFRESH_TOKEN_TTL_SEC', 14 * 24 * 3600),

@@ -100,14 +100,17 @@ async function build(config: Config, log: Logger, teardown: Teardown): Promise<S
   // Every subscriber is in place: from now on the notices of other processes are heard.
   await notifier.listen();
   const orphans = await otpBackground(config, database, { stores, engine, instanceId }, teardown);
-  const api = restApi(config, database, { ...doors, auth, webhooks });
-  const restParts = { ...doors, auth, webhooks, api, health, metrics, webConsole: web, baseUrl };
+  let otpPort = 0; // bound below (WS_PORT may be 0); GET /otp/protocol tells it as otpUrl
+  const apiParts = { ...doors, auth, webhooks, otpPort: () => otpPort };
+  const api = restApi(config, database, apiParts);
+  const restParts = { ...apiParts, api, health, metrics, webConsole: web, baseUrl };
   const rest = await listenForRest(config, database, restParts, teardown);
   const shownHost = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
   base = config.publicUrl ?? `http://${shownHost}:${rest.port}`;
   await startOAuth(config, auth, log, teardown);
   const executorParts = { engine, principals: auth.principals, metrics, log };
   const executors = await listenForExecutors(config, database, executorParts, teardown);
+  otpPort = executors.port;
   webhooks.start();
   ai.start();
   const metricsUrl = await listenForMetricsWhenAsked(config, { metrics, health, log }, teardown);

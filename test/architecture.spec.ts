@@ -39,6 +39,7 @@ describe('Architecture', () => {
   it('reads src/, machines/ and db/, TypeScript and JavaScript', () => {
     const rels = tree.map((f) => f.rel);
     for (const rel of [
+      'extension/src/worker/main.ts',
       'src/service.ts',
       'machines/types.ts',
       'db/migrations/001_init.ts',
@@ -147,6 +148,20 @@ describe('Architecture', () => {
       'the runner importing the kernel',
       { 'src/runner/settings.ts': "import { loadConfig } from '../config.js';\nexport const load = loadConfig;\n" },
       ["src/runner/settings.ts: import { loadConfig } from '../config.js' (runner may not import the kernel)"],
+    ],
+    [
+      'the extension importing a room other than the protocol, and the kernel',
+      {
+        'extension/src/worker/checks.ts':
+          "import { ajv } from '../../../src/validation/ajv.js';\nimport { newId } from '../../../src/ids.js';\nexport const a = [ajv, newId];\n",
+        'extension/src/page/reads.ts':
+          "import type { RunView } from '../../../src/otp/store/run-views.js';\nexport type V = RunView;\n",
+      },
+      [
+        "extension/src/worker/checks.ts: import { ajv } from '../../../src/validation/ajv.js' (extension may not import validation)",
+        "extension/src/worker/checks.ts: import { newId } from '../../../src/ids.js' (extension may not import the kernel)",
+        "extension/src/page/reads.ts: import type { RunView } from '../../../src/otp/store/run-views.js' (extension may not import otp/store)",
+      ],
     ],
     [
       'the composition root importing the runner',

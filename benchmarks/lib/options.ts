@@ -1,7 +1,17 @@
 // Command line of `npm run bench`: scenario names and --name=value settings. Every duration and size
 // has a default for the full run and a tiny one for --smoke (the few-second run inside npm test).
 
-export const SCENARIOS = ['steps', 'scaling', 'sessions', 'latency', 'rest', 'runner', 'history', 'flaky'] as const;
+export const SCENARIOS = [
+  'steps',
+  'scaling',
+  'sessions',
+  'latency',
+  'rest',
+  'runner',
+  'extension',
+  'history',
+  'flaky',
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -67,8 +77,8 @@ Scenarios: ${SCENARIOS.join(', ')} (all when none is named)
   --rest-rounds=N         rest: alternating rounds of Koa hello and GET; the median ratio counts (default 3)
   --flaky-runs=N          flaky: runs in the history it builds, 50 step results each (default 100000)
   --flaky-requests=N      flaky: requests timed per measure (default 300)
-  --runner-steps=N        runner: steps of the browser flow (default 30)
-  --runner-rounds=N       runner: alternating rounds, bare and through the service (default 5)
+  --runner-steps=N        runner, extension: steps of the browser flow (default 30)
+  --runner-rounds=N       runner, extension: alternating rounds, bare and through the service (default 5)
   --runner-probe-max=N    runner: most parallel contexts the capacity probe tries (default 32)
   --cpu-prof=DIR          write a V8 CPU profile of each service process into DIR
   --no-baselines          measure the engine only (for profiling and A/B comparisons)

@@ -14,7 +14,7 @@ import { fmt, pct, type Row } from '../lib/report.js';
 import { createTestCase, type ServiceUnderTest } from '../lib/service.js';
 import type { Scenario } from './context.js';
 
-const PAGE = `<!doctype html><title>Bench flow</title>
+export const PAGE = `<!doctype html><title>Bench flow</title>
 <label for="item">Item</label> <input id="item"> <button onclick="add()">Add</button>
 <p>Items: <span id="count">0</span></p><ul id="items"></ul>
 <script>
@@ -26,14 +26,14 @@ const PAGE = `<!doctype html><title>Bench flow</title>
   }
 </script>`;
 
-type FlowStep =
+export type FlowStep =
   | { kind: 'navigate' }
   | { kind: 'type'; text: string }
   | { kind: 'click' }
   | { kind: 'assert'; count: number };
 
 /** navigate, then type / click / assert the count, again and again, up to n steps. */
-function flow(n: number): FlowStep[] {
+export function flow(n: number): FlowStep[] {
   const steps: FlowStep[] = [{ kind: 'navigate' }];
   for (let i = 1; steps.length < n; i++) {
     steps.push({ kind: 'type', text: `item ${i}` });
@@ -43,7 +43,7 @@ function flow(n: number): FlowStep[] {
   return steps;
 }
 
-function otpSteps(steps: FlowStep[], url: string): unknown[] {
+export function otpSteps(steps: FlowStep[], url: string): unknown[] {
   return steps.map((s) => {
     switch (s.kind) {
       case 'navigate':
@@ -67,7 +67,7 @@ function otpSteps(steps: FlowStep[], url: string): unknown[] {
 }
 
 /** The same flow as a bare playwright-core script: the calls the runner makes, nothing around them. */
-async function bareRun(browser: Browser, steps: FlowStep[], url: string): Promise<number> {
+export async function bareRun(browser: Browser, steps: FlowStep[], url: string): Promise<number> {
   const started = performance.now();
   const context = await browser.newContext();
   const page: Page = await context.newPage();
@@ -117,7 +117,7 @@ async function batch(parallel: number, steps: number, one: () => Promise<number>
 
 const signed = (ms: number) => `${ms >= 0 ? '+' : '−'}${fmt(Math.abs(ms))}`;
 
-function median(samples: number[]): number {
+export function median(samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;

@@ -54,6 +54,8 @@ export interface ApiParts {
   webhooks: WebhookDelivery;
   ai: Ai;
   aiHistory: HistoryAnswers;
+  /** The bound OTP WebSocket port (0 until bound), for GET /otp/protocol's otpUrl. */
+  otpPort(): number;
 }
 
 /** Every room's routes. A project archived or deleted closes its sessions; a revoked key, its own. */
@@ -74,7 +76,7 @@ export function restApi(config: Config, database: Database, parts: ApiParts): Ap
   return new Api(aiHistory.meter).add(
     ...platformRoutes({ db, config, projectChanged, artifactCount, storageBytes: assets.storageBytes, settings }),
     ...apiKeyRoutes({ db, onRevoked: revokeKey }),
-    ...otpRoutes({ runs: parts.runs, config, views: parts.views }),
+    ...otpRoutes({ runs: parts.runs, config, views: parts.views, otpPort: parts.otpPort }),
     ...recordingRoutes({ recordings: engine.recordings }),
     ...assets.routes,
     ...artifacts.routes,

@@ -4,24 +4,20 @@
 import type { Page } from 'playwright-core';
 import type { ActionStepOf } from '../otp/protocol/schemas/actions.js';
 import type { Locator, TriedLocator } from '../otp/protocol/schemas/locator.js';
+import {
+  holds,
+  NEEDS_ELEMENT,
+  normaliseSpace,
+  ASSERT_POLL_MS as POLL_MS,
+  STATE_WORD,
+} from '../otp/protocol/step-rules.js';
 import type { Deadline } from './deadline.js';
 import { counted, currentLocator, describe, type Resolved, singleLocator } from './locators.js';
-import { isTimeout, StepError, shortMessage } from './step-error.js';
+import { isTimeout, StepError } from './step-error.js';
+
+export { holds };
 
 type AssertStep = ActionStepOf['assert'];
-
-/** Kinds that need an element to observe: without one they end E_LOCATOR_NOT_FOUND, not E_ASSERT_FAILED. */
-const NEEDS_ELEMENT = new Set(['enabled', 'disabled', 'checked', 'text', 'value', 'attribute']);
-/** The word `actual` holds when a state kind holds. */
-const STATE_WORD: Record<string, string> = {
-  visible: 'visible',
-  hidden: 'hidden',
-  enabled: 'enabled',
-  disabled: 'disabled',
-  checked: 'checked',
-};
-/** Pauses between observations, as Playwright's own expect polls. */
-const POLL_MS = [0, 50, 100, 250, 500];
 
 interface Observation {
   actual: string;
@@ -66,36 +62,6 @@ async function read(step: AssertStep, resolved: Resolved, timeout: number): Prom
       return { actual: (await resolved.target.getAttribute(step.attribute!, { timeout })) ?? '', resolved };
   }
   throw new StepError('E_INTERNAL', `unknown assert kind ${step.kind}`);
-}
-
-/** Text as a reader sees it: runs of white space as one space, trimmed (as Playwright's toHaveText). */
-function normaliseSpace(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
-/** Whether the observation holds; a string says why the comparison itself is impossible. */
-export function holds(kind: string, op: string, actual: string, expected: string | undefined): boolean | string {
-  if (kind in STATE_WORD) return actual === STATE_WORD[kind];
-  const want = expected ?? '';
-  switch (op) {
-    case 'equals':
-      return kind === 'count' ? Number(actual) === Number(want) : actual === want;
-    case 'contains':
-      return actual.includes(want);
-    case 'matches':
-      try {
-        return new RegExp(want).test(actual);
-      } catch (err) {
-        return `expected is not a valid regular expression: ${shortMessage(err)}`;
-      }
-    case 'gt':
-    case 'lt': {
-      const n = Number(want);
-      if (want.trim() === '' || Number.isNaN(n)) return `expected must be a number for ${op}, got "${want}"`;
-      return op === 'gt' ? Number(actual) > n : Number(actual) < n;
-    }
-  }
-  return `unknown op ${op}`;
 }
 
 function expectation(step: AssertStep): string {

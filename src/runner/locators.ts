@@ -6,6 +6,7 @@ import type { FrameLocator, Page, Locator as PwLocator } from 'playwright-core';
 type AriaRole = Parameters<Page['getByRole']>[0];
 
 import type { Locator, LocatorOrCandidates, TriedLocator } from '../otp/protocol/schemas/locator.js';
+import { describeLocator } from '../otp/protocol/step-rules.js';
 import type { Deadline } from './deadline.js';
 import { StepError } from './step-error.js';
 
@@ -135,11 +136,4 @@ export function notFound(tried: TriedLocator[]): StepError {
 }
 
 /** A locator in a line of text: role "button" name "Save" nth 1 in iframe#app. */
-export function describe(loc: Locator): string {
-  const parts = [`${loc.by} "${loc.value}"`];
-  if (loc.name !== undefined) parts.push(`name "${loc.name}"`);
-  if (loc.nth !== undefined) parts.push(`nth ${loc.nth}`);
-  if (loc.within) parts.push(`within ${describe(loc.within)}`);
-  if (loc.frame) parts.push(`in ${loc.frame}`);
-  return parts.join(' ');
-}
+export const describe = describeLocator;

@@ -8,31 +8,14 @@
 // A refused navigation of a page's main frame (a popup's too, and any hop of its redirects) is
 // remembered from the context's request events, so that the step fails with E_NAVIGATION_BLOCKED.
 import type { BrowserContext, Frame, Request } from 'playwright-core';
+import { originOf, urlAllowed } from '../otp/protocol/origins.js';
 import { canonicalHost, type Gate, openGate } from './gate.js';
 
-/** Schemes that load nothing from the network: always allowed. */
-const LOCAL_SCHEMES = new Set(['about:', 'data:', 'blob:', 'javascript:']);
-/** A WebSocket URL is judged as the http(s) origin on the same host and port. */
-const SAME_AS: Record<string, string> = { 'ws:': 'http:', 'wss:': 'https:' };
-const DEFAULT_PORT: Record<string, number> = { 'http:': 80, 'https:': 443 };
+export { originOf };
+
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
 /** A refused navigation's error page commits within milliseconds; past this, it is not waited for. */
 const ERROR_PAGE_MS = 1_000;
-
-/** An http(s) or ws(s) URL's origin under the runner's rule: ws counts as http, wss as https. */
-export function originOf(url: string): { origin: string; host: string; port: number } | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return undefined;
-  }
-  const scheme = SAME_AS[parsed.protocol] ?? parsed.protocol;
-  const defaultPort = DEFAULT_PORT[scheme];
-  if (defaultPort === undefined) return undefined;
-  const port = parsed.port ? Number(parsed.port) : defaultPort;
-  return { origin: `${scheme}//${parsed.hostname}:${port}`, host: parsed.hostname, port };
-}
 
 export class OriginGuard {
   private readonly origins = new Set<string>();
@@ -59,9 +42,7 @@ export class OriginGuard {
   }
 
   allows(url: string): boolean {
-    if (LOCAL_SCHEMES.has(url.slice(0, url.indexOf(':') + 1).toLowerCase())) return true;
-    const o = originOf(url);
-    return o !== undefined && this.origins.has(o.origin);
+    return urlAllowed(this.origins, url);
   }
 
   /** May the gate open a connection to host:port? */

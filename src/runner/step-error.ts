@@ -1,8 +1,11 @@
 // How a step ends when it does not pass: an OTP error code, the step status it maps to, and what the
 // step.result carries with it (actual, usedLocator, triedLocators). docs/runner.md lists the codes.
 
-import { OtpErrorCode } from '../otp/protocol/codes.js';
+import type { OtpErrorCode } from '../otp/protocol/codes.js';
 import type { Locator, TriedLocator } from '../otp/protocol/schemas/locator.js';
+import { statusOf } from '../otp/protocol/step-rules.js';
+
+export { statusOf };
 
 type Codes = typeof OtpErrorCode;
 /** The codes a step the runner performs can end with: those of the protocol's list that belong to a step. */
@@ -14,21 +17,6 @@ export type StepCode = Codes[
   | 'capability'
   | 'cancelled'
   | 'internal'];
-
-/** fail: the check did not hold; error: the step could not be performed; skip: not performed. */
-export function statusOf(code: StepCode): 'fail' | 'error' | 'skip' {
-  switch (code) {
-    case OtpErrorCode.locatorNotFound:
-    case OtpErrorCode.assertFailed:
-    case OtpErrorCode.navigationBlocked:
-      return 'fail';
-    case OtpErrorCode.capability:
-    case OtpErrorCode.cancelled:
-      return 'skip';
-    default:
-      return 'error';
-  }
-}
 
 export class StepError extends Error {
   constructor(

@@ -10,6 +10,7 @@
 // small one (bounded.ts; docs/decisions.md, "One Ajv configuration"). Both are made by `configured()`
 // from the same options and formats and hold the same registered schemas.
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import standaloneModule from 'ajv/dist/standalone/index.js';
 import formatsModule from 'ajv-formats';
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object, whose `default`
@@ -51,3 +52,25 @@ export const ajv = configured(true);
  * cost of checking any input is then bounded by its size, never by how wrong it is.
  */
 export const ajvFirst = configured(false);
+
+// ajv's standalone module is CommonJS too: its default export is the function.
+type StandaloneCode = (ajv: Ajv2020, exported: Record<string, string>) => string;
+const standaloneCode: StandaloneCode =
+  (standaloneModule as unknown as { default?: StandaloneCode }).default ??
+  (standaloneModule as unknown as StandaloneCode);
+
+/**
+ * The first-problem validators of `schemas` as the source of an ES module, compiled ahead of time: for
+ * a place that may not compile code at run time (the browser extension's worker forbids eval and new
+ * Function). The same options and formats as the service's instances, from the same schema objects;
+ * `exported` maps each export's name to the $id it validates.
+ */
+export function standaloneValidators(
+  schemas: readonly Record<string, unknown>[],
+  exported: Record<string, string>,
+): string {
+  const instance = new Ajv2020({ ...OPTIONS, allErrors: false, code: { source: true, esm: true } });
+  addFormats(instance);
+  for (const schema of schemas) instance.addSchema(schema);
+  return standaloneCode(instance, exported);
+}

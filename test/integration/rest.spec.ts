@@ -284,6 +284,8 @@ describe('REST: keys, context, test cases and plans', () => {
       const res = await t.request('GET', '/otp/protocol', { key: null });
       expect(res.status).to.equal(200);
       expect(res.body).to.include({ version: '1.0', keepaliveSec: 25, maxSteps: 500, stepTimeoutMs: 30000 });
+      // Where to connect, for a client that knows only the REST address (the browser extension).
+      expect(res.body.otpUrl).to.equal(t.otpUrl);
     });
   });
 });

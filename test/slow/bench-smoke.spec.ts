@@ -46,7 +46,17 @@ describe('benchmarks: smoke run of the harness', function () {
     const rows = parseTable(stdout);
     expect(rows.length).to.be.greaterThan(0);
     expect(rows.filter((r) => r.Measure?.startsWith('failed'))).to.deep.equal([]);
-    for (const scenario of ['steps', 'scaling', 'sessions', 'latency', 'rest', 'runner', 'history', 'flaky']) {
+    for (const scenario of [
+      'steps',
+      'scaling',
+      'sessions',
+      'latency',
+      'rest',
+      'runner',
+      'extension',
+      'history',
+      'flaky',
+    ]) {
       const mine = rows.filter((r) => r.Scenario === scenario);
       expect(mine, `no row for ${scenario}`).to.not.be.empty;
       for (const row of mine) {

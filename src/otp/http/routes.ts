@@ -47,9 +47,11 @@ export interface OtpRoutesDeps {
   config: Config;
   /** Executor sessions as REST shows them. */
   views: Pick<RunViews, 'session' | 'sessions'>;
+  /** The bound OTP WebSocket port (0 until it is bound), for otpUrl. */
+  otpPort?(): number;
 }
 
-export function otpRoutes({ runs, config, views }: OtpRoutesDeps): RouteDef[] {
+export function otpRoutes({ runs, config, views, otpPort }: OtpRoutesDeps): RouteDef[] {
   const tag = 'otp';
   const { otp } = config;
   return [
@@ -61,9 +63,10 @@ export function otpRoutes({ runs, config, views }: OtpRoutesDeps): RouteDef[] {
       operationId: 'getOtpProtocol',
       response: ProtocolSchema,
       summary: 'Protocol version and limits',
-      handler: () => ({
+      handler: ({ koa }) => ({
         version: OTP_VERSION,
         websocketPath: '/otp',
+        ...optional('otpUrl', otpUrlFor(config, otpPort?.() ?? 0, koa.hostname)),
         keepaliveSec: otp.keepaliveSec,
         maxSteps: otp.maxSteps,
         stepTimeoutMs: otp.stepTimeoutMs,
@@ -178,4 +181,18 @@ export function otpRoutes({ runs, config, views }: OtpRoutesDeps): RouteDef[] {
       handler: ({ principal, params }) => views.session(principal.projectId, params.id),
     },
   ];
+}
+
+/**
+ * Where a client that sent a request to this host reaches OTP: OTP_PUBLIC_URL (a service behind a
+ * proxy), else the bound WebSocket port on the same host; the browser extension connects there.
+ */
+function otpUrlFor(config: Config, port: number, hostname: string): string | undefined {
+  if (config.otpPublicUrl) return config.otpPublicUrl;
+  return port ? `ws://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/otp` : undefined;
+}
+
+/** `{ [name]: value }`, or nothing when the value is unknown. */
+function optional<K extends string>(name: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [name]: value } as Record<K, string>);
 }

@@ -34,6 +34,11 @@ export const ProtocolSchema = registerSchema({
     maxFrameBytes: { type: 'integer', description: 'Largest frame' },
     pongTimeoutMs: { type: 'integer', description: 'A pong must come within this time' },
     helloTimeoutMs: { type: 'integer', description: 'hello must come within this time of connecting' },
+    otpUrl: {
+      type: 'string',
+      description:
+        'The WebSocket address of OTP as clients reach it: OTP_PUBLIC_URL when set (a service behind a proxy), else ws://{the host this request was sent to}:{the WebSocket port}/otp. Absent only while the WebSocket listener is not bound yet',
+    },
     resumeWindowMs: {
       type: 'integer',
       description:

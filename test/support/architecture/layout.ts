@@ -34,6 +34,7 @@ export const MAY_IMPORT: Record<string, string[]> = {
   platform: ['rest', 'db', 'auth', 'api-keys'],
   'api-keys': ['rest', 'db', 'auth'],
   runner: ['otp/protocol'],
+  extension: ['otp/protocol'],
   reports: ['machines'],
   cli: ['reports'],
   oauth: ['db', 'auth'],
@@ -81,9 +82,12 @@ export const KERNEL = new Set([
 export const ROOT_FILES = new Set(['service.ts', 'main.ts', 'doors.ts']);
 /** Folders of src/ that are the composition root too (its builders, one per room or two). */
 export const ROOT_DIRS = new Set(['composition']);
-/** The runner is a program of its own: the service never imports it, and it imports no kernel. */
-export const ROOT_NEVER_IMPORTS = new Set(['runner', 'cli']);
-export const NO_KERNEL = new Set(['runner', 'cli']);
+/**
+ * The runner, the CLI and the browser extension are programs of their own: the service never imports
+ * them, and they import no kernel.
+ */
+export const ROOT_NEVER_IMPORTS = new Set(['runner', 'cli', 'extension']);
+export const NO_KERNEL = new Set(['runner', 'cli', 'extension']);
 
 /** The packages machines/ may import (and nothing else outside machines/). */
 export const MACHINE_PACKAGES = new Set(['xstate']);

@@ -22,6 +22,8 @@ export function roomOf(rel: string): string {
   const parts = rel.split('/');
   if (parts[0] === 'machines') return 'machines';
   if (parts[0] === 'db') return 'db'; // migrations belong to the db room
+  // The browser extension's code; its build tooling (extension/build/) runs in Node and is no room.
+  if (parts[0] === 'extension') return parts[1] === 'src' ? 'extension' : 'outside';
   if (parts[0] !== 'src') return 'outside';
   if (parts.length === 2) {
     const file = parts[1]!.replace(/\.js$/, '.ts');

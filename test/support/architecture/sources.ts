@@ -28,7 +28,7 @@ export interface Source {
 }
 
 /** The directories whose files are in rooms, and the files read there. */
-export const ROOTS = ['src', 'machines', 'db'];
+export const ROOTS = ['src', 'machines', 'db', 'extension/src'];
 const SOURCE_FILE = /\.(ts|mts|cts|js|mjs|cjs)$/;
 
 /** Loads the lexer's WebAssembly; call once before sourceOf. */

@@ -1,0 +1,102 @@
+// npm run build:extension [-- --out DIR]: the unpacked extension in dist/extension/ (or DIR) and a zip
+// of it beside it (dist/extension.zip). esbuild bundles the worker (ESM), the page engine (a script
+// the worker evaluates in pages) and the options page; the frame validators are ajv's standalone code
+// compiled here from the protocol's own schemas, since the worker may not compile code at run time.
+import fs from 'node:fs';
+import path from 'node:path';
+import { build, type Plugin } from 'esbuild';
+import { zipSync } from 'fflate';
+import { validatorsSource } from './validators.js';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+const ext = path.join(root, 'extension');
+
+function outDir(): string {
+  const i = process.argv.indexOf('--out');
+  return path.resolve(i >= 0 ? process.argv[i + 1]! : path.join(root, 'dist', 'extension'));
+}
+
+/** The two modules the build makes: the validators and the page engine's source. */
+function virtualModules(engineSource: string): Plugin {
+  return {
+    name: 'otp-virtual',
+    setup(b) {
+      b.onResolve({ filter: /^otp:/ }, (args) => ({ path: args.path, namespace: 'otp' }));
+      b.onLoad({ filter: /.*/, namespace: 'otp' }, (args) =>
+        args.path === 'otp:validators'
+          ? { contents: validatorsSource(), resolveDir: root, loader: 'js' }
+          : { contents: `export default ${JSON.stringify(engineSource)};`, loader: 'js' },
+      );
+    },
+  };
+}
+
+const common = { bundle: true, target: 'chrome125', legalComments: 'none', logLevel: 'warning' } as const;
+
+async function engineSource(): Promise<string> {
+  const out = await build({
+    ...common,
+    entryPoints: [path.join(ext, 'src/page/engine.ts')],
+    format: 'iife',
+    minify: true,
+    write: false,
+    metafile: true,
+    absWorkingDir: root,
+  });
+  checkInputs(Object.keys(out.metafile.inputs));
+  return out.outputFiles[0]!.text;
+}
+
+/** Every file under dir, as zip entries (paths with /). */
+function entries(dir: string, prefix = ''): Record<string, Uint8Array> {
+  const out: Record<string, Uint8Array> = {};
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) Object.assign(out, entries(full, `${prefix}${entry.name}/`));
+    else out[`${prefix}${entry.name}`] = fs.readFileSync(full);
+  }
+  return out;
+}
+
+/**
+ * The extension may use of the project the protocol alone (docs/architecture.md): a bundle holding
+ * any other file of src/ (the service's Ajv, its kernel) is refused, however it got there.
+ */
+function checkInputs(inputs: string[]): void {
+  const foreign = inputs.filter((file) => file.startsWith('src/') && !file.startsWith('src/otp/protocol/'));
+  if (foreign.length)
+    throw new Error(`the extension's bundle may hold only src/otp/protocol/ of src/, not: ${foreign.join(', ')}`);
+}
+
+export async function buildExtension(dir = outDir()): Promise<string> {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const result = await build({
+    ...common,
+    entryPoints: { worker: path.join(ext, 'src/worker/main.ts'), options: path.join(ext, 'src/options/options.ts') },
+    format: 'esm',
+    outdir: dir,
+    metafile: true,
+    absWorkingDir: root,
+    plugins: [virtualModules(await engineSource())],
+  });
+  checkInputs(Object.keys(result.metafile.inputs));
+  for (const file of ['manifest.json', 'managed-schema.json'])
+    fs.copyFileSync(path.join(ext, file), path.join(dir, file));
+  fs.copyFileSync(path.join(ext, 'src/options/options.html'), path.join(dir, 'options.html'));
+  fs.writeFileSync(`${dir}.zip`, zipSync(entries(dir)));
+  return dir;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  buildExtension().then(
+    (dir) =>
+      console.log(
+        `extension built in ${path.relative(process.cwd(), dir) || dir} (and ${path.basename(dir)}.zip beside it)`,
+      ),
+    (err) => {
+      console.error(err);
+      process.exitCode = 1;
+    },
+  );
+}
