@@ -1,10 +1,9 @@
 import type Koa from 'koa';
-import type { Principal } from '../../auth/principal.js';
 import type { Config } from '../../config.js';
 import { runToCtrf } from '../../reports/ctrf.js';
 import { runToJunit } from '../../reports/junit.js';
 import { pageQueryProperties } from '../../rest/pagination.js';
-import { type QueryOf, Representation, type RouteDef, route } from '../../rest/route.js';
+import { type QueryOf, Representation, type RouteContext, type RouteDef, route } from '../../rest/route.js';
 import { OTP_VERSION } from '../protocol/frames.js';
 import type { RunCommands } from '../runs/commands.js';
 import { type RunRequest, runsQuery } from '../runs/request.js';
@@ -188,7 +187,7 @@ function sessionRoutes({ views }: OtpRoutesDeps): RouteDef[] {
 /** A run as asked for: JSON (the default), a JUnit report (format=junit or Accept: XML) or a CTRF report. */
 async function readRun(
   { runs, config, views }: OtpRoutesDeps,
-  principal: Principal,
+  principal: RouteContext['principal'],
   id: string,
   asked: RunQuery['format'],
   koa: Koa.Context,
