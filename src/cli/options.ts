@@ -57,83 +57,105 @@ Options (flag, then environment, then default):
   --help
 `;
 
-export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv, isTty: boolean): RunOptions | 'help' {
-  let parsed;
+const FLAGS = {
+  case: { type: 'string', multiple: true },
+  plan: { type: 'string' },
+  label: { type: 'string', multiple: true },
+  server: { type: 'string' },
+  key: { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  var: { type: 'string', multiple: true },
+  secret: { type: 'string', multiple: true },
+  session: { type: 'string' },
+  retries: { type: 'string' },
+  junit: { type: 'string' },
+  ctrf: { type: 'string' },
+  timeout: { type: 'string' },
+  help: { type: 'boolean' },
+} as const;
+
+/** The flags as given; an unknown or malformed one is a UsageError. */
+function readFlags(argv: string[]) {
   try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        case: { type: 'string', multiple: true },
-        plan: { type: 'string' },
-        label: { type: 'string', multiple: true },
-        server: { type: 'string' },
-        key: { type: 'string' },
-        'client-id': { type: 'string' },
-        'client-secret': { type: 'string' },
-        var: { type: 'string', multiple: true },
-        secret: { type: 'string', multiple: true },
-        session: { type: 'string' },
-        retries: { type: 'string' },
-        junit: { type: 'string' },
-        ctrf: { type: 'string' },
-        timeout: { type: 'string' },
-        help: { type: 'boolean' },
-      },
-      strict: true,
-    }).values;
+    return parseArgs({ args: argv, options: FLAGS, strict: true }).values;
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  if (parsed.help) return 'help';
-  const targets = [parsed.case?.length, parsed.plan, parsed.label?.length].filter(Boolean).length;
+}
+
+type Flags = ReturnType<typeof readFlags>;
+
+export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv, isTty: boolean): RunOptions | 'help' {
+  const flags = readFlags(argv);
+  if (flags.help) return 'help';
+  const target = targetOf(flags);
+  const auth = authOf(flags, env);
+  const secretNames = flags.secret ?? [];
+  const vars = varsOf(flags.var ?? [], secretNames, env);
+  const retries = retriesOf(flags);
+  const timeout = timeoutSecOf(flags, env);
+  return {
+    server: (flags.server ?? env.OTP_SERVER_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, ''),
+    auth,
+    target,
+    vars,
+    secretNames,
+    ...(flags.session ? { sessionId: flags.session } : {}),
+    ...(retries !== undefined ? { retries } : {}),
+    ...(flags.junit ? { junit: flags.junit } : {}),
+    ...(flags.ctrf ? { ctrf: flags.ctrf } : {}),
+    timeoutMs: timeout * 1000,
+    // CI sets CI=true; a terminal that is not CI gets the live bar.
+    tty: isTty && !env.CI,
+  };
+}
+
+function targetOf(flags: Flags): RunOptions['target'] {
+  const targets = [flags.case?.length, flags.plan, flags.label?.length].filter(Boolean).length;
   if (targets !== 1) throw new UsageError('give exactly one of --case, --plan or --label');
-  const target = parsed.plan
-    ? { planId: parsed.plan }
-    : parsed.case?.length
-      ? { testCaseIds: parsed.case }
-      : { labels: parsed.label! };
+  if (flags.plan) return { planId: flags.plan };
+  return flags.case?.length ? { testCaseIds: flags.case } : { labels: flags.label! };
+}
 
-  const key = parsed.key ?? env.OTP_KEY;
-  const clientId = parsed['client-id'] ?? env.OTP_CLIENT_ID;
-  const clientSecret = parsed['client-secret'] ?? env.OTP_CLIENT_SECRET;
-  let auth: RunOptions['auth'];
-  if (key) auth = { key };
-  else if (clientId && clientSecret) auth = { clientId, clientSecret };
-  else
-    throw new UsageError(
-      'give an API key (--key or OTP_KEY) or OAuth client credentials (--client-id and --client-secret)',
-    );
+function authOf(flags: Flags, env: NodeJS.ProcessEnv): RunOptions['auth'] {
+  const key = flags.key ?? env.OTP_KEY;
+  const clientId = flags['client-id'] ?? env.OTP_CLIENT_ID;
+  const clientSecret = flags['client-secret'] ?? env.OTP_CLIENT_SECRET;
+  if (key) return { key };
+  if (clientId && clientSecret) return { clientId, clientSecret };
+  throw new UsageError(
+    'give an API key (--key or OTP_KEY) or OAuth client credentials (--client-id and --client-secret)',
+  );
+}
 
+/** The `{{name}}` values: each --var NAME=VALUE, then each --secret NAME from the environment. */
+function varsOf(pairs: string[], secretNames: string[], env: NodeJS.ProcessEnv): Record<string, string> {
   const vars: Record<string, string> = {};
-  for (const pair of parsed.var ?? []) {
+  for (const pair of pairs) {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new UsageError(`--var takes NAME=VALUE, got "${pair}"`);
     vars[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
-  const secretNames = parsed.secret ?? [];
   for (const name of secretNames) {
     const value = env[name];
     if (value === undefined) throw new UsageError(`--secret ${name}: the environment has no ${name}`);
     vars[name] = value;
   }
-  const retries = parsed.retries === undefined ? undefined : Number(parsed.retries);
-  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0 && retries <= 3))
-    throw new UsageError(`--retries takes 0 to 3, got "${parsed.retries}"`);
-  const timeout = Number(parsed.timeout ?? env.OTP_TIMEOUT ?? 1800);
+  return vars;
+}
+
+function retriesOf(flags: Flags): number | undefined {
+  if (flags.retries === undefined) return undefined;
+  const retries = Number(flags.retries);
+  if (!(Number.isInteger(retries) && retries >= 0 && retries <= 3))
+    throw new UsageError(`--retries takes 0 to 3, got "${flags.retries}"`);
+  return retries;
+}
+
+function timeoutSecOf(flags: Flags, env: NodeJS.ProcessEnv): number {
+  const timeout = Number(flags.timeout ?? env.OTP_TIMEOUT ?? 1800);
   if (!Number.isFinite(timeout) || timeout <= 0)
-    throw new UsageError(`--timeout takes seconds, got "${parsed.timeout ?? env.OTP_TIMEOUT}"`);
-  return {
-    server: (parsed.server ?? env.OTP_SERVER_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, ''),
-    auth,
-    target,
-    vars,
-    secretNames,
-    ...(parsed.session ? { sessionId: parsed.session } : {}),
-    ...(retries !== undefined ? { retries } : {}),
-    ...(parsed.junit ? { junit: parsed.junit } : {}),
-    ...(parsed.ctrf ? { ctrf: parsed.ctrf } : {}),
-    timeoutMs: timeout * 1000,
-    // CI sets CI=true; a terminal that is not CI gets the live bar.
-    tty: isTty && !env.CI,
-  };
+    throw new UsageError(`--timeout takes seconds, got "${flags.timeout ?? env.OTP_TIMEOUT}"`);
+  return timeout;
 }

@@ -12,7 +12,7 @@ import type { ElkExtendedEdge, ElkNode, ElkPoint } from 'elkjs/lib/elk-api.js';
 import type { AnyStateMachine } from 'xstate';
 import { runMachine } from '../../machines/run.machine.js';
 import { sessionMachine } from '../../machines/session.machine.js';
-import { escape } from './html.js';
+import { escapeHtml } from './html.js';
 import { type EdgeInfo, machineGraph, type StateInfo } from './machine-graph.js';
 
 const ELK = ELKModule.default ?? (ELKModule as unknown as typeof ELKModule.default);
@@ -176,16 +176,16 @@ function stateSvg(s: StateInfo, n: ElkNode): string {
   const sub = s.kind === 'compound' ? [] : stateLines(s);
   const titleY = s.kind === 'compound' ? y + TITLE * 1.5 : y + (h - sub.length * SMALL * LINE) / 2 + TITLE * 0.36;
   const parts = [
-    `<g class="state ${s.kind}{{S:${escape(s.path)}}}" data-state="${escape(s.path)}">`,
-    `<title>${escape(s.path === '*' ? 'any state of the machine' : s.path)}</title>`,
+    `<g class="state ${s.kind}{{S:${escapeHtml(s.path)}}}" data-state="${escapeHtml(s.path)}">`,
+    `<title>${escapeHtml(s.path === '*' ? 'any state of the machine' : s.path)}</title>`,
     `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="${s.kind === 'any' ? 3 : 9}"></rect>`,
     s.initial
       ? `<circle class="initial" cx="${x + 10}" cy="${y + 10}" r="4.5"><title>initial state</title></circle>`
       : '',
-    `<text x="${x + 18}" y="${titleY.toFixed(1)}">${escape(s.key)}</text>`,
+    `<text x="${x + 18}" y="${titleY.toFixed(1)}">${escapeHtml(s.key)}</text>`,
     ...sub.map(
       (line, i) =>
-        `<text class="sub" x="${x + 18}" y="${(titleY + TITLE * 0.5 + (i + 1) * SMALL * LINE).toFixed(1)}">${escape(line)}</text>`,
+        `<text class="sub" x="${x + 18}" y="${(titleY + TITLE * 0.5 + (i + 1) * SMALL * LINE).toFixed(1)}">${escapeHtml(line)}</text>`,
     ),
     '</g>',
   ];
@@ -215,7 +215,7 @@ function roundedPath(points: ElkPoint[], r = 6): string {
 
 function edgeSvg(name: MachineName, e: EdgeInfo, lines: LabelLine[], laid: ElkExtendedEdge): string {
   const parts = [
-    `<g class="edge{{E:${escape(e.id)}}}" data-edge="${escape(e.id)}" data-from="${escape(e.from)}" data-to="${escape(e.to)}">`,
+    `<g class="edge{{E:${escapeHtml(e.id)}}}" data-edge="${escapeHtml(e.id)}" data-from="${escapeHtml(e.from)}" data-to="${escapeHtml(e.to)}">`,
   ];
   for (const section of laid.sections ?? []) {
     const points = [section.startPoint, ...(section.bendPoints ?? []), section.endPoint];
@@ -232,13 +232,13 @@ function edgeSvg(name: MachineName, e: EdgeInfo, lines: LabelLine[], laid: ElkEx
     for (const line of lines) {
       y += line.size * LINE;
       const attrs = line.event
-        ? ` class="ev{{V:${escape(`${e.id}|${line.event}`)}}}" data-event="${escape(line.event)}"`
+        ? ` class="ev{{V:${escapeHtml(`${e.id}|${line.event}`)}}}" data-event="${escapeHtml(line.event)}"`
         : ' class="guard"';
       parts.push(
-        `<tspan x="${x.toFixed(1)}" y="${(y - line.size * 0.3).toFixed(1)}"${attrs}>${escape(line.text)}</tspan>`,
+        `<tspan x="${x.toFixed(1)}" y="${(y - line.size * 0.3).toFixed(1)}"${attrs}>${escapeHtml(line.text)}</tspan>`,
       );
       if (line.guards)
-        parts.push(`<tspan class="guard" dx="${(SMALL * MONO).toFixed(1)}">${escape(line.guards)}</tspan>`);
+        parts.push(`<tspan class="guard" dx="${(SMALL * MONO).toFixed(1)}">${escapeHtml(line.guards)}</tspan>`);
     }
     parts.push('</text>');
   }

@@ -9,7 +9,8 @@ export class Html {
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-export function escape(value: string): string {
+/** `value` as HTML text, safe in an element or a quoted attribute. */
+export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
@@ -19,7 +20,7 @@ function render(value: Value): string {
   if (value === null || value === undefined || value === false) return '';
   if (value instanceof Html) return value.text;
   if (Array.isArray(value)) return value.map(render).join('');
-  return escape(String(value));
+  return escapeHtml(String(value));
 }
 
 export function html(strings: TemplateStringsArray, ...values: Value[]): Html {

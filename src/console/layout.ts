@@ -23,7 +23,7 @@ function head(title: string): Html {
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${BASE}/static/console.css">
 <script src="${BASE}/static/console.js" defer></script>
-<script src="${BASE}/static/inspect.js" defer></script>
+<script type="module" src="${BASE}/static/inspect.js"></script>
 <script src="${BASE}/static/htmx-sse.js" defer></script>`;
 }
 

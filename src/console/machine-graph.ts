@@ -78,22 +78,25 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
     for (const t of (sn.always ?? []) as AnyTransitionDefinition[]) {
       if (t.target?.length) add(from, pathOf(t.target[0]!), 'always', guardName(t));
     }
-    if (isRoot) {
-      if ([...edges.values()].some((e) => e.from === '*') || internal.size) {
-        states.push({ path: '*', key: 'any state', kind: 'any', initial: false, internal: [...internal] });
-      }
-    } else {
-      const parent = sn.parent as AnyStateNode | undefined;
-      states.push({
-        path: pathOf(sn),
-        key: sn.key,
-        kind: sn.type === 'final' ? 'final' : node.children.length ? 'compound' : 'atomic',
-        initial: Boolean(parent?.initial?.target?.[0] === sn),
-        internal: [...internal],
-      });
+    if (!isRoot) states.push(stateInfo(node, internal));
+    else if ([...edges.values()].some((e) => e.from === '*') || internal.size) {
+      states.push({ path: '*', key: 'any state', kind: 'any', initial: false, internal: [...internal] });
     }
     node.children.forEach(walk);
   };
   walk(toDirectedGraph(machine));
   return { states, edges: [...edges.values()] };
+}
+
+/** A state of the machine (not its root): its kind, whether its parent starts in it, the events it handles in place. */
+function stateInfo(node: DirectedGraphNode, internal: Set<string>): StateInfo {
+  const sn = node.stateNode as AnyStateNode;
+  const parent = sn.parent as AnyStateNode | undefined;
+  return {
+    path: pathOf(sn),
+    key: sn.key,
+    kind: sn.type === 'final' ? 'final' : node.children.length ? 'compound' : 'atomic',
+    initial: Boolean(parent?.initial?.target?.[0] === sn),
+    internal: [...internal],
+  };
 }

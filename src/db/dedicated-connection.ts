@@ -43,7 +43,7 @@ export class DedicatedConnection {
     private readonly options: { customPlans?: boolean } = {},
   ) {}
 
-  query<R extends pg.QueryResultRow = any>(config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
     if (!this.busy) return this.run<R>(config);
     return new Promise((resolve, reject) =>
       this.waiting.push({ config, resolve: resolve as Waiting['resolve'], reject }),

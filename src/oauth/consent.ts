@@ -107,70 +107,98 @@ function requestedScopes(scope: unknown): Scope[] {
 
 const PATH = /^\/oauth\/interaction\/([\w-]+)(\/confirm|\/abort)?$/;
 
+type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
+type Client = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
+type InteractionResult = Parameters<Provider['interactionResult']>[2];
+
 export function consentMiddleware(deps: ConsentDeps): Koa.Middleware {
   return async (ctx, next) => {
     const match = PATH.exec(ctx.path);
     if (!match) return next();
     const provider = deps.provider();
-    let details: Awaited<ReturnType<Provider['interactionDetails']>>;
-    try {
-      details = await provider.interactionDetails(ctx.req, ctx.res);
-    } catch {
-      ctx.status = 400;
-      ctx.type = 'html';
-      ctx.body =
-        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization expired</title></head><body><main><h1>This authorization request has expired</h1><p>Start again from the application that sent you here.</p></main></body></html>';
-      return;
-    }
+    const details = await interactionOrExpired(provider, ctx);
+    if (!details) return;
     if (details.uid !== match[1]) return next();
     const client = await provider.Client.find(String(details.params.client_id));
     if (!client) return next();
-    const page: Page = {
-      uid: details.uid,
-      clientName: client.clientName ?? client.clientId,
-      redirectHost: new URL(String(details.params.redirect_uri)).host,
-      requested: requestedScopes(details.params.scope),
-    };
+    const page = pageOf(details, client);
     ctx.set('Cache-Control', 'no-store');
-    if (ctx.method === 'GET' && !match[2]) {
+    const action = match[2];
+    if (ctx.method === 'GET' && !action) {
       ctx.type = 'html';
       ctx.body = render(page);
       return;
     }
-    if (ctx.method !== 'POST' || !match[2]) return next();
+    if (ctx.method !== 'POST' || !action) return next();
     const form = await formBody(ctx);
-    const finish = async (result: Parameters<Provider['interactionResult']>[2]) => {
-      const location = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
-      ctx.redirect(location);
-      ctx.status = 303;
-    };
-    if (match[2] === '/abort')
-      return finish({ error: 'access_denied', error_description: 'The request was denied on the consent page' });
-
-    const refuse = (status: number, error: string) => {
-      ctx.status = status;
+    if (action === '/abort')
+      return finish(provider, ctx, {
+        error: 'access_denied',
+        error_description: 'The request was denied on the consent page',
+      });
+    const decision = await decide(deps, form, client, page);
+    if ('error' in decision) {
+      ctx.status = decision.status;
       ctx.type = 'html';
-      ctx.body = render({ ...page, error });
-    };
-    const principal = await deps.authenticateKey(form.get('api_key')?.trim() ?? '');
-    if (!principal) return refuse(401, 'That API key is unknown or revoked.');
-    if (principal.projectStatus !== 'active')
-      return refuse(403, `Project ${principal.projectId} is ${principal.projectStatus}.`);
-    const boundProject = client[ClientBinding.project] as string | undefined;
-    if (boundProject && boundProject !== principal.projectId)
-      return refuse(403, 'This client belongs to another project; use a key of that project.');
-    const chosen = highestScope([form.get('scope') ?? '']) ?? page.requested.at(-1)!;
-    const granted = scopesUpTo(lowerScope(chosen, principal.scope)).filter((s) => page.requested.includes(s));
-    if (!granted.length)
-      return refuse(
-        403,
-        `This key has scope ${principal.scope}; the client asked only for ${page.requested.join(', ')}.`,
-      );
-
-    const grant = new provider.Grant({ accountId: principal.keyId, clientId: client.clientId });
+      ctx.body = render({ ...page, error: decision.error });
+      return;
+    }
+    const { principal, granted } = decision;
     const resource = typeof details.params.resource === 'string' ? details.params.resource : deps.audience();
+    const grant = new provider.Grant({ accountId: principal.keyId, clientId: client.clientId });
     grant.addResourceScope(resource, granted.join(' '));
     const grantId = await grant.save();
-    return finish({ login: { accountId: principal.keyId }, consent: { grantId } });
+    return finish(provider, ctx, { login: { accountId: principal.keyId }, consent: { grantId } });
   };
+}
+
+/** The consent page of an interaction with a client. */
+function pageOf(details: Interaction, client: Client): Page {
+  return {
+    uid: details.uid,
+    clientName: client.clientName ?? client.clientId,
+    redirectHost: new URL(String(details.params.redirect_uri)).host,
+    requested: requestedScopes(details.params.scope),
+  };
+}
+
+/** The interaction of the request; undefined once a page saying it expired has been answered. */
+async function interactionOrExpired(provider: Provider, ctx: Koa.Context): Promise<Interaction | undefined> {
+  try {
+    return await provider.interactionDetails(ctx.req, ctx.res);
+  } catch {
+    ctx.status = 400;
+    ctx.type = 'html';
+    ctx.body =
+      '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization expired</title></head><body><main><h1>This authorization request has expired</h1><p>Start again from the application that sent you here.</p></main></body></html>';
+    return undefined;
+  }
+}
+
+/** Ends the interaction: the browser goes back to the client with the result. */
+async function finish(provider: Provider, ctx: Koa.Context, result: InteractionResult): Promise<void> {
+  const location = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
+  ctx.redirect(location);
+  ctx.status = 303;
+}
+
+type Decision = { principal: Principal; granted: Scope[] } | { status: number; error: string };
+
+/** What the submitted form grants: the key's principal and the scopes, or why it is refused. */
+async function decide(deps: ConsentDeps, form: URLSearchParams, client: Client, page: Page): Promise<Decision> {
+  const principal = await deps.authenticateKey(form.get('api_key')?.trim() ?? '');
+  if (!principal) return { status: 401, error: 'That API key is unknown or revoked.' };
+  if (principal.projectStatus !== 'active')
+    return { status: 403, error: `Project ${principal.projectId} is ${principal.projectStatus}.` };
+  const boundProject = client[ClientBinding.project] as string | undefined;
+  if (boundProject && boundProject !== principal.projectId)
+    return { status: 403, error: 'This client belongs to another project; use a key of that project.' };
+  const chosen = highestScope([form.get('scope') ?? '']) ?? page.requested.at(-1)!;
+  const granted = scopesUpTo(lowerScope(chosen, principal.scope)).filter((s) => page.requested.includes(s));
+  if (!granted.length)
+    return {
+      status: 403,
+      error: `This key has scope ${principal.scope}; the client asked only for ${page.requested.join(', ')}.`,
+    };
+  return { principal, granted };
 }

@@ -112,15 +112,17 @@ export class OAuthServer {
       }
       if (ctx.path !== OAUTH_PREFIX && !ctx.path.startsWith(`${OAUTH_PREFIX}/`)) return next();
       if (ctx.path.startsWith(`${OAUTH_PREFIX}/interaction/`)) return consent(ctx, next);
-      if (ctx.path === `${OAUTH_PREFIX}/reg` && ctx.method === 'POST') {
-        const refused = await this.registrar(ctx);
-        if (refused) return;
-      }
-      if (ctx.path === `${OAUTH_PREFIX}/token/revocation` && ctx.method === 'POST') {
-        if (await this.revokeJwt(ctx)) return;
-      }
+      if (await this.answeredHere(ctx)) return;
       return (await this.current())(ctx, next);
     };
+  }
+
+  /** Registration with an API key and revocation of a JWT are the service's own: true when answered here. */
+  private async answeredHere(ctx: Koa.Context): Promise<boolean> {
+    if (ctx.method !== 'POST') return false;
+    if (ctx.path === `${OAUTH_PREFIX}/reg`) return this.registrar(ctx);
+    if (ctx.path === `${OAUTH_PREFIX}/token/revocation`) return this.revokeJwt(ctx);
+    return false;
   }
 
   /**

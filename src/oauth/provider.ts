@@ -46,15 +46,7 @@ export function scopesUpTo(top: Scope): Scope[] {
 type Ctx = KoaContextWithOIDC & { state: { registrar?: Principal } };
 
 export function buildProvider(options: ProviderOptions): Provider {
-  const { audience, principalOfKeyId } = options;
-  const base = audience.replace(/\/$/, '');
-  // A person may grant less than the client asked for: the consent prompt does not come back for
-  // the scopes left out (the token then carries only those granted).
-  const policy = interactionPolicy.base();
-  const consent = policy.get('consent')!;
-  consent.checks.remove('op_scopes_missing');
-  consent.checks.remove('rs_scopes_missing');
-
+  const { principalOfKeyId } = options;
   const configuration: Configuration = {
     adapter: knexAdapter(options.db),
     jwks: { keys: options.jwks },
@@ -70,34 +62,8 @@ export function buildProvider(options: ProviderOptions): Provider {
       token_endpoint_auth_method: 'client_secret_basic',
     },
     enabledJWA: { idTokenSigningAlgValues: [SIGNING_ALG] } as Configuration['enabledJWA'],
-    interactions: { url: (_ctx, interaction) => options.interactionPath(interaction.uid), policy },
-    features: {
-      devInteractions: { enabled: false },
-      registration: { enabled: true },
-      // A client revokes only its own tokens.
-      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
-      clientCredentials: { enabled: true },
-      introspection: { enabled: false },
-      userinfo: { enabled: false },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => audience,
-        useGrantedResource: () => true,
-        // The service is one resource server: a token asked for it, or for a part of it such as /mcp
-        // (what MCP clients send), is for all of it.
-        getResourceServerInfo: (_ctx, resource, client) => {
-          if (resource !== audience && !resource.startsWith(`${base}/`)) throw new errors.InvalidTarget();
-          const bound = client[ClientBinding.scope] as Scope | undefined;
-          return {
-            scope: scopesUpTo(bound ?? 'admin').join(' '),
-            audience,
-            accessTokenTTL: options.ttl.accessTokenSec,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: SIGNING_ALG } },
-          };
-        },
-      },
-    },
+    interactions: { url: (_ctx, interaction) => options.interactionPath(interaction.uid), policy: consentPolicy() },
+    features: features(options),
     ttl: {
       AccessToken: options.ttl.accessTokenSec,
       ClientCredentials: options.ttl.accessTokenSec,
@@ -112,49 +78,8 @@ export function buildProvider(options: ProviderOptions): Provider {
     rotateRefreshToken: true,
     findAccount: async (_ctx, id) =>
       (await principalOfKeyId(id)) ? { accountId: id, claims: async () => ({ sub: id }) } : undefined,
-    extraClientMetadata: {
-      properties: BINDING,
-      // Called whenever a client is built: at registration the binding comes from the admin key the
-      // request carried (never from the request body); a client loaded from storage keeps its own.
-      validator(ctx, key, _value, metadata) {
-        const c = ctx as Ctx | undefined;
-        if (c?.oidc?.route !== 'registration') return;
-        const registrar = c.state.registrar;
-        const binding = registrar
-          ? {
-              svc_tenant_id: registrar.tenantId,
-              svc_project_id: registrar.projectId,
-              svc_key_id: registrar.keyId,
-              svc_scope: registrar.scope,
-            }
-          : undefined;
-        (metadata as Record<string, unknown>)[key] = binding?.[key as keyof typeof binding];
-        if (!registrar && key === ClientBinding.key && (metadata.grant_types ?? []).includes('client_credentials')) {
-          throw new errors.InvalidClientMetadata(
-            'client_credentials needs a client registered with an admin API key of the project (Authorization: Bearer svc_pk_...)',
-          );
-        }
-      },
-    },
-    extraTokenClaims: async (ctx, token) => {
-      if (token.kind === 'ClientCredentials') {
-        const client = (ctx as KoaContextWithOIDC).oidc.client!;
-        return {
-          [TokenClaim.tenant]: client[ClientBinding.tenant],
-          [TokenClaim.project]: client[ClientBinding.project],
-          [TokenClaim.key]: client[ClientBinding.key],
-        };
-      }
-      const accountId = (token as { accountId?: string }).accountId;
-      const principal = accountId ? await principalOfKeyId(accountId) : null;
-      if (!principal) throw new errors.InvalidGrant('the API key that consented has been revoked');
-      return {
-        [TokenClaim.tenant]: principal.tenantId,
-        [TokenClaim.project]: principal.projectId,
-        [TokenClaim.key]: principal.keyId,
-        [TokenClaim.grant]: (token as { grantId?: string }).grantId,
-      };
-    },
+    extraClientMetadata: { properties: BINDING, validator: bindRegisteredClient },
+    extraTokenClaims: tokenClaims(principalOfKeyId),
     // Errors of the browser-facing endpoints as a small page; the JSON endpoints answer JSON themselves.
     renderError: async (ctx, out) => {
       ctx.type = 'html';
@@ -164,6 +89,100 @@ export function buildProvider(options: ProviderOptions): Provider {
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = true;
   return provider;
+}
+
+/**
+ * The interaction policy: a person may grant less than the client asked for, and the consent prompt
+ * does not come back for the scopes left out (the token then carries only those granted).
+ */
+function consentPolicy() {
+  const policy = interactionPolicy.base();
+  const consent = policy.get('consent')!;
+  consent.checks.remove('op_scopes_missing');
+  consent.checks.remove('rs_scopes_missing');
+  return policy;
+}
+
+/** The grants and endpoints the provider offers, and the one resource server its tokens are for. */
+function features(options: ProviderOptions): Configuration['features'] {
+  const { audience } = options;
+  const base = audience.replace(/\/$/, '');
+  return {
+    devInteractions: { enabled: false },
+    registration: { enabled: true },
+    // A client revokes only its own tokens.
+    revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+    clientCredentials: { enabled: true },
+    introspection: { enabled: false },
+    userinfo: { enabled: false },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: () => audience,
+      useGrantedResource: () => true,
+      // The service is one resource server: a token asked for it, or for a part of it such as /mcp
+      // (what MCP clients send), is for all of it.
+      getResourceServerInfo: (_ctx, resource, client) => {
+        if (resource !== audience && !resource.startsWith(`${base}/`)) throw new errors.InvalidTarget();
+        const bound = client[ClientBinding.scope] as Scope | undefined;
+        return {
+          scope: scopesUpTo(bound ?? 'admin').join(' '),
+          audience,
+          accessTokenTTL: options.ttl.accessTokenSec,
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: SIGNING_ALG } },
+        };
+      },
+    },
+  };
+}
+
+type ClientMetadataValidator = NonNullable<NonNullable<Configuration['extraClientMetadata']>['validator']>;
+
+/**
+ * Called whenever a client is built: at registration the binding comes from the admin key the
+ * request carried (never from the request body); a client loaded from storage keeps its own.
+ */
+const bindRegisteredClient: ClientMetadataValidator = (ctx, key, _value, metadata) => {
+  const c = ctx as Ctx | undefined;
+  if (c?.oidc?.route !== 'registration') return;
+  const registrar = c.state.registrar;
+  const binding = registrar
+    ? {
+        svc_tenant_id: registrar.tenantId,
+        svc_project_id: registrar.projectId,
+        svc_key_id: registrar.keyId,
+        svc_scope: registrar.scope,
+      }
+    : undefined;
+  (metadata as Record<string, unknown>)[key] = binding?.[key as keyof typeof binding];
+  if (!registrar && key === ClientBinding.key && (metadata.grant_types ?? []).includes('client_credentials')) {
+    throw new errors.InvalidClientMetadata(
+      'client_credentials needs a client registered with an admin API key of the project (Authorization: Bearer svc_pk_...)',
+    );
+  }
+};
+
+/** The claims of an access token: the tenant, project and key it acts for (and the grant of a person's consent). */
+function tokenClaims(principalOfKeyId: ProviderOptions['principalOfKeyId']): Configuration['extraTokenClaims'] {
+  return async (ctx, token) => {
+    if (token.kind === 'ClientCredentials') {
+      const client = (ctx as KoaContextWithOIDC).oidc.client!;
+      return {
+        [TokenClaim.tenant]: client[ClientBinding.tenant],
+        [TokenClaim.project]: client[ClientBinding.project],
+        [TokenClaim.key]: client[ClientBinding.key],
+      };
+    }
+    const accountId = (token as { accountId?: string }).accountId;
+    const principal = accountId ? await principalOfKeyId(accountId) : null;
+    if (!principal) throw new errors.InvalidGrant('the API key that consented has been revoked');
+    return {
+      [TokenClaim.tenant]: principal.tenantId,
+      [TokenClaim.project]: principal.projectId,
+      [TokenClaim.key]: principal.keyId,
+      [TokenClaim.grant]: (token as { grantId?: string }).grantId,
+    };
+  };
 }
 
 export function escapeHtml(text: string): string {

@@ -45,6 +45,53 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
+/** The metrics read from the process's sources at each scrape: runs driven, PostgreSQL's availability. */
+function readAtScrape(sources: MetricsSources, registers: Registry[]): void {
+  new Gauge({
+    name: 'otp_runs_active',
+    help: 'Runs this process drives now',
+    registers,
+    collect() {
+      this.set(sources.activeRuns());
+    },
+  });
+  // Outages of PostgreSQL as this process met them (docs/operations.md, "When PostgreSQL goes away").
+  new Gauge({
+    name: 'db_available',
+    help: '1 while this process reaches PostgreSQL, 0 during an outage',
+    registers,
+    collect() {
+      const d = sources.database?.();
+      if (d) this.set(d.available ? 1 : 0);
+    },
+  });
+  counterOf(
+    'db_outages_total',
+    'Outages of PostgreSQL this process met',
+    registers,
+    () => sources.database?.().outages,
+  );
+  counterOf('db_unavailable_seconds_total', 'Time this process spent without PostgreSQL', registers, () => {
+    const d = sources.database?.();
+    return d && d.unavailableMs / 1000;
+  });
+  new Gauge({
+    name: 'otp_runs_held',
+    help: 'Runs whose write waits for PostgreSQL to come back',
+    registers,
+    collect() {
+      const d = sources.database?.();
+      if (d) this.set(d.heldRuns);
+    },
+  });
+  counterOf(
+    'db_writes_retried_total',
+    'Writes tried again after an outage of PostgreSQL (step results, verdicts, recording frames)',
+    registers,
+    () => sources.database?.().retriedWrites,
+  );
+}
+
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export class ServiceMetrics {
@@ -82,49 +129,7 @@ export class ServiceMetrics {
       labelNames: ['code'],
       registers,
     });
-    new Gauge({
-      name: 'otp_runs_active',
-      help: 'Runs this process drives now',
-      registers,
-      collect() {
-        this.set(sources.activeRuns());
-      },
-    });
-    // Outages of PostgreSQL as this process met them (docs/operations.md, "When PostgreSQL goes away").
-    new Gauge({
-      name: 'db_available',
-      help: '1 while this process reaches PostgreSQL, 0 during an outage',
-      registers,
-      collect() {
-        const d = sources.database?.();
-        if (d) this.set(d.available ? 1 : 0);
-      },
-    });
-    counterOf(
-      'db_outages_total',
-      'Outages of PostgreSQL this process met',
-      registers,
-      () => sources.database?.().outages,
-    );
-    counterOf('db_unavailable_seconds_total', 'Time this process spent without PostgreSQL', registers, () => {
-      const d = sources.database?.();
-      return d && d.unavailableMs / 1000;
-    });
-    new Gauge({
-      name: 'otp_runs_held',
-      help: 'Runs whose write waits for PostgreSQL to come back',
-      registers,
-      collect() {
-        const d = sources.database?.();
-        if (d) this.set(d.heldRuns);
-      },
-    });
-    counterOf(
-      'db_writes_retried_total',
-      'Writes tried again after an outage of PostgreSQL (step results, verdicts, recording frames)',
-      registers,
-      () => sources.database?.().retriedWrites,
-    );
+    readAtScrape(sources, registers);
     this.runsClaimed = new Counter({
       name: 'otp_runs_claimed_total',
       help: 'Runs claimed by sessions of this process',

@@ -6,7 +6,7 @@
 // that failed before the last (the Maven Surefire extension that
 // GitLab and Jenkins read), and the screenshots as [[ATTACHMENT|url]] lines in <system-out>, which
 // GitLab and the report actions of GitHub turn into links.
-import { type Report, type ReportedRun, runReport } from './case-results.js';
+import { type CaseResult, type Report, type ReportedRun, runReport } from './case-results.js';
 
 // XML 1.0 has no place for most control characters, even escaped: they are left out.
 const INVALID_XML =
@@ -47,31 +47,41 @@ export function reportToJunit(report: Report, baseUrl: string): string {
   out.push(`      <property name="url" value="${attr(`${baseUrl}${report.path}`)}"/>`);
   if (report.reason) out.push(`      <property name="reason" value="${attr(report.reason)}"/>`);
   out.push('    </properties>');
-  for (const c of cases) {
-    out.push(
-      `    <testcase classname="${attr(report.classname)}" name="${attr(c.title)}" file="${attr(c.id)}" time="${seconds(c.durationMs)}">`,
-    );
-    // A quarantined case reports its failure as it is; the property and the message say it did not fail the run.
-    if (c.quarantined) out.push('      <properties><property name="quarantined" value="true"/></properties>');
-    const detail = text(c.lines.join('\n'));
-    if (c.outcome === 'failed' || c.outcome === 'error') {
-      const tag = c.outcome === 'failed' ? 'failure' : 'error';
-      const message = c.quarantined ? `quarantined (does not fail the run): ${c.failure!.message}` : c.failure!.message;
-      out.push(`      <${tag} message="${attr(message)}" type="${attr(c.failure!.code)}">${detail}</${tag}>`);
-    } else if (c.outcome === 'pending') {
-      out.push(
-        `      <error message="the run ended before this case finished" type="${attr(report.status)}">${detail}</error>`,
-      );
-    } else if (c.outcome === 'skipped' || c.outcome === 'cancelled') {
-      const why = c.skipReason ?? report.reason ?? (c.outcome === 'cancelled' ? 'cancelled' : 'not run');
-      out.push(`      <skipped message="${attr(why)}"/>`);
-    }
-    for (const f of c.failedAttempts)
-      out.push(`      <flakyFailure message="${attr(f.message)}" type="${attr(f.code)}"/>`);
-    const attachments = c.screenshots.map((url) => `[[ATTACHMENT|${baseUrl}${url}]]`);
-    out.push(`      <system-out>${text([...c.lines, ...attachments].join('\n'))}</system-out>`);
-    out.push('    </testcase>');
-  }
+  for (const c of cases) out.push(...testcaseLines(report, c, baseUrl));
   out.push('  </testsuite>', '</testsuites>', '');
   return out.join('\n');
+}
+
+/** One <testcase>: its outcome's element, its earlier failed attempts, its lines and screenshots. */
+function testcaseLines(report: Report, c: CaseResult, baseUrl: string): string[] {
+  const out = [
+    `    <testcase classname="${attr(report.classname)}" name="${attr(c.title)}" file="${attr(c.id)}" time="${seconds(c.durationMs)}">`,
+  ];
+  // A quarantined case reports its failure as it is; the property and the message say it did not fail the run.
+  if (c.quarantined) out.push('      <properties><property name="quarantined" value="true"/></properties>');
+  const outcome = outcomeElement(report, c);
+  if (outcome) out.push(`      ${outcome}`);
+  for (const f of c.failedAttempts)
+    out.push(`      <flakyFailure message="${attr(f.message)}" type="${attr(f.code)}"/>`);
+  const attachments = c.screenshots.map((url) => `[[ATTACHMENT|${baseUrl}${url}]]`);
+  out.push(`      <system-out>${text([...c.lines, ...attachments].join('\n'))}</system-out>`);
+  out.push('    </testcase>');
+  return out;
+}
+
+/** <failure>, <error> or <skipped> by the case's outcome; none for a pass. */
+function outcomeElement(report: Report, c: CaseResult): string | undefined {
+  const detail = text(c.lines.join('\n'));
+  if (c.outcome === 'failed' || c.outcome === 'error') {
+    const tag = c.outcome === 'failed' ? 'failure' : 'error';
+    const message = c.quarantined ? `quarantined (does not fail the run): ${c.failure!.message}` : c.failure!.message;
+    return `<${tag} message="${attr(message)}" type="${attr(c.failure!.code)}">${detail}</${tag}>`;
+  }
+  if (c.outcome === 'pending')
+    return `<error message="the run ended before this case finished" type="${attr(report.status)}">${detail}</error>`;
+  if (c.outcome === 'skipped' || c.outcome === 'cancelled') {
+    const why = c.skipReason ?? report.reason ?? (c.outcome === 'cancelled' ? 'cancelled' : 'not run');
+    return `<skipped message="${attr(why)}"/>`;
+  }
+  return undefined;
 }

@@ -64,41 +64,10 @@ export function testRunReport(
   latest: ReadonlyMap<string, ReportedResult>,
 ): Report {
   const ids = [...new Set([...run.testCaseIds, ...latest.keys()])];
-  const cases: CaseResult[] = ids.map((id) => {
+  const cases = ids.map((id) => {
     const result = latest.get(id);
     const title = titles.get(id) ?? id;
-    if (!result)
-      return {
-        id,
-        title,
-        outcome: 'skipped',
-        durationMs: 0,
-        failedAttempts: [],
-        attempts: 0,
-        lines: ['no result yet'],
-        screenshots: [],
-        skipReason: 'no result yet',
-      };
-    const base = outcomeOfResult(result.status);
-    // A pass marked flaky (an imported report said so) is flaky.
-    const outcome: CaseOutcome = base === 'passed' && result.labels?.includes('flaky') ? 'flaky' : base;
-    const message = result.comment ?? `${result.status}`;
-    const failedAttempts = (result.failedAttempts ?? []).map((f, i) => caseFailure(f, 'failed', f.attempt ?? i + 1));
-    const failure = result.failure ? caseFailure(result.failure, result.status) : { code: result.status, message };
-    return {
-      id,
-      title,
-      outcome: outcome === 'passed' && failedAttempts.length ? 'flaky' : outcome,
-      durationMs: result.durationMs ?? 0,
-      ...(outcome === 'failed' || outcome === 'error' ? { failure } : {}),
-      failedAttempts,
-      attempts: 1 + failedAttempts.length,
-      lines: [
-        `${result.status}${result.executedAt ? ` at ${result.executedAt}` : ''}${result.comment ? `: ${result.comment}` : ''}`,
-      ],
-      screenshots: (result.evidenceAssetIds ?? []).map((asset) => `/api/v1/assets/items/${asset}/download`),
-      ...(base === 'skipped' || base === 'cancelled' ? { skipReason: result.comment ?? result.status } : {}),
-    };
+    return result ? caseOfResult(id, title, result) : noResultYet(id, title);
   });
   const started = run.createdAt;
   const finished = run.closedAt ?? null;
@@ -112,5 +81,44 @@ export function testRunReport(
     durationMs: cases.reduce((sum, c) => sum + c.durationMs, 0),
     path: `/api/v1/tests/runs/${run.id}`,
     cases,
+  };
+}
+
+/** A case of the test run that has no result. */
+function noResultYet(id: string, title: string): CaseResult {
+  return {
+    id,
+    title,
+    outcome: 'skipped',
+    durationMs: 0,
+    failedAttempts: [],
+    attempts: 0,
+    lines: ['no result yet'],
+    screenshots: [],
+    skipReason: 'no result yet',
+  };
+}
+
+/** A case of the test run by its latest result. */
+function caseOfResult(id: string, title: string, result: ReportedResult): CaseResult {
+  const base = outcomeOfResult(result.status);
+  // A pass marked flaky (an imported report said so) is flaky.
+  const outcome: CaseOutcome = base === 'passed' && result.labels?.includes('flaky') ? 'flaky' : base;
+  const message = result.comment ?? `${result.status}`;
+  const failedAttempts = (result.failedAttempts ?? []).map((f, i) => caseFailure(f, 'failed', f.attempt ?? i + 1));
+  const failure = result.failure ? caseFailure(result.failure, result.status) : { code: result.status, message };
+  return {
+    id,
+    title,
+    outcome: outcome === 'passed' && failedAttempts.length ? 'flaky' : outcome,
+    durationMs: result.durationMs ?? 0,
+    ...(outcome === 'failed' || outcome === 'error' ? { failure } : {}),
+    failedAttempts,
+    attempts: 1 + failedAttempts.length,
+    lines: [
+      `${result.status}${result.executedAt ? ` at ${result.executedAt}` : ''}${result.comment ? `: ${result.comment}` : ''}`,
+    ],
+    screenshots: (result.evidenceAssetIds ?? []).map((asset) => `/api/v1/assets/items/${asset}/download`),
+    ...(base === 'skipped' || base === 'cancelled' ? { skipReason: result.comment ?? result.status } : {}),
   };
 }

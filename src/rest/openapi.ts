@@ -247,8 +247,33 @@ export function buildOpenApiDocument(
   extraPaths: ExtraPaths = {},
   webhooks: ExtraPaths = {},
 ): Record<string, unknown> {
+  const paths = routePaths(routes);
+  paths[OPENAPI_PATH] = documentPathItem();
+  for (const [path, item] of Object.entries(extraPaths)) {
+    if (paths[path]) throw new Error(`two descriptions of ${path}`);
+    paths[path] = item;
+  }
+  const tags = new Set([...routes.map((def) => def.tag), ...tagsOf(extraPaths), ...tagsOf(webhooks)]);
+  return {
+    openapi: '3.1.0',
+    info,
+    servers: [{ url: '/', description: 'This service; REST paths carry /api/v1' }],
+    tags: [...tags, 'meta'].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] })),
+    paths,
+    ...(Object.keys(webhooks).length ? { webhooks } : {}),
+    components: {
+      schemas: openApiComponentSchemas(),
+      securitySchemes: securitySchemes(),
+      parameters: headerParameters(),
+      headers,
+      responses: errorResponseComponents(),
+    },
+  };
+}
+
+/** The path items of the routes; two routes of one method and path, or two operations of one name, are refused. */
+function routePaths(routes: readonly RouteDef[]): Record<string, Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
-  const tags = new Set<string>();
   const operationIds = new Set<string>();
   for (const def of routes) {
     const path = openApiPath(def.path);
@@ -258,9 +283,20 @@ export function buildOpenApiDocument(
     if (operationIds.has(operationId)) throw new Error(`two operations named ${operationId}`);
     operationIds.add(operationId);
     paths[path][def.method] = operation(def);
-    tags.add(def.tag);
   }
-  paths[OPENAPI_PATH] = {
+  return paths;
+}
+
+/** The tags of the operations of path items written as they are (OAuth, MCP, webhooks). */
+function tagsOf(items: ExtraPaths): string[] {
+  return Object.values(items).flatMap((item) =>
+    Object.values(item).flatMap((op) => (op as { tags?: string[] }).tags ?? []),
+  );
+}
+
+/** The path item of /openapi.json itself. */
+function documentPathItem(): Record<string, unknown> {
+  return {
     get: {
       operationId: 'getOpenApiDocument',
       summary: 'This document: every REST route, its schemas, security and error answers',
@@ -272,13 +308,10 @@ export function buildOpenApiDocument(
       },
     },
   };
-  for (const [path, item] of Object.entries(extraPaths)) {
-    if (paths[path]) throw new Error(`two descriptions of ${path}`);
-    paths[path] = item;
-    for (const op of Object.values(item)) for (const tag of (op as { tags?: string[] }).tags ?? []) tags.add(tag);
-  }
-  for (const item of Object.values(webhooks))
-    for (const op of Object.values(item)) for (const tag of (op as { tags?: string[] }).tags ?? []) tags.add(tag);
+}
+
+/** One response component per error answer, with the headers it carries. */
+function errorResponseComponents(): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const { name, description, schema, headers: names } of Object.values(errorResponses)) {
     responses[name] = {
@@ -287,43 +320,38 @@ export function buildOpenApiDocument(
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema ?? ErrorBodySchema.$ref}` } } },
     };
   }
+  return responses;
+}
+
+function securitySchemes(): Record<string, unknown> {
   return {
-    openapi: '3.1.0',
-    info,
-    servers: [{ url: '/', description: 'This service; REST paths carry /api/v1' }],
-    tags: [...tags, 'meta'].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] })),
-    paths,
-    ...(Object.keys(webhooks).length ? { webhooks } : {}),
-    components: {
-      schemas: openApiComponentSchemas(),
-      securitySchemes: {
-        [SECURITY]: {
-          type: 'http',
-          scheme: 'bearer',
-          bearerFormat: 'svc_pk_... or JWT',
-          description:
-            'Authorization: Bearer <API key or OAuth access token>. An access token (a JWT from /oauth/token) acts as the key that vouched for it, with at most its scope. A key belongs to one tenant and project and has one scope: read (reads), write (changes and OTP sessions) or admin (keys, webhooks, projects and their lifecycle). Each operation names the scope it needs.',
-        },
-      },
-      parameters: {
-        IfMatch: {
-          name: 'If-Match',
-          in: 'header',
-          required: false,
-          description: 'Only apply the change if the record is still at this revision (its ETag); otherwise 412',
-          schema: { type: 'string' },
-        },
-        IdempotencyKey: {
-          name: IDEMPOTENCY_HEADER,
-          in: 'header',
-          required: false,
-          description:
-            'A unique value per logical request (e.g. a UUID). A retry with the same key, by the same API key on the same path, gets the first successful answer again instead of a second write; the same key with another body is a 422. An answer that held a secret shown once (a new API key) is not repeated: the retry gets 409 with the id of what was created',
-          schema: { type: 'string', minLength: 1, maxLength: 255 },
-        },
-      },
-      headers,
-      responses,
+    [SECURITY]: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'svc_pk_... or JWT',
+      description:
+        'Authorization: Bearer <API key or OAuth access token>. An access token (a JWT from /oauth/token) acts as the key that vouched for it, with at most its scope. A key belongs to one tenant and project and has one scope: read (reads), write (changes and OTP sessions) or admin (keys, webhooks, projects and their lifecycle). Each operation names the scope it needs.',
+    },
+  };
+}
+
+/** The request headers routes refer to (conditional writes, idempotent POSTs). */
+function headerParameters(): Record<string, unknown> {
+  return {
+    IfMatch: {
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description: 'Only apply the change if the record is still at this revision (its ETag); otherwise 412',
+      schema: { type: 'string' },
+    },
+    IdempotencyKey: {
+      name: IDEMPOTENCY_HEADER,
+      in: 'header',
+      required: false,
+      description:
+        'A unique value per logical request (e.g. a UUID). A retry with the same key, by the same API key on the same path, gets the first successful answer again instead of a second write; the same key with another body is a 422. An answer that held a secret shown once (a new API key) is not repeated: the retry gets 409 with the id of what was created',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
     },
   };
 }

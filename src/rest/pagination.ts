@@ -84,21 +84,9 @@ export async function paginateSorted<Row extends { id: string; updated_at: Date 
   const byUpdate = sort.endsWith('updatedAt');
   const op = desc ? '<' : '>';
   if (page.cursor) {
-    let decoded: unknown;
-    try {
-      decoded = JSON.parse(Buffer.from(page.cursor, 'base64url').toString('utf8'));
-    } catch {
-      badCursor();
-    }
-    if (!Array.isArray(decoded) || decoded[0] !== sort) badCursor();
-    const [, updatedAt, id] = decoded as [string, string | null, string];
-    if (typeof id !== 'string') badCursor();
-    if (byUpdate) {
-      if (typeof updatedAt !== 'string' || Number.isNaN(Date.parse(updatedAt))) badCursor();
-      query.whereRaw(`(??, ??) ${op} (?::timestamptz, ?)`, [columns.updatedAt, columns.id, updatedAt, id]);
-    } else {
-      query.where(columns.id, op, id);
-    }
+    const { updatedAt, id } = decodeCursor(page.cursor, sort, byUpdate);
+    if (byUpdate) query.whereRaw(`(??, ??) ${op} (?::timestamptz, ?)`, [columns.updatedAt, columns.id, updatedAt, id]);
+    else query.where(columns.id, op, id);
   }
   const direction = desc ? 'desc' : 'asc';
   if (byUpdate) query.orderBy(columns.updatedAt, direction);
@@ -114,4 +102,19 @@ export async function paginateSorted<Row extends { id: string; updated_at: Date 
         )
       : null;
   return { items: await map(pageRows), nextCursor };
+}
+
+/** Where a cursor of `sort` points; a cursor that is not one of ours, or of another sort, is a 400. */
+function decodeCursor(cursor: string, sort: Sort, byUpdate: boolean): { updatedAt: string | null; id: string } {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    badCursor();
+  }
+  if (!Array.isArray(decoded) || decoded[0] !== sort) badCursor();
+  const [, updatedAt, id] = decoded as [string, string | null, string];
+  if (typeof id !== 'string') badCursor();
+  if (byUpdate && (typeof updatedAt !== 'string' || Number.isNaN(Date.parse(updatedAt)))) badCursor();
+  return { updatedAt, id };
 }

@@ -234,90 +234,105 @@ export class Api {
   private router(defs: RouteDef[], prefix: string, options: RouterOptions): Router {
     const router = new Router({ prefix });
     for (const def of defs) {
-      const chargeOf = this.chargeOf(def);
-      const validateBody = def.body ? compileBounded(def.body) : undefined;
-      // Query strings are text: coerced to the declared types (a repeated parameter, or a single one,
-      // becomes an array where the schema says array), defaults filled, then checked like a body.
-      const validateQuery = def.query ? compileTextFields(def.query, { lists: true }) : undefined;
-      // Not async: a refusal thrown here still becomes a rejection (koa-compose), and a pass costs no promise.
-      const checkAccess: Koa.Middleware = (koa, next) => {
-        const principal = koa.state.principal as Principal | undefined;
-        if (def.auth !== 'none') {
-          if (!principal) throw errors.unauthorized(koa.state.authError);
-          if (!hasScope(principal, def.auth)) {
-            throw errors.forbidden(`This needs a key with scope "${def.auth}"; this key has "${principal.scope}"`);
-          }
-          if (principal.projectStatus === 'archived' && def.method !== 'get' && !def.allowArchived) {
-            throw errors.conflict(
-              `Project ${principal.projectId} is archived and read-only; restore it to change things`,
-              {
-                projectStatus: 'archived',
-              },
-            );
-          }
-        }
-        return next();
-      };
-      router[def.method](def.path, checkAccess, ...(def.before ?? []), async (koa) => {
-        const principal = koa.state.principal as Principal | undefined;
-        let query = { ...koa.query } as Record<string, unknown>;
-        if (validateQuery) {
-          const checked = validateQuery(query, 'query');
-          if (!checked.ok) throw errors.validation('Invalid query parameters', checked.errors);
-          query = checked.value;
-        }
-        const body = (koa.request as { body?: unknown }).body;
-        if (validateBody) {
-          // The declared length spares counting the values of a large body (absent when chunked).
-          const checked = checksBody(validateBody, body ?? {}, koa.request.length);
-          if (!checked.ok) throw errors.validation('Invalid request body', checked.errors);
-        }
-        const ifMatch = def.conditional ? parseIfMatch(koa.get('if-match') || undefined) : undefined;
-        const run = async () => {
-          const charge = chargeOf && principal ? chargeOf(principal) : noCharge;
-          if (chargeOf && def.charge?.by !== 'handler') await charge();
-          const result = await def.handler({
-            principal: principal!,
-            params: koa.params,
-            query,
-            body: body ?? {},
-            ifMatch,
-            koa,
-            charge,
-          });
-          // A handler answers by returning the body; one that wrote the response itself returns nothing.
-          if (result instanceof Representation) {
-            koa.status = def.status ?? 200;
-            koa.set('Content-Type', result.contentType);
-            koa.body = result.text;
-          } else if (result instanceof JsonText) {
-            koa.status = def.status ?? 200;
-            // The header itself, before the body: Koa then skips its own type lookup.
-            koa.set('Content-Type', 'application/json; charset=utf-8');
-            koa.body = result.text;
-          } else if (result !== undefined) {
-            koa.status = def.status ?? 200;
-            koa.body = result;
-            const version = (result as { version?: unknown }).version;
-            if (def.etag && typeof version === 'number') koa.set('ETag', etagOf(version));
-          } else if (koa.body === undefined) {
-            koa.status = 204;
-          }
-        };
-        if (def.method !== 'post' || !options.idempotency || !principal) return run();
-        const idempotencyKey = koa.get(IDEMPOTENCY_HEADER);
-        if (!idempotencyKey) return run();
-        checkIdempotencyKey(idempotencyKey);
-        await withIdempotency(
-          options.idempotency,
-          koa,
-          { keyId: principal.keyId, method: 'POST', path: koa.path, key: idempotencyKey },
-          run,
-          Boolean(def.secretAnswer),
-        );
-      });
+      router[def.method](def.path, accessCheck(def), ...(def.before ?? []), this.endpoint(def, options));
     }
     return router;
+  }
+
+  /** The route's handler behind its checks: the request read, the charge made, the answer written; a POST under an Idempotency-Key once. */
+  private endpoint(def: RouteDef, options: RouterOptions): Koa.Middleware {
+    const chargeOf = this.chargeOf(def);
+    const readInput = inputReader(def);
+    return async (koa) => {
+      const principal = koa.state.principal as Principal | undefined;
+      const input = readInput(koa);
+      const run = async () => {
+        const charge = chargeOf && principal ? chargeOf(principal) : noCharge;
+        if (chargeOf && def.charge?.by !== 'handler') await charge();
+        const result = await def.handler({ principal: principal!, params: koa.params, ...input, koa, charge });
+        answer(koa, def, result);
+      };
+      if (def.method !== 'post' || !options.idempotency || !principal) return run();
+      const idempotencyKey = koa.get(IDEMPOTENCY_HEADER);
+      if (!idempotencyKey) return run();
+      checkIdempotencyKey(idempotencyKey);
+      await withIdempotency(
+        options.idempotency,
+        koa,
+        { keyId: principal.keyId, method: 'POST', path: koa.path, key: idempotencyKey },
+        run,
+        Boolean(def.secretAnswer),
+      );
+    };
+  }
+}
+
+/** Refuses a request the route's scope or its project's archive does not allow. */
+function accessCheck(def: RouteDef): Koa.Middleware {
+  // Not async: a refusal thrown here still becomes a rejection (koa-compose), and a pass costs no promise.
+  return (koa, next) => {
+    const principal = koa.state.principal as Principal | undefined;
+    if (def.auth !== 'none') {
+      if (!principal) throw errors.unauthorized(koa.state.authError);
+      if (!hasScope(principal, def.auth)) {
+        throw errors.forbidden(`This needs a key with scope "${def.auth}"; this key has "${principal.scope}"`);
+      }
+      if (principal.projectStatus === 'archived' && def.method !== 'get' && !def.allowArchived) {
+        throw errors.conflict(`Project ${principal.projectId} is archived and read-only; restore it to change things`, {
+          projectStatus: 'archived',
+        });
+      }
+    }
+    return next();
+  };
+}
+
+/** What a handler reads of the request: its query and body once the route's schemas passed them, its If-Match. */
+type RouteInput = Pick<RouteContext, 'query' | 'body' | 'ifMatch'>;
+
+/** Reads a request's input as the route declares it; a query or body its schemas refuse is a 400. */
+function inputReader(def: RouteDef): (koa: Koa.Context) => RouteInput {
+  const validateBody = def.body ? compileBounded(def.body) : undefined;
+  // Query strings are text: coerced to the declared types (a repeated parameter, or a single one,
+  // becomes an array where the schema says array), defaults filled, then checked like a body.
+  const validateQuery = def.query ? compileTextFields(def.query, { lists: true }) : undefined;
+  return (koa) => {
+    let query = { ...koa.query } as Record<string, unknown>;
+    if (validateQuery) {
+      const checked = validateQuery(query, 'query');
+      if (!checked.ok) throw errors.validation('Invalid query parameters', checked.errors);
+      query = checked.value;
+    }
+    const body = (koa.request as { body?: unknown }).body ?? {};
+    if (validateBody) {
+      // The declared length spares counting the values of a large body (absent when chunked).
+      const checked = checksBody(validateBody, body, koa.request.length);
+      if (!checked.ok) throw errors.validation('Invalid request body', checked.errors);
+    }
+    const ifMatch = def.conditional ? parseIfMatch(koa.get('if-match') || undefined) : undefined;
+    return { query, body, ifMatch };
+  };
+}
+
+/** Writes a handler's answer: the body it returned, as its kind says; 204 when it returned and wrote nothing. */
+function answer(koa: Koa.Context, def: RouteDef, result: unknown): void {
+  // A handler answers by returning the body; one that wrote the response itself returns nothing.
+  if (result === undefined) {
+    if (koa.body === undefined) koa.status = 204;
+    return;
+  }
+  koa.status = def.status ?? 200;
+  if (result instanceof Representation) {
+    koa.set('Content-Type', result.contentType);
+    koa.body = result.text;
+  } else if (result instanceof JsonText) {
+    // The header itself, before the body: Koa then skips its own type lookup.
+    koa.set('Content-Type', 'application/json; charset=utf-8');
+    koa.body = result.text;
+  } else {
+    koa.body = result;
+    const version = (result as { version?: unknown }).version;
+    if (def.etag && typeof version === 'number') koa.set('ETag', etagOf(version));
   }
 }
 

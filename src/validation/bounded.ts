@@ -21,19 +21,26 @@ export function isSmall(value: unknown, limit = SMALL_INPUT_VALUES): boolean {
     const v = stack.pop();
     if (++count > limit) return false;
     if (v === null || typeof v !== 'object') continue;
-    if (Array.isArray(v)) {
-      if (count + v.length > limit) return false;
-      for (const item of v) stack.push(item);
-    } else {
-      // Each key counts as a value too (an unknown property is a problem of its own). for-in stops
-      // early; Object.values would copy every member of a huge object first.
-      for (const key in v) {
-        if (++count > limit) return false;
-        stack.push((v as Record<string, unknown>)[key]);
-      }
-    }
+    count = pushMembers(v, stack, count, limit);
+    if (count > limit) return false;
   }
   return true;
+}
+
+/** Pushes the members of `v` onto `stack`; returns the count with them, past `limit` once it is reached. */
+function pushMembers(v: object, stack: unknown[], count: number, limit: number): number {
+  if (Array.isArray(v)) {
+    if (count + v.length > limit) return limit + 1;
+    for (const item of v) stack.push(item);
+    return count;
+  }
+  // Each key counts as a value too (an unknown property is a problem of its own). for-in stops
+  // early; Object.values would copy every member of a huge object first.
+  for (const key in v) {
+    if (++count > limit) return count;
+    stack.push((v as Record<string, unknown>)[key]);
+  }
+  return count;
 }
 
 /** A pair of compiled validators of one schema: the first-problem one and the all-problems one. */

@@ -200,6 +200,13 @@ function baseMessage(e: ErrorObject): { extra?: string; message: string } {
   }
 }
 
+/** What the first reading of the errors decided: errors dropped, conditions appended, errors replaced. */
+interface Rewrites {
+  skip: Set<number>;
+  suffix: Map<number, string>;
+  replaced: Map<number, FieldError>;
+}
+
 /**
  * Turn ajv errors into `{ field, message }` pairs, one per real problem:
  * - paths are `a.b[2].c` under `prefix` (`(root)` for the value itself);
@@ -212,81 +219,91 @@ function baseMessage(e: ErrorObject): { extra?: string; message: string } {
 export function formatErrors(all: readonly ErrorObject[] | null | undefined, prefix = ''): FieldError[] {
   if (!all || all.length === 0) return [];
   const errors = all.length > MAX_READ ? all.slice(0, MAX_READ) : all;
-  const skip = new Set<number>();
-  const suffix = new Map<number, string>();
-  const replaced = new Map<number, FieldError>();
-
+  const rewrites: Rewrites = { skip: new Set(), suffix: new Map(), replaced: new Map() };
   for (let i = 0; i < errors.length; i++) {
-    const e = errors[i]!;
-    if (e.keyword === 'if') {
-      skip.add(i);
-      const base = e.schemaPath.slice(0, -'if'.length);
-      const branch = `${base}${String((e.params as { failingKeyword?: string }).failingKeyword ?? 'then')}/`;
-      const cond = describeCondition((e.parentSchema as { if?: unknown } | undefined)?.if, e.data);
-      // The branch's own errors come right before the if error.
-      for (let j = i - 1; j >= 0; j--) {
-        const sub = errors[j]!;
-        if (!sub.schemaPath.startsWith(branch) || !sub.instancePath.startsWith(e.instancePath)) break;
-        if (cond && !suffix.has(j)) suffix.set(j, cond);
-      }
-    } else if (e.keyword === 'discriminator') {
-      const p = e.params as { error?: string; tag?: string; tagValue?: unknown };
-      const tag = String(p.tag);
-      const values = discriminatorValues(e.parentSchema, tag).join(', ');
-      const message =
-        p.error === 'mapping'
-          ? `unknown ${tag} ${quote(p.tagValue)}; expected one of ${values}`
-          : p.tagValue === undefined
-            ? `is required; expected one of ${values}`
-            : `must be a string; expected one of ${values}`;
-      replaced.set(i, { field: fieldPath(prefix, e.instancePath, tag), message });
-      // The tag's own `required` error says the same thing.
-      for (let j = 0; j < errors.length; j++) {
-        const o = errors[j]!;
-        if (
-          o.keyword === 'required' &&
-          o.instancePath === e.instancePath &&
-          (o.params as { missingProperty?: string }).missingProperty === tag
-        ) {
-          skip.add(j);
-        }
-      }
-    } else if (e.keyword === 'oneOf' || e.keyword === 'anyOf') {
-      const branches = requiredOnlyBranches(e.schema);
-      if (!branches) continue;
-      const names = branches.map((b) => b.join(' + '));
-      let message: string;
-      const passing = (e.params as { passingSchemas?: number[] | null }).passingSchemas;
-      if (e.keyword === 'anyOf') message = `must have at least one of: ${names.join(', ')}`;
-      else if (Array.isArray(passing))
-        message = `must have only one of: ${names.join(', ')} (found ${passing.map((k) => names[k]).join(', ')})`;
-      else message = `must have exactly one of: ${names.join(', ')}`;
-      replaced.set(i, { field: fieldPath(prefix, e.instancePath), message });
-      const branchPrefix = `${e.schemaPath}/`;
-      for (let j = 0; j < i; j++) {
-        const o = errors[j]!;
-        if (o.instancePath === e.instancePath && o.schemaPath.startsWith(branchPrefix)) skip.add(j);
-      }
-    }
+    const keyword = errors[i]!.keyword;
+    if (keyword === 'if') conditionOfIf(errors, i, rewrites);
+    else if (keyword === 'discriminator') rewriteDiscriminator(errors, i, prefix, rewrites);
+    else if (keyword === 'oneOf' || keyword === 'anyOf') rewriteRequiredBranches(errors, i, prefix, rewrites);
   }
+  return capped(distinctFieldErrors(errors, prefix, rewrites), all.length - errors.length);
+}
 
+/** An if error: dropped, and its condition appended to the errors of the branch that failed. */
+function conditionOfIf(errors: readonly ErrorObject[], i: number, { skip, suffix }: Rewrites): void {
+  const e = errors[i]!;
+  skip.add(i);
+  const base = e.schemaPath.slice(0, -'if'.length);
+  const branch = `${base}${String((e.params as { failingKeyword?: string }).failingKeyword ?? 'then')}/`;
+  const cond = describeCondition((e.parentSchema as { if?: unknown } | undefined)?.if, e.data);
+  // The branch's own errors come right before the if error.
+  for (let j = i - 1; j >= 0; j--) {
+    const sub = errors[j]!;
+    if (!sub.schemaPath.startsWith(branch) || !sub.instancePath.startsWith(e.instancePath)) break;
+    if (cond && !suffix.has(j)) suffix.set(j, cond);
+  }
+}
+
+/** A discriminator error: one message naming the tag values, in place of the tag's `required` error. */
+function rewriteDiscriminator(errors: readonly ErrorObject[], i: number, prefix: string, rw: Rewrites): void {
+  const e = errors[i]!;
+  const p = e.params as { error?: string; tag?: string; tagValue?: unknown };
+  const tag = String(p.tag);
+  const values = discriminatorValues(e.parentSchema, tag).join(', ');
+  const message =
+    p.error === 'mapping'
+      ? `unknown ${tag} ${quote(p.tagValue)}; expected one of ${values}`
+      : p.tagValue === undefined
+        ? `is required; expected one of ${values}`
+        : `must be a string; expected one of ${values}`;
+  rw.replaced.set(i, { field: fieldPath(prefix, e.instancePath, tag), message });
+  // The tag's own `required` error says the same thing.
+  for (let j = 0; j < errors.length; j++) {
+    const o = errors[j]!;
+    const missing = (o.params as { missingProperty?: string }).missingProperty;
+    if (o.keyword === 'required' && o.instancePath === e.instancePath && missing === tag) rw.skip.add(j);
+  }
+}
+
+/** A oneOf/anyOf of bare `required` branches: one message, in place of its branches' errors. */
+function rewriteRequiredBranches(errors: readonly ErrorObject[], i: number, prefix: string, rw: Rewrites): void {
+  const e = errors[i]!;
+  const branches = requiredOnlyBranches(e.schema);
+  if (!branches) return;
+  const names = branches.map((b) => b.join(' + '));
+  const passing = (e.params as { passingSchemas?: number[] | null }).passingSchemas;
+  let message: string;
+  if (e.keyword === 'anyOf') message = `must have at least one of: ${names.join(', ')}`;
+  else if (Array.isArray(passing))
+    message = `must have only one of: ${names.join(', ')} (found ${passing.map((k) => names[k]).join(', ')})`;
+  else message = `must have exactly one of: ${names.join(', ')}`;
+  rw.replaced.set(i, { field: fieldPath(prefix, e.instancePath), message });
+  const branchPrefix = `${e.schemaPath}/`;
+  for (let j = 0; j < i; j++) {
+    const o = errors[j]!;
+    if (o.instancePath === e.instancePath && o.schemaPath.startsWith(branchPrefix)) rw.skip.add(j);
+  }
+}
+
+/** The errors not dropped, each worded (or as replaced), the same field and message once. */
+function distinctFieldErrors(errors: readonly ErrorObject[], prefix: string, rw: Rewrites): FieldError[] {
   const out: FieldError[] = [];
   const seen = new Set<string>();
   for (let i = 0; i < errors.length; i++) {
-    if (skip.has(i)) continue;
-    const e = errors[i]!;
-    let fe = replaced.get(i);
-    if (!fe) {
-      const { extra, message } = baseMessage(e);
-      const cond = suffix.get(i);
-      fe = { field: fieldPath(prefix, e.instancePath, extra), message: cond ? `${message} ${cond}` : message };
-    }
+    if (rw.skip.has(i)) continue;
+    const fe = rw.replaced.get(i) ?? wordedError(errors[i]!, prefix, rw.suffix.get(i));
     const key = `${fe.field}\u0000${fe.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
     out.push(fe);
   }
-  return capped(out, all.length - errors.length);
+  return out;
+}
+
+/** One ajv error in plain words, with the condition under which it applies. */
+function wordedError(e: ErrorObject, prefix: string, cond: string | undefined): FieldError {
+  const { extra, message } = baseMessage(e);
+  return { field: fieldPath(prefix, e.instancePath, extra), message: cond ? `${message} ${cond}` : message };
 }
 
 /** At most MAX_LISTED entries with bounded text; a last MORE_FIELD entry says what was left out. */

@@ -110,26 +110,24 @@ function numeric(v: unknown): v is string {
   return typeof v === 'string' && v !== '' && !Number.isNaN(Number(v));
 }
 
+/** Scalars a query's array field wraps in a one-item array. */
+const isScalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+
+/** Ajv's coerceData for each type: `v` as that type, or NOT. */
+const COERCIONS = new Map<string, (v: unknown, lists: boolean) => unknown>([
+  ['string', (v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v === null ? '' : NOT)],
+  ['number', (v) => (typeof v === 'boolean' || v === null || numeric(v) ? Number(v) : NOT)],
+  // `!(n % 1)`, as Ajv writes it: NaN % 1 is NaN, so "Infinity" is coerced too (and then refused).
+  ['integer', (v) => (typeof v === 'boolean' || v === null || (numeric(v) && !(Number(v) % 1)) ? Number(v) : NOT)],
+  ['boolean', (v) => (v === 'false' || v === 0 || v === null ? false : v === 'true' || v === 1 ? true : NOT)],
+  ['null', (v) => (v === '' || v === 0 || v === false ? null : NOT)],
+  ['array', (v, lists) => (lists && isScalar(v) ? [v] : NOT)],
+]);
+
 /** One step of Ajv's coerceData: `v` as `type`, or NOT. */
 function coerceTo(type: string, v: unknown, lists: boolean): unknown {
-  const kind = typeof v;
-  switch (type) {
-    case 'string':
-      return kind === 'number' || kind === 'boolean' ? String(v) : v === null ? '' : NOT;
-    case 'number':
-      return kind === 'boolean' || v === null || numeric(v) ? Number(v) : NOT;
-    case 'integer':
-      // `!(n % 1)`, as Ajv writes it: NaN % 1 is NaN, so "Infinity" is coerced too (and then refused).
-      return kind === 'boolean' || v === null || (numeric(v) && !(Number(v) % 1)) ? Number(v) : NOT;
-    case 'boolean':
-      return v === 'false' || v === 0 || v === null ? false : v === 'true' || v === 1 ? true : NOT;
-    case 'null':
-      return v === '' || v === 0 || v === false ? null : NOT;
-    case 'array':
-      return lists && (kind === 'string' || kind === 'number' || kind === 'boolean' || v === null) ? [v] : NOT;
-    default:
-      return NOT;
-  }
+  const coercion = COERCIONS.get(type);
+  return coercion ? coercion(v, lists) : NOT;
 }
 
 /** A value as Ajv with coerceTypes would leave it: unchanged when it cannot be coerced (the check then says why). */

@@ -45,15 +45,26 @@ export function unstorableText(value: unknown, prefix = ''): FieldError | undefi
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], { parent: place, key: i }]);
     } else if (v !== null && typeof v === 'object') {
-      const entries = Object.entries(v);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, item] = entries[i]!;
-        const problem = textProblem(key);
-        // The key itself is the problem: name where it is, and say it is a key.
-        if (problem) return { field: spell(place, prefix), message: `has a property name that ${problem}` };
-        stack.push([item, { parent: place, key }]);
-      }
+      const badKey = pushProperties(v, place, stack);
+      // The key itself is the problem: name where it is, and say it is a key.
+      if (badKey) return { field: spell(place, prefix), message: `has a property name that ${badKey}` };
     }
+  }
+  return undefined;
+}
+
+/** Pushes the members of `object` onto `stack` (the first on top, read next); at a key that cannot be stored, stops and says why. */
+function pushProperties(
+  object: object,
+  place: Place | undefined,
+  stack: Array<[unknown, Place | undefined]>,
+): string | undefined {
+  const entries = Object.entries(object);
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const [key, item] = entries[i]!;
+    const problem = textProblem(key);
+    if (problem) return problem;
+    stack.push([item, { parent: place, key }]);
   }
   return undefined;
 }

@@ -31,7 +31,33 @@ export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null);
 
-function deliveryView(row: any) {
+/** A row of webhook_deliveries, with its event's type and its attempts (LOG) joined. */
+interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  type: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: Date | null;
+  last_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  succeeded_at: Date | null;
+  created_at: Date;
+  log: AttemptLogEntry[] | null;
+}
+
+/** One attempt as LOG builds it in JSON (its time as text). */
+interface AttemptLogEntry {
+  attemptedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+function deliveryView(row: DeliveryRow) {
   return {
     id: row.id,
     webhookId: row.webhook_id,
@@ -45,7 +71,7 @@ function deliveryView(row: any) {
     lastError: row.last_error,
     succeededAt: iso(row.succeeded_at),
     createdAt: iso(row.created_at),
-    attemptLog: (row.log ?? []).map((a: any) => ({
+    attemptLog: (row.log ?? []).map((a) => ({
       attemptedAt: new Date(a.attemptedAt).toISOString(),
       durationMs: a.durationMs,
       statusCode: a.statusCode,
@@ -59,6 +85,17 @@ export type DeliveryView = ReturnType<typeof deliveryView>;
 const LOG = `coalesce((SELECT json_agg(json_build_object('attemptedAt', a.attempted_at, 'durationMs', a.duration_ms, 'statusCode', a.status_code,
                                                       'error', a.error, 'responseExcerpt', a.response_excerpt) ORDER BY a.id)
                         FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]') AS log`;
+
+/** A claimed delivery as the claim's UPDATE returns it. */
+interface ClaimRow {
+  id: string;
+  event_id: string;
+  type: string;
+  webhook_id: string;
+  attempts: number;
+  tries: number;
+  body: string;
+}
 
 export class DeliveryStore {
   constructor(private readonly db: Db) {}
@@ -78,7 +115,7 @@ export class DeliveryStore {
        RETURNING d.id, d.event_id, e.type, d.webhook_id, d.attempts, d.tries, e.body`,
       [instanceId, leaseMs / 1000, limit],
     );
-    return rows.map((r: any) => ({
+    return (rows as ClaimRow[]).map((r) => ({
       id: r.id,
       eventId: r.event_id,
       eventType: r.type,

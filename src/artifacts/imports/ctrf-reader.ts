@@ -34,9 +34,19 @@ function refuse(text: string, message: string, path: Path): never {
 }
 
 export function readCtrf(text: string): ImportedTest[] {
-  let doc: unknown;
+  const doc = parseJson(text);
+  const results = (doc as { results?: { tests?: unknown } } | null)?.results;
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) refuse(text, 'the document is not an object', []);
+  if (typeof results !== 'object' || results === null) refuse(text, '"results" is missing', ['results']);
+  const tests = results.tests;
+  if (!Array.isArray(tests)) refuse(text, '"results.tests" is not an array', ['results', 'tests']);
+  return tests.map((raw, i) => importedTest(checkedTest(text, raw, i)));
+}
+
+/** The JSON text parsed; text that is not JSON is refused at its first problem. */
+function parseJson(text: string): unknown {
   try {
-    doc = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     const problems: ParseError[] = [];
     parseTree(text, problems, { disallowComments: true, allowTrailingComma: false });
@@ -48,42 +58,49 @@ export function readCtrf(text: string): ImportedTest[] {
       column,
     );
   }
-  const results = (doc as { results?: { tests?: unknown } } | null)?.results;
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) refuse(text, 'the document is not an object', []);
-  if (typeof results !== 'object' || results === null) refuse(text, '"results" is missing', ['results']);
-  const tests = results.tests;
-  if (!Array.isArray(tests)) refuse(text, '"results.tests" is not an array', ['results', 'tests']);
-  return tests.map((raw, i) => {
-    const at = (field: string): Path => ['results', 'tests', i, field];
-    if (typeof raw !== 'object' || raw === null) refuse(text, `test ${i} is not an object`, ['results', 'tests', i]);
-    const t = raw as Record<string, unknown>;
-    if (typeof t.name !== 'string' || !t.name) refuse(text, `test ${i} has no name`, at('name'));
-    const status = STATUS[String(t.status)];
-    if (!status)
-      refuse(
-        text,
-        `test ${i} has status ${JSON.stringify(t.status)}, not passed, failed, skipped, pending or other`,
-        at('status'),
-      );
-    if (t.duration !== undefined && !(typeof t.duration === 'number' && t.duration >= 0))
-      refuse(text, `test ${i} has a duration that is not a number of ms`, at('duration'));
-    const suite = Array.isArray(t.suite)
-      ? t.suite.map(String)
-      : typeof t.suite === 'string'
-        ? t.suite.split(' > ')
-        : undefined;
-    const retries =
-      typeof t.retries === 'number' ? t.retries : Array.isArray(t.retryAttempts) ? t.retryAttempts.length : undefined;
-    const message = firstLine(typeof t.message === 'string' ? t.message : undefined);
-    return {
-      name: t.name as string,
-      ...(typeof t.filePath === 'string' ? { file: t.filePath } : {}),
-      ...(suite?.length ? { suite } : {}),
-      status,
-      ...(message ? { message } : {}),
-      ...(typeof t.duration === 'number' ? { durationMs: Math.round(t.duration) } : {}),
-      ...(t.flaky === true && status === 'passed' ? { flaky: true } : {}),
-      ...(retries ? { retries } : {}),
-    };
-  });
+}
+
+/** A test of the report whose name, status and duration hold what the import needs. */
+interface CheckedTest {
+  fields: Record<string, unknown> & { name: string };
+  status: ImportedStatus;
+}
+
+/** Test `i` of the report, or a refusal naming where it is wrong. */
+function checkedTest(text: string, raw: unknown, i: number): CheckedTest {
+  const at = (field: string): Path => ['results', 'tests', i, field];
+  if (typeof raw !== 'object' || raw === null) refuse(text, `test ${i} is not an object`, ['results', 'tests', i]);
+  const t = raw as Record<string, unknown>;
+  if (typeof t.name !== 'string' || !t.name) refuse(text, `test ${i} has no name`, at('name'));
+  const status = STATUS[String(t.status)];
+  if (!status)
+    refuse(
+      text,
+      `test ${i} has status ${JSON.stringify(t.status)}, not passed, failed, skipped, pending or other`,
+      at('status'),
+    );
+  if (t.duration !== undefined && !(typeof t.duration === 'number' && t.duration >= 0))
+    refuse(text, `test ${i} has a duration that is not a number of ms`, at('duration'));
+  return { fields: t as CheckedTest['fields'], status };
+}
+
+function importedTest({ fields: t, status }: CheckedTest): ImportedTest {
+  const suite = Array.isArray(t.suite)
+    ? t.suite.map(String)
+    : typeof t.suite === 'string'
+      ? t.suite.split(' > ')
+      : undefined;
+  const retries =
+    typeof t.retries === 'number' ? t.retries : Array.isArray(t.retryAttempts) ? t.retryAttempts.length : undefined;
+  const message = firstLine(typeof t.message === 'string' ? t.message : undefined);
+  return {
+    name: t.name,
+    ...(typeof t.filePath === 'string' ? { file: t.filePath } : {}),
+    ...(suite?.length ? { suite } : {}),
+    status,
+    ...(message ? { message } : {}),
+    ...(typeof t.duration === 'number' ? { durationMs: Math.round(t.duration) } : {}),
+    ...(t.flaky === true && status === 'passed' ? { flaky: true } : {}),
+    ...(retries ? { retries } : {}),
+  };
 }

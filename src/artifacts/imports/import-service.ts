@@ -93,40 +93,7 @@ export class ResultImporter {
     known: Map<string, string>,
   ) {
     const { projectId, tenantId } = principal;
-    const named = [...new Set(tests.map(caseIdIn).filter((id): id is string => Boolean(id)))];
-    const existing = new Set<string>(
-      named.length
-        ? await trx('artifacts').where({ project_id: projectId, kind: 'test_case' }).whereIn('id', named).pluck('id')
-        : [],
-    );
-    const keys = [...new Set(tests.map(externalKey))].filter((k) => !known.has(k));
-    if (keys.length) {
-      const rows: Array<{ external_key: string; test_case_id: string }> = await trx('test_case_mappings')
-        .where('project_id', projectId)
-        .whereIn('external_key', keys)
-        .select('external_key', 'test_case_id');
-      for (const row of rows) known.set(row.external_key, row.test_case_id);
-    }
-    // Decide each test's case; the new drafts are created together.
-    const caseOf: string[] = [];
-    const drafts: Array<{ key: string; test: ImportedTest; id: string }> = [];
-    for (const test of tests) {
-      const byId = caseIdIn(test);
-      const key = externalKey(test);
-      if (byId && existing.has(byId)) {
-        summary.matched.byId += 1;
-        caseOf.push(byId);
-      } else if (known.has(key)) {
-        summary.matched.byMapping += 1;
-        caseOf.push(known.get(key)!);
-      } else {
-        const id = newId(IdPrefix.testCase);
-        known.set(key, id);
-        drafts.push({ key, test, id });
-        summary.matched.newDraft += 1;
-        caseOf.push(id);
-      }
-    }
+    const { caseOf, drafts } = await matchCases(trx, projectId, tests, summary, known);
     await checkArtifactQuota(trx, principal, this.limits, drafts.length + tests.length);
     const events: ChangeEvent[] = [];
     const report = (types: string[], def: ArtifactDefinition, row: StoredArtifact) => {
@@ -134,57 +101,10 @@ export class ResultImporter {
       for (const type of types) events.push({ type, tenantId, projectId, data });
     };
     if (drafts.length) {
-      const rows: StoredArtifact[] = await trx('artifacts')
-        .insert(
-          drafts.map(({ key, test, id }) => ({
-            id,
-            kind: 'test_case',
-            tenant_id: tenantId,
-            project_id: projectId,
-            created_by: principal.keyId,
-            data: JSON.stringify(
-              withDefaults(this.kinds.testCase, {
-                title: test.name.slice(0, 300),
-                description: `Imported from a ${summary.format === 'junit' ? 'JUnit' : 'CTRF'} report (${summary.importId}) as ${key}. Add its steps, or keep it as the record of a test run elsewhere.`,
-                steps: [],
-                status: 'draft',
-                labels: ['imported'],
-              }),
-            ),
-          })),
-        )
-        .returning('*');
-      await trx('test_case_mappings')
-        .insert(drafts.map(({ key, id }) => ({ project_id: projectId, external_key: key, test_case_id: id })))
-        .onConflict(['project_id', 'external_key'])
-        .ignore();
-      summary.createdTestCaseIds.push(...drafts.map((d) => d.id));
+      const rows = await this.createDrafts(trx, principal, drafts, summary);
       for (const row of rows) report([`test_case.created`], this.kinds.testCase, row);
     }
-    const executedAt = new Date().toISOString();
-    const results: StoredArtifact[] = await trx('artifacts')
-      .insert(
-        tests.map((test, i) => ({
-          id: newId(IdPrefix.testResult),
-          kind: 'test_result',
-          tenant_id: tenantId,
-          project_id: projectId,
-          created_by: principal.keyId,
-          data: JSON.stringify({
-            testRunId,
-            testCaseId: caseOf[i],
-            status: test.status,
-            ...(test.durationMs !== undefined ? { durationMs: test.durationMs } : {}),
-            ...(test.message ? { comment: test.message.slice(0, 10_000) } : {}),
-            executedAt,
-            executedBy: `import:${summary.format}`,
-            evidenceAssetIds: [],
-            labels: test.flaky ? ['flaky'] : [],
-            importId: summary.importId,
-          }),
-        })),
-      )
-      .returning('*');
+    const results = await recordResults(trx, principal, testRunId, tests, caseOf, summary);
     for (const row of results)
       report(['test_result.created', EventType.testResultRecorded], this.kinds.testResult, row);
     await this.events.record(trx, events);
@@ -192,4 +112,129 @@ export class ResultImporter {
     summary.results.created += results.length;
     for (const test of tests) summary.results[test.status] += 1;
   }
+
+  /** A draft test case for each test no case was found for, and the mapping that finds it next time. */
+  private async createDrafts(
+    trx: Knex.Transaction,
+    principal: Principal,
+    drafts: Draft[],
+    summary: ImportSummary,
+  ): Promise<StoredArtifact[]> {
+    const { projectId, tenantId } = principal;
+    const rows: StoredArtifact[] = await trx('artifacts')
+      .insert(
+        drafts.map(({ key, test, id }) => ({
+          id,
+          kind: 'test_case',
+          tenant_id: tenantId,
+          project_id: projectId,
+          created_by: principal.keyId,
+          data: JSON.stringify(
+            withDefaults(this.kinds.testCase, {
+              title: test.name.slice(0, 300),
+              description: `Imported from a ${summary.format === 'junit' ? 'JUnit' : 'CTRF'} report (${summary.importId}) as ${key}. Add its steps, or keep it as the record of a test run elsewhere.`,
+              steps: [],
+              status: 'draft',
+              labels: ['imported'],
+            }),
+          ),
+        })),
+      )
+      .returning('*');
+    await trx('test_case_mappings')
+      .insert(drafts.map(({ key, id }) => ({ project_id: projectId, external_key: key, test_case_id: id })))
+      .onConflict(['project_id', 'external_key'])
+      .ignore();
+    summary.createdTestCaseIds.push(...drafts.map((d) => d.id));
+    return rows;
+  }
+}
+
+/** A test no case was found for: the draft case made for it, under its identity in reports. */
+interface Draft {
+  key: string;
+  test: ImportedTest;
+  id: string;
+}
+
+/**
+ * The case of each test: the case its name holds the id of, else the one an earlier import mapped its
+ * identity to, else a new draft (one per identity, however often the report lists it).
+ */
+async function matchCases(
+  trx: Knex.Transaction,
+  projectId: string,
+  tests: ImportedTest[],
+  summary: ImportSummary,
+  known: Map<string, string>,
+): Promise<{ caseOf: string[]; drafts: Draft[] }> {
+  const named = [...new Set(tests.map(caseIdIn).filter((id): id is string => Boolean(id)))];
+  const existing = new Set<string>(
+    named.length
+      ? await trx('artifacts').where({ project_id: projectId, kind: 'test_case' }).whereIn('id', named).pluck('id')
+      : [],
+  );
+  const keys = [...new Set(tests.map(externalKey))].filter((k) => !known.has(k));
+  if (keys.length) {
+    const rows: Array<{ external_key: string; test_case_id: string }> = await trx('test_case_mappings')
+      .where('project_id', projectId)
+      .whereIn('external_key', keys)
+      .select('external_key', 'test_case_id');
+    for (const row of rows) known.set(row.external_key, row.test_case_id);
+  }
+  const caseOf: string[] = [];
+  const drafts: Draft[] = [];
+  for (const test of tests) {
+    const byId = caseIdIn(test);
+    const key = externalKey(test);
+    if (byId && existing.has(byId)) {
+      summary.matched.byId += 1;
+      caseOf.push(byId);
+    } else if (known.has(key)) {
+      summary.matched.byMapping += 1;
+      caseOf.push(known.get(key)!);
+    } else {
+      const id = newId(IdPrefix.testCase);
+      known.set(key, id);
+      drafts.push({ key, test, id });
+      summary.matched.newDraft += 1;
+      caseOf.push(id);
+    }
+  }
+  return { caseOf, drafts };
+}
+
+/** One test result per test, in the test run, for the case each was matched to. */
+function recordResults(
+  trx: Knex.Transaction,
+  principal: Principal,
+  testRunId: string,
+  tests: ImportedTest[],
+  caseOf: string[],
+  summary: ImportSummary,
+): Promise<StoredArtifact[]> {
+  const executedAt = new Date().toISOString();
+  return trx('artifacts')
+    .insert(
+      tests.map((test, i) => ({
+        id: newId(IdPrefix.testResult),
+        kind: 'test_result',
+        tenant_id: principal.tenantId,
+        project_id: principal.projectId,
+        created_by: principal.keyId,
+        data: JSON.stringify({
+          testRunId,
+          testCaseId: caseOf[i],
+          status: test.status,
+          ...(test.durationMs !== undefined ? { durationMs: test.durationMs } : {}),
+          ...(test.message ? { comment: test.message.slice(0, 10_000) } : {}),
+          executedAt,
+          executedBy: `import:${summary.format}`,
+          evidenceAssetIds: [],
+          labels: test.flaky ? ['flaky'] : [],
+          importId: summary.importId,
+        }),
+      })),
+    )
+    .returning('*');
 }

@@ -16,13 +16,22 @@ export interface WebhookTarget {
   secrets: string[];
 }
 
+/** What delivery reads of a subscription's stored data (the webhook artifact's fields, secrets included). */
+interface SubscriptionData {
+  url: string;
+  secret: string;
+  active?: boolean;
+  previousSecret?: string;
+  previousSecretExpiresAt?: string;
+}
+
 function targetOf(
-  row: { id: string; tenant_id: string; project_id: string; data: Record<string, any> },
+  row: { id: string; tenant_id: string; project_id: string; data: SubscriptionData },
   now = Date.now(),
 ): WebhookTarget {
   const { data } = row;
-  const secrets = [data.secret as string];
-  if (typeof data.previousSecret === 'string' && Date.parse(data.previousSecretExpiresAt) > now)
+  const secrets = [data.secret];
+  if (typeof data.previousSecret === 'string' && Date.parse(data.previousSecretExpiresAt ?? '') > now)
     secrets.push(data.previousSecret);
   return {
     id: row.id,

@@ -21,45 +21,54 @@ import {
 import { serveAsset } from './serve.js';
 
 export function assetRoutes(assets: AssetService, buckets: BucketService): RouteDef[] {
-  const tag = 'assets';
+  return [uploadRoute(assets, buckets), ...metadataRoutes(assets), ...contentRoutes(assets)];
+}
+
+const tag = 'assets';
+
+function uploadRoute(assets: AssetService, buckets: BucketService): RouteDef {
   const uploadForm = formSpec(assetUploadFormSchema);
+  return {
+    method: 'post',
+    path: '/assets/buckets/:id/assets',
+    auth: 'write',
+    tag,
+    status: 201,
+    etag: true,
+    operationId: 'uploadAsset',
+    multipart: assetUploadFormSchema,
+    response: AssetSchema,
+    errors: [402, 403, 415],
+    summary:
+      'Upload a file (multipart, part "file"; optional field visibility=public) into a bucket, by bucket id or name',
+    description: [
+      'The file streams to storage as it arrives; a refused upload keeps nothing.',
+      "402 QUOTA_EXCEEDED (with upgradeUrl): the project's storage quota would be passed.",
+      '403: otp-evidence and _deletion take no direct uploads (evidence goes through POST /api/v1/otp/evidence).',
+      "413: the file is over the bucket's maxFileBytes or the service's MAX_UPLOAD_BYTES.",
+      "415: the body is not multipart/form-data, or the file's type is not among the bucket's allowedContentTypes.",
+    ].join('\n'),
+    handler: ({ principal, params, koa }) =>
+      refusingEarly(koa, async () => {
+        const bucket = await buckets.find(principal, params.id);
+        const spec = systemBucket(bucket.name);
+        if (bucket.system && spec && !spec.directUploads) throw assetErrors.systemBucket(bucket.name, spec.why);
+        const asset = await assets.upload(principal, uploadRequest(koa), {
+          bucket,
+          form: uploadForm,
+          complete: async (fields) => ({
+            visibility: (fields.visibility as 'private' | 'public' | undefined) ?? 'private',
+          }),
+        });
+        koa.set('Location', `${API_PREFIX}/assets/items/${asset.id}`);
+        return asset;
+      }),
+  };
+}
+
+/** An asset's metadata: list, usage, read, change, delete. */
+function metadataRoutes(assets: AssetService): RouteDef[] {
   return [
-    {
-      method: 'post',
-      path: '/assets/buckets/:id/assets',
-      auth: 'write',
-      tag,
-      status: 201,
-      etag: true,
-      operationId: 'uploadAsset',
-      multipart: assetUploadFormSchema,
-      response: AssetSchema,
-      errors: [402, 403, 415],
-      summary:
-        'Upload a file (multipart, part "file"; optional field visibility=public) into a bucket, by bucket id or name',
-      description: [
-        'The file streams to storage as it arrives; a refused upload keeps nothing.',
-        "402 QUOTA_EXCEEDED (with upgradeUrl): the project's storage quota would be passed.",
-        '403: otp-evidence and _deletion take no direct uploads (evidence goes through POST /api/v1/otp/evidence).',
-        "413: the file is over the bucket's maxFileBytes or the service's MAX_UPLOAD_BYTES.",
-        "415: the body is not multipart/form-data, or the file's type is not among the bucket's allowedContentTypes.",
-      ].join('\n'),
-      handler: ({ principal, params, koa }) =>
-        refusingEarly(koa, async () => {
-          const bucket = await buckets.find(principal, params.id);
-          const spec = systemBucket(bucket.name);
-          if (bucket.system && spec && !spec.directUploads) throw assetErrors.systemBucket(bucket.name, spec.why);
-          const asset = await assets.upload(principal, uploadRequest(koa), {
-            bucket,
-            form: uploadForm,
-            complete: async (fields) => ({
-              visibility: (fields.visibility as 'private' | 'public' | undefined) ?? 'private',
-            }),
-          });
-          koa.set('Location', `${API_PREFIX}/assets/items/${asset.id}`);
-          return asset;
-        }),
-    },
     route<unknown, PageQuery>({
       method: 'get',
       path: '/assets/buckets/:id/assets',
@@ -122,6 +131,12 @@ export function assetRoutes(assets: AssetService, buckets: BucketService): Route
         'Answers the archived copy (archive), or archive: null when the deleted asset was itself a copy in _deletion.',
       handler: ({ principal, params, ifMatch }) => assets.delete(principal, params.id, ifMatch),
     },
+  ];
+}
+
+/** An asset's bytes: a signed link to them, behind that link, and a public asset's. */
+function contentRoutes(assets: AssetService): RouteDef[] {
+  return [
     {
       method: 'get',
       path: '/assets/items/:id/download',

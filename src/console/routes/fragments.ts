@@ -66,88 +66,55 @@ export function fragmentRoutes(data: ConsoleData): Router {
     ctx.type = 'text/plain';
     ctx.body = `${principal.projectId} · ${principal.scope}`;
   });
-  router.get(
-    '/sessions',
-    answer((ctx, p) => sessionsFragment(data, p, { status: queryText(ctx, 'status') })),
-  );
-  router.get(
-    '/runs-controls',
-    answer((ctx, p) => runsControls(data, p, runsFilter(ctx.query))),
-  );
-  router.get(
-    '/runs',
-    answer((ctx, p) => runsFragment(data, p, runsFilter(ctx.query))),
-  );
-  router.get(
-    '/runs/:run',
-    answer((ctx, p, { run }) => runFragment(data, p, run!, originOf(ctx))),
-  );
-  router.get(
-    '/sessions/:session',
-    answer((_ctx, p, { session }) => sessionFragment(data, p, session!)),
-  );
-  router.get(
-    '/compare',
-    answer((ctx, p) => compareFragment(data, p, comparedRun(ctx, 'a'), comparedRun(ctx, 'b'))),
-  );
-  router.get(
-    '/failures',
-    answer((ctx, p) => failuresFragment(data, p, failuresFilter(ctx.query), originOf(ctx))),
-  );
-  router.get(
-    '/cases',
-    answer((_ctx, p) => casesFragment(data, p)),
-  );
-  router.get(
-    '/cases/:testCase',
-    answer((_ctx, p, { testCase }) => caseFragment(data, p, testCase!)),
-  );
-  router.get(
-    '/cases/:testCase/history',
-    answer((_ctx, p, { testCase }) => caseHistoryFragment(data, p, testCase!)),
-  );
-  router.get(
-    '/healing',
-    answer((ctx, p) => healingFragment(data, p, queryText(ctx, 'status'), originOf(ctx))),
-  );
-  router.get(
-    '/assets',
-    answer((ctx, p) => assetsFragment(data, p, queryText(ctx, 'bucket'), originOf(ctx))),
-  );
-  router.get(
-    '/releases',
-    answer((_ctx, p) => releasesFragment(data, p)),
-  );
-  router.get(
-    '/releases/:release',
-    answer((_ctx, p, { release }) => readinessFragment(data, p, release!)),
-  );
-  router.get(
-    '/machines',
-    answer(async () => machinesFragment()),
-  );
-
-  router.post(
-    '/runs',
-    answer(async (ctx, p) => startRun(ctx, data, p, await readForm(ctx))),
-  );
-  router.post(
-    '/runs/:run/cancel',
-    answer((ctx, p, { run }) => cancelRun(data, p, run!, originOf(ctx))),
-  );
-  router.post(
-    '/cases/:testCase/history/:quarantineAction',
-    answer((_ctx, p, { testCase, quarantineAction }) =>
-      setQuarantine(data, p, testCase!, quarantineAction === 'quarantine'),
-    ),
-  );
-  router.post(
-    '/healing/:proposal/:decision',
-    answer(async (ctx, p, { proposal, decision }) =>
-      decideFragment(data, p, proposal!, decision as 'accept' | 'reject', await readForm(ctx), originOf(ctx)),
-    ),
-  );
+  const shown = { ...runFragments(data), ...caseFragments(data), ...otherFragments(data) };
+  for (const [path, fragment] of Object.entries(shown)) router.get(path, answer(fragment));
+  for (const [path, fragment] of Object.entries(actions(data))) router.post(path, answer(fragment));
   return router;
+}
+
+/** Runs, sessions and their failures, by path. */
+function runFragments(data: ConsoleData): Record<string, Fragment> {
+  return {
+    '/sessions': (ctx, p) => sessionsFragment(data, p, { status: queryText(ctx, 'status') }),
+    '/runs-controls': (ctx, p) => runsControls(data, p, runsFilter(ctx.query)),
+    '/runs': (ctx, p) => runsFragment(data, p, runsFilter(ctx.query)),
+    '/runs/:run': (ctx, p, { run }) => runFragment(data, p, run!, originOf(ctx)),
+    '/sessions/:session': (_ctx, p, { session }) => sessionFragment(data, p, session!),
+    '/compare': (ctx, p) => compareFragment(data, p, comparedRun(ctx, 'a'), comparedRun(ctx, 'b')),
+    '/failures': (ctx, p) => failuresFragment(data, p, failuresFilter(ctx.query), originOf(ctx)),
+  };
+}
+
+/** Test cases, their history and the healing of their locators, by path. */
+function caseFragments(data: ConsoleData): Record<string, Fragment> {
+  return {
+    '/cases': (_ctx, p) => casesFragment(data, p),
+    '/cases/:testCase': (_ctx, p, { testCase }) => caseFragment(data, p, testCase!),
+    '/cases/:testCase/history': (_ctx, p, { testCase }) => caseHistoryFragment(data, p, testCase!),
+    '/healing': (ctx, p) => healingFragment(data, p, queryText(ctx, 'status'), originOf(ctx)),
+  };
+}
+
+/** Assets, releases and the machines' diagrams, by path. */
+function otherFragments(data: ConsoleData): Record<string, Fragment> {
+  return {
+    '/assets': (ctx, p) => assetsFragment(data, p, queryText(ctx, 'bucket'), originOf(ctx)),
+    '/releases': (_ctx, p) => releasesFragment(data, p),
+    '/releases/:release': (_ctx, p, { release }) => readinessFragment(data, p, release!),
+    '/machines': async () => machinesFragment(),
+  };
+}
+
+/** What a page's forms post (scope write), by path. */
+function actions(data: ConsoleData): Record<string, Fragment> {
+  return {
+    '/runs': async (ctx, p) => startRun(ctx, data, p, await readForm(ctx)),
+    '/runs/:run/cancel': (ctx, p, { run }) => cancelRun(data, p, run!, originOf(ctx)),
+    '/cases/:testCase/history/:quarantineAction': (_ctx, p, { testCase, quarantineAction }) =>
+      setQuarantine(data, p, testCase!, quarantineAction === 'quarantine'),
+    '/healing/:proposal/:decision': async (ctx, p, { proposal, decision }) =>
+      decideFragment(data, p, proposal!, decision as 'accept' | 'reject', await readForm(ctx), originOf(ctx)),
+  };
 }
 
 /** A run to compare, from the query, or a validation error. */

@@ -1,6 +1,6 @@
 // Running the PostgreSQL programs (initdb, postgres) as the user the server runs as, with failures
 // that say what happened: a program that cannot be executed, or one that exited with its own words.
-import { execFile } from 'node:child_process';
+import { type ExecFileException, execFile } from 'node:child_process';
 
 /** As root, the `postgres` system user's ids (PostgreSQL refuses to run as root); otherwise none. */
 export interface RunAs {
@@ -38,20 +38,26 @@ export function runProgram(
 ): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(file, args, { ...runAs, cwd: '/', timeout: timeoutMs }, (err, stdout, stderr) => {
-      if (!err) return resolve(stdout);
-      const name = file.split('/').pop();
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EACCES' || code === 'ENOENT') {
-        return reject(
-          new EmbeddedPgError(`${runAs ? 'the postgres user' : 'this user'} cannot execute ${file} (${code})`),
-        );
-      }
-      const said = lastLines(stderr.trim() ? stderr : stdout);
-      reject(
-        new EmbeddedPgError(
-          `${name} ${args[0] ?? ''} failed (${err.killed ? 'timed out' : `exit ${String(code)}`})${said ? `: ${said}` : ''}`,
-        ),
-      );
+      if (err) reject(programFailure(file, args, runAs, err, stderr.trim() ? stderr : stdout));
+      else resolve(stdout);
     });
   });
+}
+
+/** Why a program did not run to a good end: it could not be executed, or it said why it failed. */
+function programFailure(
+  file: string,
+  args: string[],
+  runAs: RunAs | undefined,
+  err: ExecFileException,
+  output: string,
+): EmbeddedPgError {
+  const code = err.code;
+  if (code === 'EACCES' || code === 'ENOENT') {
+    return new EmbeddedPgError(`${runAs ? 'the postgres user' : 'this user'} cannot execute ${file} (${code})`);
+  }
+  const name = file.split('/').pop();
+  const said = lastLines(output);
+  const how = err.killed ? 'timed out' : `exit ${String(code)}`;
+  return new EmbeddedPgError(`${name} ${args[0] ?? ''} failed (${how})${said ? `: ${said}` : ''}`);
 }

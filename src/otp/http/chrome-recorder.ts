@@ -1,6 +1,6 @@
 // Chrome DevTools Recorder JSON (a UserFlow of @puppeteer/replay) turned into test case steps. The
 // mapping, and what has no OTP equivalent and is dropped, is documented in docs/recording.md.
-import { parse, type Selector, type Step, stripSourceMap, type UserFlow } from '@puppeteer/replay';
+import { parse, type Selector, type Step, StepType, stripSourceMap, type UserFlow } from '@puppeteer/replay';
 import { errors, type FieldError } from '../../errors.js';
 import {
   type Locator,
@@ -86,75 +86,58 @@ const MODIFIER_KEYS = new Set([
   'MetaRight',
 ]);
 
+type Convert<S extends Step> = (step: S, locator: () => LocatorOrCandidates) => StepAction | undefined;
+
+/**
+ * The OTP action of each Chrome step type that has one (undefined for a step of it that has none: a
+ * modifier key pressed alone). The other types (setViewport, keyUp, close, emulateNetworkConditions,
+ * waitForExpression, customStep) are dropped.
+ */
+const CONVERSIONS: { [T in StepType]?: Convert<Extract<Step, { type: T }>> } = {
+  [StepType.Navigate]: (step) => ({ action: 'navigate', url: step.url }),
+  [StepType.Click]: (step, loc) =>
+    step.button === 'secondary' ? { action: 'rightClick', locator: loc() } : { action: 'click', locator: loc() },
+  [StepType.DoubleClick]: (_step, loc) => ({ action: 'dblclick', locator: loc() }),
+  [StepType.Change]: (step, loc) => ({ action: 'type', locator: loc(), text: step.value, clear: true }),
+  [StepType.KeyDown]: (step) =>
+    MODIFIER_KEYS.has(step.key) ? undefined : { action: 'press', key: step.key === ' ' ? 'Space' : step.key },
+  [StepType.Hover]: (_step, loc) => ({ action: 'hover', locator: loc() }),
+  [StepType.Scroll]: (step, loc) =>
+    ({
+      action: 'scroll',
+      ...('selectors' in step && step.selectors?.length ? { locator: loc() } : {}),
+      dx: Math.round(step.x ?? 0),
+      dy: Math.round(step.y ?? 0),
+    }) as StepAction,
+  [StepType.WaitForElement]: (step, loc) => {
+    const count = step.count;
+    if (count === undefined)
+      return { action: 'wait', locator: loc(), state: step.visible === false ? 'hidden' : 'visible' } as StepAction;
+    const op = step.operator ?? '==';
+    const [cmp, expected] = op === '==' ? ['equals', count] : op === '>=' ? ['gt', count - 1] : ['lt', count + 1];
+    return { action: 'assert', kind: 'count', locator: loc(), op: cmp, expected: String(expected) } as StepAction;
+  },
+};
+
 /** The OTP actions of one Chrome step: none when it has no equivalent. */
 function actionsOf(step: Step): StepAction[] | undefined {
   const frame = frameOf(step);
   if (frame === false) return undefined; // nested frames have no OTP selector
   if ('target' in step && step.target && step.target !== 'main') return undefined; // popups, other tabs
-  const loc = () => candidates((step as { selectors: Selector[] }).selectors, frame);
-  const actions: StepAction[] = [];
-  switch (step.type) {
-    case 'navigate':
-      actions.push({ action: 'navigate', url: step.url });
-      break;
-    case 'click':
-      actions.push(
-        step.button === 'secondary' ? { action: 'rightClick', locator: loc() } : { action: 'click', locator: loc() },
-      );
-      break;
-    case 'doubleClick':
-      actions.push({ action: 'dblclick', locator: loc() });
-      break;
-    case 'change':
-      actions.push({ action: 'type', locator: loc(), text: step.value, clear: true });
-      break;
-    case 'keyDown':
-      if (MODIFIER_KEYS.has(step.key)) return undefined;
-      actions.push({ action: 'press', key: step.key === ' ' ? 'Space' : step.key });
-      break;
-    case 'hover':
-      actions.push({ action: 'hover', locator: loc() });
-      break;
-    case 'scroll':
-      actions.push({
-        action: 'scroll',
-        ...('selectors' in step && step.selectors?.length ? { locator: loc() } : {}),
-        dx: Math.round(step.x ?? 0),
-        dy: Math.round(step.y ?? 0),
-      } as StepAction);
-      break;
-    case 'waitForElement': {
-      const count = step.count;
-      if (count !== undefined) {
-        const op = step.operator ?? '==';
-        const [cmp, expected] = op === '==' ? ['equals', count] : op === '>=' ? ['gt', count - 1] : ['lt', count + 1];
-        actions.push({
-          action: 'assert',
-          kind: 'count',
-          locator: loc(),
-          op: cmp,
-          expected: String(expected),
-        } as StepAction);
-      } else {
-        actions.push({
-          action: 'wait',
-          locator: loc(),
-          state: step.visible === false ? 'hidden' : 'visible',
-        } as StepAction);
-      }
-      break;
-    }
-    default:
-      // setViewport, keyUp, close, emulateNetworkConditions, waitForExpression, customStep
-      return undefined;
-  }
-  // A navigation Chrome saw happen becomes assertions on where it went.
+  const convert = CONVERSIONS[step.type] as Convert<Step> | undefined;
+  const action = convert?.(step, () => candidates((step as { selectors: Selector[] }).selectors, frame));
+  return action && [action, ...navigationAsserts(step)];
+}
+
+/** A navigation Chrome saw happen becomes assertions on where it went. */
+function navigationAsserts(step: Step): StepAction[] {
+  const asserts: StepAction[] = [];
   for (const event of step.assertedEvents ?? []) {
-    if (event.url) actions.push({ action: 'assert', kind: 'url', op: 'equals', expected: event.url } as StepAction);
+    if (event.url) asserts.push({ action: 'assert', kind: 'url', op: 'equals', expected: event.url } as StepAction);
     if (event.title)
-      actions.push({ action: 'assert', kind: 'title', op: 'equals', expected: event.title } as StepAction);
+      asserts.push({ action: 'assert', kind: 'title', op: 'equals', expected: event.title } as StepAction);
   }
-  return actions;
+  return asserts;
 }
 
 /** Validates (with @puppeteer/replay's own parser) and converts a Chrome DevTools Recorder flow. */

@@ -1,8 +1,9 @@
+import type Koa from 'koa';
 import type { Config } from '../../config.js';
 import { runToCtrf } from '../../reports/ctrf.js';
 import { runToJunit } from '../../reports/junit.js';
 import { pageQueryProperties } from '../../rest/pagination.js';
-import { type QueryOf, Representation, type RouteDef, route } from '../../rest/route.js';
+import { type QueryOf, Representation, type RouteContext, type RouteDef, route } from '../../rest/route.js';
 import { OTP_VERSION } from '../protocol/frames.js';
 import type { RunCommands } from '../runs/commands.js';
 import { type RunRequest, runsQuery } from '../runs/request.js';
@@ -51,31 +52,40 @@ export interface OtpRoutesDeps {
   otpPort?(): number;
 }
 
-export function otpRoutes({ runs, config, views, otpPort }: OtpRoutesDeps): RouteDef[] {
-  const tag = 'otp';
+export function otpRoutes(deps: OtpRoutesDeps): RouteDef[] {
+  return [protocolRoute(deps), ...runRoutes(deps), ...sessionRoutes(deps)];
+}
+
+const tag = 'otp';
+
+function protocolRoute({ config, otpPort }: OtpRoutesDeps): RouteDef {
   const { otp } = config;
+  return {
+    method: 'get',
+    path: '/otp/protocol',
+    auth: 'none',
+    tag,
+    operationId: 'getOtpProtocol',
+    response: ProtocolSchema,
+    summary: 'Protocol version and limits',
+    handler: ({ koa }) => ({
+      version: OTP_VERSION,
+      websocketPath: '/otp',
+      ...optional('otpUrl', otpUrlFor(config, otpPort?.() ?? 0, koa.hostname)),
+      keepaliveSec: otp.keepaliveSec,
+      maxSteps: otp.maxSteps,
+      stepTimeoutMs: otp.stepTimeoutMs,
+      maxFrameBytes: otp.maxFrameBytes,
+      pongTimeoutMs: otp.pongTimeoutMs,
+      helloTimeoutMs: otp.helloTimeoutMs,
+      resumeWindowMs: otp.resumeWindowMs,
+    }),
+  };
+}
+
+function runRoutes(deps: OtpRoutesDeps): RouteDef[] {
+  const { runs } = deps;
   return [
-    {
-      method: 'get',
-      path: '/otp/protocol',
-      auth: 'none',
-      tag,
-      operationId: 'getOtpProtocol',
-      response: ProtocolSchema,
-      summary: 'Protocol version and limits',
-      handler: ({ koa }) => ({
-        version: OTP_VERSION,
-        websocketPath: '/otp',
-        ...optional('otpUrl', otpUrlFor(config, otpPort?.() ?? 0, koa.hostname)),
-        keepaliveSec: otp.keepaliveSec,
-        maxSteps: otp.maxSteps,
-        stepTimeoutMs: otp.stepTimeoutMs,
-        maxFrameBytes: otp.maxFrameBytes,
-        pongTimeoutMs: otp.pongTimeoutMs,
-        helloTimeoutMs: otp.helloTimeoutMs,
-        resumeWindowMs: otp.resumeWindowMs,
-      }),
-    },
     // The body's type is the planner's RunRequest, written beside runRequestSchema (its twin).
     route<RunRequest>({
       method: 'post',
@@ -121,21 +131,7 @@ export function otpRoutes({ runs, config, views, otpPort }: OtpRoutesDeps): Rout
         },
         { contentType: 'application/json', schema: CtrfReportSchema, description: 'A CTRF report with format=ctrf' },
       ],
-      handler: async ({ principal, params, query, koa }) => {
-        const format =
-          query.format ?? (/\b(application|text)\/(junit\+)?xml\b/.test(koa.get('accept')) ? 'junit' : 'json');
-        if (format === 'json') return runs.readJson(principal, params.id);
-        const run = await runs.read(principal, params.id);
-        const baseUrl = config.publicUrl ?? koa.origin;
-        if (format === 'junit') return new Representation(runToJunit(run, baseUrl), 'application/xml; charset=utf-8');
-        const session = run.sessionId
-          ? await views.session(principal.projectId, run.sessionId).catch(() => undefined)
-          : undefined;
-        const browser = session
-          ? [session.name ?? session.executor, session.version].filter(Boolean).join(' ')
-          : undefined;
-        return runToCtrf(run, { baseUrl, ...(browser ? { browser } : {}) });
-      },
+      handler: ({ principal, params, query, koa }) => readRun(deps, principal, params.id, query.format, koa),
     }),
     {
       method: 'get',
@@ -159,6 +155,11 @@ export function otpRoutes({ runs, config, views, otpPort }: OtpRoutesDeps): Rout
       summary: 'Cancel a queued or running run; 409 when it has already finished',
       handler: ({ principal, params }) => runs.cancel(principal, params.id),
     },
+  ];
+}
+
+function sessionRoutes({ views }: OtpRoutesDeps): RouteDef[] {
+  return [
     route<unknown, SessionsQuery>({
       method: 'get',
       path: '/otp/sessions',
@@ -181,6 +182,26 @@ export function otpRoutes({ runs, config, views, otpPort }: OtpRoutesDeps): Rout
       handler: ({ principal, params }) => views.session(principal.projectId, params.id),
     },
   ];
+}
+
+/** A run as asked for: JSON (the default), a JUnit report (format=junit or Accept: XML) or a CTRF report. */
+async function readRun(
+  { runs, config, views }: OtpRoutesDeps,
+  principal: RouteContext['principal'],
+  id: string,
+  asked: RunQuery['format'],
+  koa: Koa.Context,
+): Promise<unknown> {
+  const format = asked ?? (/\b(application|text)\/(junit\+)?xml\b/.test(koa.get('accept')) ? 'junit' : 'json');
+  if (format === 'json') return runs.readJson(principal, id);
+  const run = await runs.read(principal, id);
+  const baseUrl = config.publicUrl ?? koa.origin;
+  if (format === 'junit') return new Representation(runToJunit(run, baseUrl), 'application/xml; charset=utf-8');
+  const session = run.sessionId
+    ? await views.session(principal.projectId, run.sessionId).catch(() => undefined)
+    : undefined;
+  const browser = session ? [session.name ?? session.executor, session.version].filter(Boolean).join(' ') : undefined;
+  return runToCtrf(run, { baseUrl, ...(browser ? { browser } : {}) });
 }
 
 /**

@@ -96,60 +96,59 @@ function assertSentence(s: Record<string, unknown>): string {
   }
 }
 
+/** A step's fields, read as they come (a step of an action this code does not know is worded too). */
+type Fields = Record<string, unknown>;
+
+/** Each action's sentence, from the step's fields and the phrase of its locator. */
+const SENTENCES = new Map<string, (s: Fields, target: () => string) => string>([
+  ['navigate', (s) => `go to ${q(s.url)}${s.waitUntil ? ` and wait for ${s.waitUntil}` : ''}`],
+  ['click', (s, target) => `click ${target()}${modifiersPhrase(s.modifiers)}`],
+  ['dblclick', (_s, target) => `double-click ${target()}`],
+  ['rightClick', (_s, target) => `right-click ${target()}`],
+  [
+    'type',
+    (s, target) =>
+      `${s.clear ? 'clear and ' : ''}type ${q(s.text)} into ${target()}${s.delayMs ? ` (${s.delayMs} ms between keys)` : ''}`,
+  ],
+  ['press', (s, target) => `press ${String(s.key)}${s.locator ? ` on ${target()}` : ''}`],
+  ['select', (s, target) => `choose ${optionPhrase(s)} in ${target()}`],
+  ['check', (_s, target) => `check ${target()}`],
+  ['uncheck', (_s, target) => `uncheck ${target()}`],
+  ['hover', (_s, target) => `hover over ${target()}`],
+  ['scroll', scrollSentence],
+  ['upload', (s, target) => `upload the asset ${String(s.assetId)} into ${target()}`],
+  ['wait', waitSentence],
+  ['screenshot', (s) => `take a screenshot of the ${s.fullPage ? 'whole page' : 'visible page'}`],
+  ['assert', (s) => assertSentence(s)],
+  ['eval', (s) => `run a script (${String(s.script ?? '').length} characters)`],
+]);
+
 /** The step as a sentence starting with a lower-case verb. */
 export function stepSentence(step: Step): string {
-  const s = step as Record<string, unknown>;
-  const target = () => locatorPhrase(s.locator as LocatorOrCandidates | undefined);
-  switch (s.action) {
-    case 'navigate':
-      return `go to ${q(s.url)}${s.waitUntil ? ` and wait for ${s.waitUntil}` : ''}`;
-    case 'click': {
-      const mods = Array.isArray(s.modifiers) && s.modifiers.length ? ` holding ${s.modifiers.join('+')}` : '';
-      return `click ${target()}${mods}`;
-    }
-    case 'dblclick':
-      return `double-click ${target()}`;
-    case 'rightClick':
-      return `right-click ${target()}`;
-    case 'type':
-      return `${s.clear ? 'clear and ' : ''}type ${q(s.text)} into ${target()}${s.delayMs ? ` (${s.delayMs} ms between keys)` : ''}`;
-    case 'press':
-      return `press ${String(s.key)}${s.locator ? ` on ${target()}` : ''}`;
-    case 'select': {
-      const how =
-        s.by === 'index'
-          ? `option number ${Number(s.value) + 1}`
-          : s.by === 'label'
-            ? `the option labelled ${q(s.value)}`
-            : `the option with value ${q(s.value)}`;
-      return `choose ${how} in ${target()}`;
-    }
-    case 'check':
-      return `check ${target()}`;
-    case 'uncheck':
-      return `uncheck ${target()}`;
-    case 'hover':
-      return `hover over ${target()}`;
-    case 'scroll': {
-      if (s.into) return `scroll ${target()} into view`;
-      const by =
-        [s.dx ? `${s.dx} px across` : '', s.dy ? `${s.dy} px down` : ''].filter(Boolean).join(' and ') || 'a little';
-      return `scroll ${s.locator ? target() : 'the page'} by ${by}`;
-    }
-    case 'upload':
-      return `upload the asset ${String(s.assetId)} into ${target()}`;
-    case 'wait': {
-      if (s.ms !== undefined) return `wait ${s.ms} ms`;
-      if (s.networkidle) return 'wait until the network is idle';
-      return `wait until ${target()} is ${String(s.state ?? 'visible')}`;
-    }
-    case 'screenshot':
-      return `take a screenshot of the ${s.fullPage ? 'whole page' : 'visible page'}`;
-    case 'assert':
-      return assertSentence(s);
-    case 'eval':
-      return `run a script (${String(s.script ?? '').length} characters)`;
-    default:
-      return `${String(s.action)} (an action this console does not know)`;
-  }
+  const s = step as Fields;
+  const sentence = SENTENCES.get(String(s.action));
+  if (!sentence) return `${String(s.action)} (an action this console does not know)`;
+  return sentence(s, () => locatorPhrase(s.locator as LocatorOrCandidates | undefined));
+}
+
+function modifiersPhrase(modifiers: unknown): string {
+  return Array.isArray(modifiers) && modifiers.length ? ` holding ${modifiers.join('+')}` : '';
+}
+
+function optionPhrase(s: Fields): string {
+  if (s.by === 'index') return `option number ${Number(s.value) + 1}`;
+  return s.by === 'label' ? `the option labelled ${q(s.value)}` : `the option with value ${q(s.value)}`;
+}
+
+function scrollSentence(s: Fields, target: () => string): string {
+  if (s.into) return `scroll ${target()} into view`;
+  const by =
+    [s.dx ? `${s.dx} px across` : '', s.dy ? `${s.dy} px down` : ''].filter(Boolean).join(' and ') || 'a little';
+  return `scroll ${s.locator ? target() : 'the page'} by ${by}`;
+}
+
+function waitSentence(s: Fields, target: () => string): string {
+  if (s.ms !== undefined) return `wait ${s.ms} ms`;
+  if (s.networkidle) return 'wait until the network is idle';
+  return `wait until ${target()} is ${String(s.state ?? 'visible')}`;
 }

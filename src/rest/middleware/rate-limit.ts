@@ -115,36 +115,39 @@ export class RateCounter {
   private async write(): Promise<void> {
     this.writing = true;
     try {
-      while (this.waiting.size || this.syncDue) {
-        const batch = this.waiting;
-        this.waiting = new Map();
-        this.counting = batch;
-        const unsent = this.syncDue ? this.takeUnsent() : new Map<string, number>();
-        // The syncs asked for so far are answered by this statement.
-        const synced = this.syncDue ? this.syncWaiters.splice(0) : [];
-        this.syncDue = false;
-        const keys = [...new Set([...batch.keys(), ...unsent.keys()])].map((keyId) => ({
-          key_id: keyId,
-          n: (batch.get(keyId)?.length ?? 0) + (unsent.get(keyId) ?? 0),
-        }));
-        if (!keys.length) {
-          for (const done of synced) done();
-          continue;
-        }
-        try {
-          const result = await this.db.raw(COUNT_SQL, [JSON.stringify(keys), WINDOW_SEC, WINDOW_SEC, WINDOW_SEC]);
-          const rows = result.rows as Array<{ key_id: string; count: number; reset_sec: number }>;
-          for (const row of rows) this.learn(row, batch.get(row.key_id) ?? [], unsent.get(row.key_id) ?? 0);
-        } catch (err) {
-          // The unsent counts stay unsent, for the next sync.
-          for (const list of batch.values()) for (const w of list) w.reject(err);
-        } finally {
-          this.counting = new Map();
-          for (const done of synced) done();
-        }
-      }
+      while (this.waiting.size || this.syncDue) await this.writeBatch();
     } finally {
       this.writing = false;
+    }
+  }
+
+  /** One statement: the requests waiting now are counted, and when a sync is due the unsent counts are sent. */
+  private async writeBatch(): Promise<void> {
+    const batch = this.waiting;
+    this.waiting = new Map();
+    this.counting = batch;
+    const unsent = this.syncDue ? this.takeUnsent() : new Map<string, number>();
+    // The syncs asked for so far are answered by this statement.
+    const synced = this.syncDue ? this.syncWaiters.splice(0) : [];
+    this.syncDue = false;
+    const keys = [...new Set([...batch.keys(), ...unsent.keys()])].map((keyId) => ({
+      key_id: keyId,
+      n: (batch.get(keyId)?.length ?? 0) + (unsent.get(keyId) ?? 0),
+    }));
+    if (!keys.length) {
+      for (const done of synced) done();
+      return;
+    }
+    try {
+      const result = await this.db.raw(COUNT_SQL, [JSON.stringify(keys), WINDOW_SEC, WINDOW_SEC, WINDOW_SEC]);
+      const rows = result.rows as Array<{ key_id: string; count: number; reset_sec: number }>;
+      for (const row of rows) this.learn(row, batch.get(row.key_id) ?? [], unsent.get(row.key_id) ?? 0);
+    } catch (err) {
+      // The unsent counts stay unsent, for the next sync.
+      for (const list of batch.values()) for (const w of list) w.reject(err);
+    } finally {
+      this.counting = new Map();
+      for (const done of synced) done();
     }
   }
 
