@@ -91,19 +91,34 @@ export interface AssertResult {
   triedLocators?: TriedLocator[];
 }
 
+/** One look at the asserted value; a time-out during a later look fails with the last value seen. */
+async function look(page: Page, step: AssertStep, deadline: Deadline, last: Observation | undefined) {
+  try {
+    return await observe(page, step, deadline);
+  } catch (err) {
+    // The step's time ran out during a later look (on a busy machine a read can take what was
+    // left): the assert did not hold by then, and `actual` is the last value seen.
+    if (last && !last.missing && isTimeout(err)) throw failed(step, last);
+    throw err;
+  }
+}
+
+/** The step's time is up with the assert not holding: the element was never found, or it was wrong. */
+function outOfTime(step: AssertStep, seen: Observation): StepError {
+  if (seen.missing && NEEDS_ELEMENT.has(step.kind)) {
+    return new StepError('E_LOCATOR_NOT_FOUND', `no element matched ${describeSpec(step.locator!)}`, {
+      actual: '',
+      triedLocators: seen.resolved?.tried,
+    });
+  }
+  return failed(step, seen);
+}
+
 export async function performAssert(page: Page, step: AssertStep, deadline: Deadline): Promise<AssertResult> {
   const op = step.op ?? 'equals';
   let last: Observation | undefined;
   for (let attempt = 0; ; attempt++) {
-    let seen: Observation;
-    try {
-      seen = await observe(page, step, deadline);
-    } catch (err) {
-      // The step's time ran out during a later look (on a busy machine a read can take what was
-      // left): the assert did not hold by then, and `actual` is the last value seen.
-      if (last && !last.missing && isTimeout(err)) throw failed(step, last);
-      throw err;
-    }
+    const seen = await look(page, step, deadline, last);
     last = seen;
     const verdict = seen.missing ? false : holds(step.kind, op, seen.actual, step.expected);
     if (typeof verdict === 'string')
@@ -115,15 +130,7 @@ export async function performAssert(page: Page, step: AssertStep, deadline: Dead
         ...(seen.resolved && seen.resolved.tried.length > 1 ? { triedLocators: seen.resolved.tried } : {}),
       };
     const pause = POLL_MS[Math.min(attempt + 1, POLL_MS.length - 1)]!;
-    if (deadline.remaining() <= pause) {
-      if (seen.missing && NEEDS_ELEMENT.has(step.kind)) {
-        throw new StepError('E_LOCATOR_NOT_FOUND', `no element matched ${describeSpec(step.locator!)}`, {
-          actual: '',
-          triedLocators: seen.resolved?.tried,
-        });
-      }
-      throw failed(step, seen);
-    }
+    if (deadline.remaining() <= pause) throw outOfTime(step, seen);
     await new Promise((resolve) => setTimeout(resolve, pause));
   }
 }

@@ -49,6 +49,15 @@ function reply(code: number): Buffer {
   return Buffer.from([VERSION, code, 0, 1, 0, 0, 0, 0, 0, 0]);
 }
 
+/** The SOCKS5 greeting at the head of `buf`: the bytes after it, or why there is none (yet). */
+function readGreeting(buf: Buffer): { rest: Buffer } | 'short' | 'not-socks' | 'no-method' {
+  if (buf[0] !== VERSION) return 'not-socks';
+  if (buf.length < 2 || buf.length < 2 + buf[1]!) return 'short';
+  const methods = buf.subarray(2, 2 + buf[1]!);
+  if (!methods.includes(NO_AUTH)) return 'no-method';
+  return { rest: buf.subarray(2 + buf[1]!) };
+}
+
 /** The destination of a CONNECT request at the start of buf, or 'short' while more bytes are needed. */
 function destination(buf: Buffer): { command: number; host?: string; port: number; length: number } | 'short' | 'bad' {
   if (buf.length < 5) return 'short';
@@ -99,6 +108,30 @@ export async function openGate(rules: GateRules): Promise<Gate> {
     socket.on('error', () => undefined); // the peer's side of a cut connection; 'close' follows
   };
 
+  /** The CONNECT request read: refused with its reply, or connected upstream. */
+  const answer = (client: net.Socket, dest: Exclude<ReturnType<typeof destination>, 'short'>, buf: Buffer) => {
+    if (dest === 'bad') return void client.end(reply(REPLY.addressType));
+    if (dest.command !== CONNECT) return void client.end(reply(REPLY.command));
+    const { host, port } = dest;
+    const key = `${host}:${port}`;
+    if (!host || !rules.allows(host, port)) {
+      fail(key, 'not in allowedOrigins');
+      rules.refused?.(host ?? '?', port);
+      return void client.end(reply(REPLY.notAllowed));
+    }
+    connect(client, host, port, buf.subarray(dest.length), (why) => fail(key, why));
+  };
+
+  /** Answers the greeting at the head of `buf`: the bytes after it, or nothing while it is short or refused. */
+  const greet = (client: net.Socket, buf: Buffer): Buffer | undefined => {
+    const greeting = readGreeting(buf);
+    if (greeting === 'short') return undefined;
+    if (greeting === 'not-socks') return void client.destroy(); // nothing to answer
+    if (greeting === 'no-method') return void client.end(Buffer.from([VERSION, NO_METHOD]));
+    client.write(Buffer.from([VERSION, NO_AUTH]));
+    return greeting.rest;
+  };
+
   const handle = (client: net.Socket) => {
     track(client);
     client.setNoDelay(true);
@@ -107,28 +140,16 @@ export async function openGate(rules: GateRules): Promise<Gate> {
     const onData = (chunk: Buffer) => {
       buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
       if (!greeted) {
-        if (buf[0] !== VERSION) return void client.destroy(); // not SOCKS5: nothing to answer
-        if (buf.length < 2 || buf.length < 2 + buf[1]!) return;
-        const methods = buf.subarray(2, 2 + buf[1]!);
-        if (!methods.includes(NO_AUTH)) return void client.end(Buffer.from([VERSION, NO_METHOD]));
-        buf = buf.subarray(2 + buf[1]!);
+        const rest = greet(client, buf);
+        if (!rest) return;
+        buf = rest;
         greeted = true;
-        client.write(Buffer.from([VERSION, NO_AUTH]));
         if (!buf.length) return;
       }
       const dest = destination(buf);
       if (dest === 'short') return;
       client.off('data', onData);
-      if (dest === 'bad') return void client.end(reply(REPLY.addressType));
-      if (dest.command !== CONNECT) return void client.end(reply(REPLY.command));
-      const { host, port } = dest;
-      const key = `${host}:${port}`;
-      if (!host || !rules.allows(host, port)) {
-        fail(key, 'not in allowedOrigins');
-        rules.refused?.(host ?? '?', port);
-        return void client.end(reply(REPLY.notAllowed));
-      }
-      connect(client, host, port, buf.subarray(dest.length), (why) => fail(key, why));
+      answer(client, dest, buf);
     };
     client.on('data', onData);
   };

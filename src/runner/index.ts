@@ -44,7 +44,7 @@ export interface Runner {
   on(event: 'finished', listener: (runId: string, result: RunFinishedPayload) => void): this;
   on(event: 'fatal', listener: (err: Error) => void): this;
   /** Removes a listener added with on(). */
-  off(event: string, listener: (...args: any[]) => void): this;
+  off<A extends unknown[]>(event: string, listener: (...args: A) => void): this;
   /** Sends a frame on the current session (for onFrame handlers and the recorder). */
   send(type: string, fields: { runId?: string; ref?: string }, payload?: unknown): void;
   /** Cuts the connection as a network failure would (the runner reconnects). */
@@ -119,11 +119,11 @@ export async function startRunner(options: StartOptions): Promise<Runner> {
     get activeRuns() {
       return session.runCount;
     },
-    on(event: string, listener: (...args: any[]) => void) {
+    on<A extends unknown[]>(event: string, listener: (...args: A) => void) {
       session.on(event, listener);
       return runner;
     },
-    off(event: string, listener: (...args: any[]) => void) {
+    off<A extends unknown[]>(event: string, listener: (...args: A) => void) {
       session.off(event, listener);
       return runner;
     },

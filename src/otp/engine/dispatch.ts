@@ -9,6 +9,7 @@ import { OtpErrorCode } from '../../../machines/types.js';
 import type { Notices } from '../../db/notifier.js';
 import type { Logger } from '../../log.js';
 import type { ClaimedRun, NewRun, RunStore } from '../store/run-store.js';
+import type { RunRow } from '../store/view-rows.js';
 import { type RunClaimMessage, runClaim } from './diagnostics.js';
 import type { RunDrivers } from './drivers.js';
 import type { Phase } from './phase.js';
@@ -64,12 +65,12 @@ export class Dispatch {
    * (the one it is pinned to, or the project's with the most room) and started at once; otherwise it
    * is inserted queued and those who may take it hear of it. Answers the row as inserted.
    */
-  async launch(run: NewRun): Promise<Record<string, unknown>> {
+  async launch(run: NewRun): Promise<RunRow> {
     const pinned = run.requestedSessionId;
     const local = pinned ? this.deps.sessions.get(pinned) : undefined;
     // Pinned to a session another process holds: it cannot start here.
     const slot = pinned && !local ? undefined : await this.reserve(run.projectId, local ?? null);
-    let row: Record<string, unknown>;
+    let row: RunRow;
     try {
       const claim = slot && { sessionId: slot.id, instanceId: this.deps.instanceId };
       row = await this.deps.store.insertRun(run, claim);

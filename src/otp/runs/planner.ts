@@ -46,13 +46,8 @@ function navigateOrigins(actions: StepAction[], vars: Record<string, string>): s
   return [...origins];
 }
 
-export async function planRun(
-  source: TestCaseSource,
-  principal: Principal,
-  request: RunRequest,
-  limits: { maxSteps: number; stepTimeoutMs: number },
-  quarantine: QuarantinedCases = noQuarantine,
-): Promise<NewRun> {
+/** The request names its cases one way, and asks to close a test run only when it names one. */
+function checkRequestShape(request: RunRequest, principal: Principal): void {
   if (request.projectId && request.projectId !== principal.projectId)
     throw errors.notFound('Project', request.projectId);
   if (Boolean(request.planId) === Boolean(request.testCaseIds)) {
@@ -65,50 +60,75 @@ export async function planRun(
       { field: 'body.finishTestRun', message: 'give the testRunId to close' },
     ]);
   }
-  if (request.testRunId) await checkTestRunOpen(source, principal.projectId, request.testRunId);
-  let caseIds: string[];
-  let planRetries: number | undefined;
-  let idField: (i: number) => string;
-  if (request.planId) {
-    const planned = await source.planCaseIds(principal.projectId, request.planId);
-    if (!planned) throw errors.notFound('Test plan', request.planId);
-    caseIds = planned.caseIds;
-    planRetries = planned.retries;
-    idField = (i) => `plan.testCaseIds[${i}]`;
-  } else {
-    caseIds = request.testCaseIds ?? [];
-    idField = (i) => `body.testCaseIds[${i}]`;
-  }
-  const found = await source.testCases(principal.projectId, caseIds);
+}
+
+/** The test case ids the request names (its plan's, or its own), and how an error names each. */
+interface RequestedCases {
+  caseIds: string[];
+  planRetries?: number;
+  idField: (i: number) => string;
+}
+
+async function requestedCases(source: TestCaseSource, projectId: string, request: RunRequest): Promise<RequestedCases> {
+  if (!request.planId) return { caseIds: request.testCaseIds ?? [], idField: (i) => `body.testCaseIds[${i}]` };
+  const planned = await source.planCaseIds(projectId, request.planId);
+  if (!planned) throw errors.notFound('Test plan', request.planId);
+  return { caseIds: planned.caseIds, planRetries: planned.retries, idField: (i) => `plan.testCaseIds[${i}]` };
+}
+
+/** The named test cases, in the request's order; every one must exist in the project. */
+async function casesOf(source: TestCaseSource, projectId: string, requested: RequestedCases) {
+  const found = await source.testCases(projectId, requested.caseIds);
   const byId = new Map(found.map((testCase) => [testCase.id, testCase]));
-  const missing: FieldError[] = caseIds.flatMap((id, i) =>
-    byId.has(id) ? [] : [{ field: idField(i), message: `test case ${id} not found in this project` }],
+  const missing: FieldError[] = requested.caseIds.flatMap((id, i) =>
+    byId.has(id) ? [] : [{ field: requested.idField(i), message: `test case ${id} not found in this project` }],
   );
   if (missing.length) throw errors.validation('Unknown test cases', missing);
+  return requested.caseIds.map((id) => byId.get(id)!);
+}
 
-  const cases = caseIds.map((id) => byId.get(id)!);
-  const totalSteps = cases.reduce((n, c) => n + c.steps.length, 0);
-  if (totalSteps > limits.maxSteps) {
-    throw errors.validation(`The run has ${totalSteps} steps; at most ${limits.maxSteps} are allowed`, [
-      { field: 'steps', message: `${totalSteps} steps exceed the limit of ${limits.maxSteps}` },
-    ]);
-  }
+function checkStepCount(totalSteps: number, maxSteps: number): void {
+  if (totalSteps <= maxSteps) return;
+  throw errors.validation(`The run has ${totalSteps} steps; at most ${maxSteps} are allowed`, [
+    { field: 'steps', message: `${totalSteps} steps exceed the limit of ${maxSteps}` },
+  ]);
+}
 
-  const retries = request.retries ?? planRetries ?? 0;
+/** Every variable a step uses has a value. */
+function checkVarsGiven(actions: StepAction[], vars: Record<string, string>): void {
+  const unknownVars = [...new Set(actions.flatMap(referencedVars))].filter((name) => !(name in vars));
+  if (!unknownVars.length) return;
+  throw errors.validation(
+    `Variables used by the steps have no value: ${unknownVars.join(', ')}`,
+    unknownVars.map((name) => ({
+      field: `body.vars.${name}`,
+      message: `the steps use {{${name}}}; give it a value`,
+    })),
+  );
+}
+
+export async function planRun(
+  source: TestCaseSource,
+  principal: Principal,
+  request: RunRequest,
+  limits: { maxSteps: number; stepTimeoutMs: number },
+  quarantine: QuarantinedCases = noQuarantine,
+): Promise<NewRun> {
+  checkRequestShape(request, principal);
+  if (request.testRunId) await checkTestRunOpen(source, principal.projectId, request.testRunId);
+  const requested = await requestedCases(source, principal.projectId, request);
+  const cases = await casesOf(source, principal.projectId, requested);
+  checkStepCount(
+    cases.reduce((n, c) => n + c.steps.length, 0),
+    limits.maxSteps,
+  );
+
+  const retries = request.retries ?? requested.planRetries ?? 0;
   const vars = request.vars ?? {};
   const actions = cases.flatMap((c) => c.steps.map((s) => s.otp));
-  const unknownVars = [...new Set(actions.flatMap(referencedVars))].filter((name) => !(name in vars));
-  if (unknownVars.length) {
-    throw errors.validation(
-      `Variables used by the steps have no value: ${unknownVars.join(', ')}`,
-      unknownVars.map((name) => ({
-        field: `body.vars.${name}`,
-        message: `the steps use {{${name}}}; give it a value`,
-      })),
-    );
-  }
+  checkVarsGiven(actions, vars);
 
-  const quarantined = await quarantine.quarantinedAmong(principal.projectId, [...byId.keys()]);
+  const quarantined = await quarantine.quarantinedAmong(principal.projectId, [...new Set(requested.caseIds)]);
   let stepIndex = 0;
   const steps = cases.flatMap((testCase, caseIndex) =>
     testCase.steps.map((s) => ({

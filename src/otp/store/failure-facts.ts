@@ -53,7 +53,7 @@ export class RunFailureFacts {
         ORDER BY finished_at, id LIMIT ?`,
       after ? [before, after.finishedAt, after.id, limit] : [before, limit],
     );
-    return rows.map((r: any) => ({ id: r.id, finishedAt: r.finished_at }));
+    return (rows as Array<{ id: string; finished_at: Date }>).map((r) => ({ id: r.id, finishedAt: r.finished_at }));
   }
 
   /** The finished runs among `runIds`, each with its cases' outcomes and its failed steps. */

@@ -4,6 +4,7 @@
 // end decided here from its steps by the machines' own rule (closeUndriven: the unreported steps
 // skipped with the given code, the counts as a driven run counts them).
 
+import type { Knex } from 'knex';
 import { closeUndriven } from '../../../machines/run.steps.js';
 import { ACTIVE_RUN_STATUSES, type FinalRunStatus, type StepOutcome } from '../../../machines/types.js';
 import { type ChangeEvent, type ChangeEvents, EventType } from '../../db/change-events.js';
@@ -21,6 +22,7 @@ import {
   type RunFinish,
 } from './run-sql.js';
 import { runSummary } from './run-views.js';
+import type { RunRow } from './view-rows.js';
 import { writeError } from './write-error.js';
 
 /** How a run that no machine drives ends: its status, the code its unreported steps get, the reason. */
@@ -99,8 +101,10 @@ export class RunFinishes {
 
   /** The statement, in `trx`, with `run.finished` reported for each run it ended. */
   private async finishReported(trx: Db, finishes: RunFinish[]): Promise<FinishedRow[]> {
-    const rows = (await trx.raw(FINISH_REPORTED_RUNS.knexText, finishValues(finishes) as any[])).rows;
-    const events: ChangeEvent[] = rows.map((row: any) => ({
+    const rows: Array<RunRow & FinishedRow> = (
+      await trx.raw(FINISH_REPORTED_RUNS.knexText, finishValues(finishes) as Knex.RawBinding[])
+    ).rows;
+    const events: ChangeEvent[] = rows.map((row) => ({
       type: EventType.runFinished,
       tenantId: row.tenant_id,
       projectId: row.project_id,
@@ -115,7 +119,7 @@ export class RunFinishes {
     const values = finishValues(finishes);
     const rows: FinishedRow[] = this.connection
       ? (await this.connection.query(preparedQuery(FINISH_RUNS, values))).rows
-      : (await this.db.raw(FINISH_RUNS.knexText, values as any[])).rows;
+      : (await this.db.raw(FINISH_RUNS.knexText, values as Knex.RawBinding[])).rows;
     const byId = new Map(rows.map((row) => [row.id, row]));
     return finishes.map((f) => finishAnswer(byId.get(f.runId)));
   }

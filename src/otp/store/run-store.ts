@@ -5,6 +5,7 @@
 // on connections of their own when the store has them.
 
 import diagnostics from 'node:diagnostics_channel';
+import type { Knex } from 'knex';
 import {
   ACTIVE_RUN_STATUSES,
   type Capabilities,
@@ -32,6 +33,7 @@ import {
   type RunInsert,
   stepRecord,
 } from './run-sql.js';
+import type { RunRow } from './view-rows.js';
 import { writeError } from './write-error.js';
 
 export type { ClaimedRun, ClaimedRunRow, NewRun, PlannedStepRow, RunCaseRef, StepWrite } from './run-rows.js';
@@ -62,7 +64,7 @@ export interface RunStoreConnections {
 }
 
 export class RunStore {
-  private readonly inserts = new GroupCommit<RunInsert, Record<string, unknown>>((inserts) => this.insertRuns(inserts));
+  private readonly inserts = new GroupCommit<RunInsert, RunRow>((inserts) => this.insertRuns(inserts));
   /**
    * Step results: while one statement is in flight, those that arrive meanwhile wait and go together
    * in the next. One in flight makes the largest batches, for the most steps per second at the least
@@ -86,14 +88,14 @@ export class RunStore {
   private readonly finishes: RunFinishes;
 
   /** A hot statement: prepared on `connection` when the store has it, else through knex (`trx` first). */
-  private async hot<R = any>(
+  private async hot<R = unknown>(
     statement: HotStatement,
     values: unknown[],
     connection?: DedicatedConnection,
     trx?: Db,
   ): Promise<R[]> {
     if (!trx && connection) return (await connection.query(preparedQuery(statement, values))).rows as R[];
-    return (await (trx ?? this.db).raw(statement.knexText, values as any[])).rows as R[];
+    return (await (trx ?? this.db).raw(statement.knexText, values as Knex.RawBinding[])).rows as R[];
   }
 
   /**
@@ -102,13 +104,13 @@ export class RunStore {
    * is inserted claimed by that session and process (status running) unless a queued run waits for
    * the session (see INSERT_RUNS).
    */
-  insertRun(run: NewRun, startOn?: RunInsert['startOn']): Promise<Record<string, unknown>> {
+  insertRun(run: NewRun, startOn?: RunInsert['startOn']): Promise<RunRow> {
     return this.inserts.submit(startOn ? { run, startOn } : { run });
   }
 
   /** Several runs in one statement; answers their rows in their order. The queued ones are remembered as planned. */
-  private async insertRuns(inserts: RunInsert[]): Promise<Record<string, unknown>[]> {
-    const rows = await this.hot<Record<string, unknown>>(INSERT_RUNS, insertValues(inserts), this.connections?.runs);
+  private async insertRuns(inserts: RunInsert[]): Promise<RunRow[]> {
+    const rows = await this.hot<RunRow>(INSERT_RUNS, insertValues(inserts), this.connections?.runs);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return inserts.map(({ run }) => {
       const row = byId.get(run.id)!;

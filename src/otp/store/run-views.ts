@@ -1,34 +1,16 @@
 // What REST answers about runs and sessions, read from PostgreSQL (the truth for every process).
 
-import type { FromSchema } from 'json-schema-to-ts';
 import { type CaseOutcome, judgeCase, outcomeStep, tallyOf } from '../../../machines/case-outcome.js';
 import { isFailure } from '../../../machines/counts.js';
 import { type EvidenceFile, evidenceByStep } from '../../assets/evidence/evidence-service.js';
-import type { evidenceFile } from '../../assets/evidence/schema.js';
 import { downloadPath } from '../../assets/items/view.js';
 import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
 import { type Page, paginate } from '../../rest/pagination.js';
-import type { ActionRefs } from '../protocol/schemas/actions.js';
-import type { Capabilities } from '../protocol/schemas/messages.js';
-import type { runSchema, runSummarySchema, sessionSchema } from './view-schemas.js';
+import type { RunRow, SessionRow, StepAttemptRow, StepRow } from './view-rows.js';
+import type { RunSummary, RunView, SessionView, StepAttemptView, StepView } from './view-types.js';
 
-/** FromSchema's options for the views: a step's action and a session's capabilities are the protocol's. */
-type ViewRefs = {
-  references: [...ActionRefs['references'], typeof evidenceFile, { $id: 'Capabilities' }];
-  deserialize: [...ActionRefs['deserialize'], { pattern: { $ref: 'Capabilities' }; output: Capabilities }];
-};
-
-/** A run as GET /otp/runs/:id answers it: the type of its schema (view-schemas.ts). */
-export type RunView = FromSchema<typeof runSchema, ViewRefs>;
-/** A run without its steps, as lists and `run.finished` give it. */
-export type RunSummary = FromSchema<typeof runSummarySchema, ViewRefs>;
-/** One step of a run, with the outcome of its test case's last attempt. */
-export type StepView = RunView['steps'][number];
-/** The outcome of a step in an attempt before its case's last (runs with retries). */
-export type StepAttemptView = NonNullable<RunView['earlierAttempts']>[number];
-/** An executor session as GET /otp/sessions/:id answers it. */
-export type SessionView = FromSchema<typeof sessionSchema, ViewRefs>;
+export type { RunSummary, RunView, SessionView, StepAttemptView, StepView } from './view-types.js';
 
 function iso(value: Date | null): string | null {
   return value ? value.toISOString() : null;
@@ -38,7 +20,7 @@ function iso(value: Date | null): string | null {
 const isoOf = (value: Date): string => value.toISOString();
 
 /** A run row (every column) as REST answers it without steps, and as `run.finished` reports it. */
-export function runSummary(row: any): RunSummary {
+export function runSummary(row: RunRow): RunSummary {
   return {
     id: row.id,
     runId: row.id,
@@ -67,8 +49,11 @@ const hasRetries = (row: { test_cases?: Array<{ retries?: number }> }) => (row.t
 
 /** The attempts before the last of a run's retried cases, oldest first. */
 async function earlierAttempts(db: Db, runId: string, steps: StepView[]): Promise<StepAttemptView[]> {
-  const rows = await db('otp_run_step_attempts').where('run_id', runId).orderBy(['attempt', 'step_index']).select('*');
-  return rows.map((a: any) => {
+  const rows: StepAttemptRow[] = await db('otp_run_step_attempts')
+    .where('run_id', runId)
+    .orderBy(['attempt', 'step_index'])
+    .select('*');
+  return rows.map((a) => {
     const step = steps[a.step_index]!;
     return {
       stepIndex: a.step_index,
@@ -111,7 +96,7 @@ function withOutcomes(view: RunView): RunView {
   return { ...view, testCases: view.testCases.map((c, i) => ({ ...c, ...judged[i] })) };
 }
 
-function stepView(s: any): StepView {
+function stepView(s: StepRow): StepView {
   return {
     stepIndex: s.step_index,
     caseIndex: s.case_index,
@@ -148,13 +133,16 @@ function withEvidenceLinks(step: StepView, files: EvidenceFile[] | undefined): S
 
 // The run and its steps in one round trip: the steps come as one JSON array (json_agg), which also
 // spares the driver a row per step. Timestamps inside JSON are ISO strings, not Dates.
+/** A step row as json_agg gives it: its timestamp an ISO string. */
+type StepJson = Omit<StepRow, 'finished_at'> & { finished_at: string | null };
+
 const STEPS_JSON = `coalesce((SELECT json_agg(s ORDER BY s.step_index) FROM otp_run_steps s WHERE s.run_id = otp_runs.id), '[]') AS steps_json`;
 
 export async function readRun(db: Db, projectId: string, runId: string): Promise<RunView> {
   const row = await db('otp_runs').where({ id: runId, project_id: projectId }).first('otp_runs.*', db.raw(STEPS_JSON));
   if (!row) throw errors.notFound('Run', runId);
   const files = await evidenceByStep(db, runId);
-  const steps = (row.steps_json as any[]).map((s) =>
+  const steps = (row.steps_json as StepJson[]).map((s) =>
     withEvidenceLinks(
       stepView({ ...s, finished_at: s.finished_at === null ? null : new Date(s.finished_at) }),
       files.get(s.step_index),
@@ -183,7 +171,7 @@ export async function readRun(db: Db, projectId: string, runId: string): Promise
  * back a hundred step rows the caller just wrote.
  */
 export function newRunView(
-  row: any,
+  row: RunRow,
   steps: ReadonlyArray<{ stepIndex: number; caseIndex: number; testCaseId: string; label?: string; action: unknown }>,
 ): RunView {
   const summary = runSummary(row);
@@ -244,7 +232,7 @@ export async function latestRuns(
   return rows.map(runSummary);
 }
 
-export function sessionView(row: any): SessionView {
+export function sessionView(row: SessionRow): SessionView {
   return {
     id: row.id,
     sessionId: row.id,
