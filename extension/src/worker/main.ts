@@ -2,6 +2,8 @@
 // wakes a stopped worker; then the session starts from the settings (and what a stopped worker left).
 import { debuggerDetached, routeDebuggerEvents } from './cdp.js';
 import { guardOfTab, knowUserTabs, syncRules, tabCreated, tabRemoved } from './guard.js';
+import { routeRecorderMessages } from './recorder-wiring.js';
+import { TabRecorder } from './recording.js';
 import { ServiceRest } from './rest.js';
 import { OtpSession } from './session.js';
 import { onSettingsChanged, readSettings, type Settings } from './settings.js';
@@ -14,6 +16,15 @@ const rest = new ServiceRest(
   () => settings.serviceUrl ?? session?.apiUrl,
   () => settings.token,
 );
+
+/** The recording of a tab of the user's (side panel or service), one at a time. */
+const recorder = new TabRecorder({
+  rest,
+  send: (type, payload) => session?.send(type, {}, payload),
+  log,
+  // No panel open is no error: the state is sent again on its next change, and asked for on opening.
+  show: (state) => void chrome.runtime.sendMessage(state).catch(() => {}),
+});
 
 /** Who waits for the next welcome (the tests, through otpExtension.welcomed()). */
 const welcomeWaiters = new Set<(sessionId: string) => void>();
@@ -30,6 +41,8 @@ function newSession(): OtpSession {
     rest,
     log,
     version: chrome.runtime.getManifest().version,
+    capabilities: { record: true },
+    onFrame: (frame) => recorder.onFrame(frame),
   });
   created.listeners.welcome.push((sessionId) => {
     for (const wake of welcomeWaiters) wake(sessionId);
@@ -71,8 +84,12 @@ onSettingsChanged(() => {
   void ensureStarted().then(() => startSession(true));
 });
 chrome.tabs.onCreated.addListener((tab) => tabCreated(tab));
+routeRecorderMessages(recorder);
+// The toolbar button opens the recorder's side panel.
+chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 chrome.tabs.onRemoved.addListener((tabId) => {
   tabRemoved(tabId);
+  recorder.tabClosed(tabId);
   session?.runOfTab(tabId)?.tabClosed();
 });
 chrome.webNavigation.onCompleted.addListener((d) => d.frameId === 0 && guardOfTab(d.tabId)?.popupAnswered(d.tabId));
@@ -96,6 +113,7 @@ void ensureStarted();
     return settings;
   },
   ready: () => ensureStarted(),
+  recorder,
   /** What chrome.debugger.onDetach does for a tab (the tests stand in for the user's Cancel on the bar). */
   debuggerDetached,
   /** Resolves when this worker begins the step (at once when it has): the steps before it are recorded. */

@@ -233,3 +233,17 @@ export function isSensitive(el: Element): boolean {
   const marked = el.closest('[data-sensitive]');
   return Boolean(marked && marked.getAttribute('data-sensitive') !== 'false');
 }
+
+/** A selector of an iframe element, for the `frame` member of a step recorded inside it: id, name, title, else src. */
+export function iframeSelector(el: Element): string {
+  const pick = (): [string, string] => {
+    if (el.id) return ['id', el.id];
+    const name = el.getAttribute('name');
+    if (name) return ['name', name];
+    const title = el.getAttribute('title');
+    if (title) return ['title', title];
+    return ['src', el.getAttribute('src') ?? ''];
+  };
+  const [attr, value] = pick();
+  return `iframe[${attr}="${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"]`;
+}
