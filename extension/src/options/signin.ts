@@ -5,6 +5,8 @@
 // https://<id>.chromiumapp.org/, kept per service address. The access token goes in `token` (what
 // the worker connects with); the refresh token and the expiry beside it.
 
+import { codeOf } from './sign-in-answer.js';
+
 interface Metadata {
   authorization_endpoint: string;
   token_endpoint: string;
@@ -84,20 +86,6 @@ async function keep(answer: TokenAnswer): Promise<void> {
     oauthRefreshToken: answer.refresh_token ?? null,
     tokenExpiresAt: answer.expires_in ? Date.now() + answer.expires_in * 1000 : null,
   });
-}
-
-/** The code from the address the server sent the browser back to; its state must be ours. */
-export function codeOf(redirected: string, state: string): string {
-  const params = new URL(redirected).searchParams;
-  const error = params.get('error');
-  if (error)
-    throw new Error(
-      error === 'access_denied' ? 'sign-in was refused' : `${error}: ${params.get('error_description') ?? ''}`,
-    );
-  if (params.get('state') !== state) throw new Error('the answer was not for this sign-in (state differs)');
-  const code = params.get('code');
-  if (!code) throw new Error('the answer carries no code');
-  return code;
 }
 
 /** Signs in to the service and stores the access token as `token`. */

@@ -2,7 +2,7 @@
 // events, allowedOrigins as declarativeNetRequest patterns, the recorder's messages and sign-in's
 // answer, the service's CORS rule for the extension's token requests, the steps said in words.
 import { expect } from 'chai';
-import { codeOf } from '../../../extension/src/options/signin.js';
+import { codeOf } from '../../../extension/src/options/sign-in-answer.js';
 import { isPanelCommand, isRecordedMessage } from '../../../extension/src/recorder/messages.js';
 import { keyDef, splitChord } from '../../../extension/src/worker/keys.js';
 import { originPattern } from '../../../extension/src/worker/origin-patterns.js';
