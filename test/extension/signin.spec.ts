@@ -2,7 +2,8 @@
 // through chrome.identity.launchWebAuthFlow in headless Chromium. The extension registers its client
 // (DCR, redirect https://<id>.chromiumapp.org/), the browser shows the service's consent page, which
 // the test fills as a person would (the project's key, Authorize); the extension exchanges the code,
-// stores the access token as `token` and its session connects with it. Deny leaves no token.
+// stores the access token as `token` and its session connects with it; refreshed, the new token
+// connects a new session. Deny leaves no token.
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { startTestService, type TestService } from '../support/service.js';
@@ -68,5 +69,14 @@ describe('the extension signs in with the service (OAuth 2.1, PKCE, launchWebAut
     const sessionId = await ext.sessionId();
     const sessions = await t.request('GET', '/otp/sessions', { key });
     expect(sessions.body.items.map((s: any) => s.id)).to.include(sessionId);
+
+    // Refreshed (as a refused or expiring token is before reconnecting): a new token, a rotated refresh
+    // token, and a new session with it.
+    expect(await (await ext.worker()).evaluate(() => (globalThis as any).otpExtension.refreshToken())).to.equal(true);
+    const refreshed = await stored();
+    expect(refreshed.token).to.match(/^ey/).and.not.equal(saved.token);
+    expect(refreshed.oauthRefreshToken).to.be.a('string').and.not.equal(saved.oauthRefreshToken);
+    const next = await ext.sessionId(sessionId);
+    expect(next).to.not.equal(sessionId);
   });
 });

@@ -3,7 +3,8 @@
 // client is the one a policy declares (`oauthClientId`), else one registered here by dynamic
 // registration (RFC 7591) as a public client whose redirect URI is the extension's
 // https://<id>.chromiumapp.org/, kept per service address. The access token goes in `token` (what
-// the worker connects with); the refresh token and the expiry beside it.
+// the worker connects with); the refresh token and the expiry beside it (the worker refreshes it,
+// worker/token-refresh.ts).
 
 import { codeOf } from './sign-in-answer.js';
 
@@ -68,7 +69,7 @@ async function clientOf(serviceUrl: string, meta: Metadata, redirectUri: string,
   return body.client_id;
 }
 
-async function tokenRequest(endpoint: string, fields: Record<string, string>): Promise<TokenAnswer> {
+export async function tokenRequest(endpoint: string, fields: Record<string, string>): Promise<TokenAnswer> {
   const res = await fetch(endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -80,7 +81,7 @@ async function tokenRequest(endpoint: string, fields: Record<string, string>): P
   return body;
 }
 
-async function keep(answer: TokenAnswer): Promise<void> {
+export async function keep(answer: TokenAnswer): Promise<void> {
   await chrome.storage.local.set({
     token: answer.access_token,
     oauthRefreshToken: answer.refresh_token ?? null,

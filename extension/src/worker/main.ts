@@ -7,6 +7,7 @@ import { TabRecorder } from './recording.js';
 import { ServiceRest } from './rest.js';
 import { OtpSession } from './session.js';
 import { onSettingsChanged, readSettings, type Settings } from './settings.js';
+import { refreshToken } from './token-refresh.js';
 
 const log = (line: string) => console.info(`[otp] ${line}`);
 let settings: Settings = { allowEval: false, maxParallel: 1 };
@@ -98,8 +99,19 @@ chrome.webRequest.onErrorOccurred.addListener((d) => guardOfTab(d.tabId)?.reques
 // A stopped worker is woken by the alarm at least every 30 s, to reconnect (and resume) on its own.
 chrome.alarms.create('otp-keepalive', { periodInMinutes: 0.5 });
 chrome.alarms.onAlarm.addListener(() => {
-  void ensureStarted().then(() => session?.connect());
+  void ensureStarted().then(() => reconnect());
 });
+
+/** Connects again; first a fresh access token when the one signed in with is about to expire or was refused. */
+async function reconnect(): Promise<void> {
+  if (session?.connected) return;
+  const refreshed = await refreshToken(settings, Boolean(session?.fatal)).catch((err: Error) => {
+    log(`the access token could not be refreshed: ${err.message}; sign in again`);
+    return false;
+  });
+  // A new token is a settings change, which starts a new session.
+  if (!refreshed) session?.connect();
+}
 chrome.runtime.onStartup.addListener(() => void ensureStarted());
 chrome.runtime.onInstalled.addListener(() => void ensureStarted());
 void ensureStarted();
@@ -114,6 +126,8 @@ void ensureStarted();
   },
   ready: () => ensureStarted(),
   recorder,
+  /** Refreshes a signed-in token now (what a refused or expiring token gets on the next alarm). */
+  refreshToken: () => refreshToken(settings, true),
   /** What chrome.debugger.onDetach does for a tab (the tests stand in for the user's Cancel on the bar). */
   debuggerDetached,
   /** Resolves when this worker begins the step (at once when it has): the steps before it are recorded. */
