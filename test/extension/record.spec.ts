@@ -80,6 +80,12 @@ describe('the extension records a tab of the user: side panel, REST, hostile pag
     await page.keyboard.press('Tab');
     await page.keyboard.press('ArrowDown');
     await mouseClick(page, 'button:text-is("Help") >> nth=0'); // a step the user then deletes
+    // Paused, an action records nothing; resumed, recording goes on.
+    await panel.click('#pause');
+    await panel.locator('#status', { hasText: /^Paused/ }).waitFor();
+    await mouseClick(page, 'a[href="/about"] + img');
+    await panel.click('#pause');
+    await panel.locator('#status', { hasText: /^Recording/ }).waitFor();
     await mouseClick(page, 'input[name=remember]');
     // A forged click, forged typing and a message posted by the page record nothing.
     await page.evaluate(() => {
@@ -123,6 +129,7 @@ describe('the extension records a tab of the user: side panel, REST, hostile pag
     expect(text).not.to.contain('hunter2');
     expect(text).not.to.contain('4111');
     expect(text).not.to.contain('evil.test');
+    expect(text, 'the click while paused').not.to.contain('Logo');
     expect(recorded.map((s: any) => s.otp.action)).to.deep.equal([
       'navigate',
       'click',
