@@ -19,7 +19,17 @@ export interface PageMessage {
 
 /** Numbers sensitive fields: the same field (page address without query, and CSS path) keeps its N. */
 export class SecretNumbers {
-  private readonly numbers = new Map<string, number>();
+  private readonly numbers: Map<string, number>;
+
+  /** `known`: the numbers given so far (a recorder that was stopped and goes on keeps them). */
+  constructor(known: Iterable<[string, number]> = []) {
+    this.numbers = new Map(known);
+  }
+
+  /** The numbers given so far, to be kept. */
+  toJSON(): Array<[string, number]> {
+    return [...this.numbers];
+  }
 
   /** Puts {{secret_N}} as the step's text; `pageUrl` is the address of the frame that typed it. */
   mask(step: RecordedStep, pageUrl: string, where: string): void {

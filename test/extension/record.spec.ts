@@ -204,4 +204,38 @@ describe('the extension records a tab of the user: side panel, REST, hostile pag
     expect(state).to.include({ status: 'idle' });
     expect(state.saved).to.deep.equal({ recordingId: started.body.id, testCaseId: stopped.body.testCaseId });
   });
+
+  it('goes on with a panel recording after its worker is stopped: no step is lost', async () => {
+    const page = await ext.context.newPage();
+    await page.goto(`${pages.origin}/login`);
+    const panel = await openPanel(page);
+    await panel.click('#record');
+    await panel.locator('#status', { hasText: /^Recording/ }).waitFor();
+    await mouseClick(page, '#email');
+    await page.keyboard.type('grace@example.com');
+    await page.keyboard.press('Tab');
+    await panel.locator('#steps > li').nth(3).waitFor();
+    await (await ext.worker()).evaluate(() => ((globalThis as any).before = 'the stop'));
+    const cdp = await ext.context.newCDPSession(page);
+    await cdp.send('ServiceWorker.enable');
+    await cdp.send('ServiceWorker.stopAllWorkers');
+    // The next step the page sends wakes a new worker, which goes on with the recording.
+    await mouseClick(page, 'input[name=remember]');
+    await eventually(async () => {
+      const worker = await ext.worker();
+      expect(await worker.evaluate(() => (globalThis as any).before)).to.equal(undefined);
+      expect(await worker.evaluate(() => (globalThis as any).otpExtension.recorder.state().steps.length)).to.equal(5);
+    }, 15_000);
+    await panel.click('#stop');
+    await panel.locator('#status', { hasText: 'Saved as test case' }).waitFor();
+    const testCaseId = await panel.locator('#status').getAttribute('data-test-case-id');
+    const testCase = await t.request('GET', `/tests/cases/${testCaseId}`, { key });
+    expect(testCase.body.steps.map((s: any) => s.otp.action)).to.deep.equal([
+      'navigate',
+      'click',
+      'type',
+      'press',
+      'check',
+    ]);
+  });
 });

@@ -73,6 +73,8 @@ async function startSession(fresh: boolean): Promise<void> {
 /** Starts the session once per worker; settings changes start a new one. */
 function ensureStarted(): Promise<void> {
   starting ??= (async () => {
+    // A recording the service streams goes on with the resumed session: it must be back first.
+    await recorder.restored;
     await knowUserTabs();
     await syncRules();
     await startSession(false);
@@ -90,7 +92,7 @@ routeRecorderMessages(recorder);
 chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 chrome.tabs.onRemoved.addListener((tabId) => {
   tabRemoved(tabId);
-  recorder.tabClosed(tabId);
+  void recorder.restored.then(() => recorder.tabClosed(tabId));
   session?.runOfTab(tabId)?.tabClosed();
 });
 chrome.webNavigation.onCompleted.addListener((d) => d.frameId === 0 && guardOfTab(d.tabId)?.popupAnswered(d.tabId));

@@ -10,6 +10,7 @@ function fromExtensionPage(sender: chrome.runtime.MessageSender): boolean {
 }
 
 async function command(recorder: TabRecorder, c: PanelCommand): Promise<RecorderState> {
+  await recorder.restored;
   switch (c.op) {
     case 'start':
       await recorder.start('panel', c.tabId, { title: c.title });
@@ -31,7 +32,8 @@ async function command(recorder: TabRecorder, c: PanelCommand): Promise<Recorder
 export function routeRecorderMessages(recorder: TabRecorder): void {
   chrome.runtime.onMessage.addListener((message: unknown, sender, reply) => {
     if (isRecordedMessage(message) && sender.tab && !fromExtensionPage(sender)) {
-      recorder.fromContent(message, sender);
+      // A step can be what wakes a stopped worker: it waits for the recording to be restored.
+      void recorder.restored.then(() => recorder.fromContent(message, sender));
       return false;
     }
     if (!isPanelCommand(message) || !fromExtensionPage(sender)) return false;
@@ -40,7 +42,9 @@ export function routeRecorderMessages(recorder: TabRecorder): void {
   });
   // Web pages only: a new tab's about:blank is no page of the user's, and the extension may not enter it.
   chrome.webNavigation.onDOMContentLoaded.addListener(
-    (d) => /^https?:/.test(d.url) && void recorder.inject(d.tabId, d.frameId),
+    (d) => /^https?:/.test(d.url) && void recorder.restored.then(() => recorder.inject(d.tabId, d.frameId)),
   );
-  chrome.webNavigation.onCommitted.addListener((d) => d.frameId === 0 && recorder.navigated(d.tabId, d.url));
+  chrome.webNavigation.onCommitted.addListener(
+    (d) => d.frameId === 0 && void recorder.restored.then(() => recorder.navigated(d.tabId, d.url)),
+  );
 }

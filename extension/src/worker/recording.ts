@@ -51,7 +51,19 @@ interface Active {
   lastActionAt: number;
 }
 
+/** What a stopped worker leaves of the recording (chrome.storage.session), so that the next one goes on. */
+interface Saved {
+  active?: Omit<Active, 'secrets' | 'seen'> & { secrets: Array<[string, number]>; seen: Array<[string, number]> };
+  last: Pick<RecorderState, 'saved' | 'error'>;
+  lastEntries: Entry[];
+  nextId: number;
+}
+
+const SAVED_KEY = 'otpRecording';
+
 export class TabRecorder {
+  /** Resolves once what a stopped worker left is back: every event waits for it. */
+  readonly restored: Promise<void>;
   private active?: Active;
   private last: Pick<RecorderState, 'saved' | 'error'> = {};
   /** The steps of the last recording, shown after it stopped. */
@@ -59,7 +71,37 @@ export class TabRecorder {
   private nextId = 1;
   private readonly seenWaiters = new Set<() => void>();
 
-  constructor(private readonly deps: RecordingDeps) {}
+  constructor(private readonly deps: RecordingDeps) {
+    this.restored = this.restore().catch((err) => deps.log(`the recording could not be restored: ${String(err)}`));
+  }
+
+  private async restore(): Promise<void> {
+    const saved = (await chrome.storage.session.get(SAVED_KEY))[SAVED_KEY] as Saved | undefined;
+    if (!saved) return;
+    this.last = saved.last;
+    this.lastEntries = saved.lastEntries;
+    this.nextId = saved.nextId;
+    if (saved.active)
+      this.active = {
+        ...saved.active,
+        // A save that was under way when the worker stopped is asked for again by the person.
+        saving: false,
+        secrets: new SecretNumbers(saved.active.secrets),
+        seen: new Map(saved.active.seen),
+      };
+  }
+
+  /** Kept in session storage at every change: a stopped worker loses no step. */
+  private save(): void {
+    const a = this.active;
+    const saved: Saved = {
+      ...(a ? { active: { ...a, secrets: a.secrets.toJSON(), seen: [...a.seen] } } : {}),
+      last: this.last,
+      lastEntries: this.lastEntries,
+      nextId: this.nextId,
+    };
+    chrome.storage.session.set({ [SAVED_KEY]: saved }).catch((err) => this.deps.log(`recording not kept: ${err}`));
+  }
 
   get tabId(): number | undefined {
     return this.active?.tabId;
@@ -87,6 +129,7 @@ export class TabRecorder {
   }
 
   private changed(): void {
+    this.save();
     this.deps.show(this.state());
   }
 
@@ -183,13 +226,13 @@ export class TabRecorder {
     this.changed();
     if (a.mode === 'service') return this.deps.send('record.stop', { recordingId: a.recordingId });
     try {
-      this.finish(await this.save(a));
+      this.finish(await this.upload(a));
     } catch (err) {
       this.finish({}, (err as Error).message);
     }
   }
 
-  private async save(a: Active): Promise<{ testCaseId?: string }> {
+  private async upload(a: Active): Promise<{ testCaseId?: string }> {
     if (!a.entries.length) return {};
     const body = {
       format: 'otp',
