@@ -38,7 +38,9 @@ async function challengeOf(verifier: string): Promise<string> {
 }
 
 export async function metadataOf(serviceUrl: string): Promise<Metadata> {
-  const res = await fetch(`${serviceUrl}/.well-known/oauth-authorization-server/oauth`);
+  const res = await fetch(`${serviceUrl}/.well-known/oauth-authorization-server/oauth`).catch((err: Error) => {
+    throw new Error(`the service at ${serviceUrl} cannot be reached (${err.message}): check its address`);
+  });
   if (!res.ok) throw new Error(`the service publishes no OAuth metadata (${res.status}): sign in with an API key`);
   return (await res.json()) as Metadata;
 }
