@@ -231,7 +231,9 @@ export class Recorder {
   async settle(): Promise<void> {
     const frames = this.mainPage && !this.mainPage.isClosed() ? this.mainPage.frames() : [];
     const marks = await Promise.all(
-      frames.map((f) => f.evaluate(() => (globalThis as any).__otpRecorderFlush?.() ?? null).catch(() => null)),
+      frames.map((f) =>
+        f.evaluate(() => (globalThis as RecorderPage).__otpRecorderFlush?.() ?? null).catch(() => null),
+      ),
     );
     await Promise.all(
       marks
@@ -290,19 +292,19 @@ export function startRecorder(options: RecorderOptions): Promise<Recorder> {
   return Recorder.start(options);
 }
 
-/** A selector of the iframe that holds `frame`, for the locator's `frame` member. */
+/** What the recorder's page script (src/recorder/page/runner-entry.ts) installs in every frame. */
+type RecorderPage = {
+  __otpRecorderFlush?: () => { doc: string; seq: number } | null;
+  __otpIframeSelector?: (el: Element) => string;
+};
+
+/** A selector of the iframe that holds `frame`, for the locator's `frame` member (the page script's rule). */
 async function frameSelector(frame: Frame): Promise<string | undefined> {
   const element = await frame.frameElement().catch(() => undefined);
   if (!element) return undefined;
-  // No named helpers inside: the function runs in the page as transpiled.
-  return element.evaluate((el: any) => {
-    const [attr, value] = el.id
-      ? ['id', el.id]
-      : el.name
-        ? ['name', el.name]
-        : el.title
-          ? ['title', el.title]
-          : ['src', el.getAttribute('src') ?? ''];
-    return `iframe[${attr}="${String(value).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"]`;
-  });
+  // The iframe element lives in the parent frame, where the page script was installed too.
+  const selector = await element.evaluate(
+    (el) => (globalThis as RecorderPage).__otpIframeSelector?.(el as Element) ?? null,
+  );
+  return selector ?? undefined;
 }
