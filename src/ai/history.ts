@@ -2,7 +2,8 @@
 // outcomes, each signature's earlier failures (one statement each, a LATERAL index scan per key).
 import { CASE_OUTCOMES, isFailingOutcome, isPassingOutcome } from '../../machines/case-outcome.js';
 import type { Db } from '../db/connect.js';
-import { environmental } from './classify.js';
+import type { EarlierOutcome } from './classify.js';
+import { environmental } from './environment.js';
 
 const HISTORY = 20;
 /** The outcomes that judged the case one way or the other (cancelled, skipped: they said nothing). */
@@ -17,20 +18,20 @@ export interface EarlierFailure {
 }
 
 export class FailureHistory {
-  constructor(private readonly db: Db) {}
+  constructor(readonly db: Db) {}
 
   /**
-   * Each case's outcomes on runs finished before `before`, newest first: passed (flaky too) or failed
-   * (error too). Failures
-   * the environment caused (a dead server, a blocked navigation) say nothing of the case: left out.
+   * Each case's outcomes on runs finished before `before`, newest first: passed, flaky (passed on a
+   * retry) or failed (error too). Failures the environment caused (a dead server, a blocked
+   * navigation, an error page) say nothing of the case: left out.
    */
   async caseHistories(
     projectId: string,
     testCaseIds: readonly string[],
     before: Date,
     excludeRunId: string,
-  ): Promise<Map<string, Array<'passed' | 'failed'>>> {
-    const found = new Map<string, Array<'passed' | 'failed'>>(testCaseIds.map((id) => [id, []]));
+  ): Promise<Map<string, EarlierOutcome[]>> {
+    const found = new Map<string, EarlierOutcome[]>(testCaseIds.map((id) => [id, []]));
     if (testCaseIds.length === 0) return found;
     const { rows } = await this.db.raw(
       `SELECT c.id AS test_case_id, h.outcome, h.code, h.message
@@ -46,7 +47,7 @@ export class FailureHistory {
     for (const r of rows) {
       const failed = isFailingOutcome(r.outcome);
       if (failed && r.code && environmental(r.code, r.message ?? '')) continue;
-      found.get(r.test_case_id)!.push(failed ? 'failed' : 'passed');
+      found.get(r.test_case_id)!.push(failed ? 'failed' : r.outcome === 'flaky' ? 'flaky' : 'passed');
     }
     return found;
   }
