@@ -5,6 +5,10 @@ import { ID_PATTERNS } from './ids.js';
 import type { JsonSchema } from './locator.js';
 import { EVIDENCE_MODES } from './step-vocabulary.js';
 
+/** Text PostgreSQL can hold in jsonb: no NUL, no lone UTF-16 surrogate (the pattern runs in unicode mode). */
+const storableText = (maxLength: number) =>
+  ({ type: 'string', maxLength, pattern: '^[^\\u0000\\uD800-\\uDFFF]*$' }) as const;
+
 export const CapabilitiesSchema = {
   $id: 'Capabilities',
   title: 'Capabilities',
@@ -137,6 +141,33 @@ export const StepResultPayloadSchema = {
           type: 'array',
           maxItems: 100,
           items: { description: 'One console error.', type: 'string' },
+        },
+        navigations: {
+          description:
+            "Optional: the page's main-document navigations during the step, in order, each with its HTTP status, or the error that kept it from an answer. Triage reads a 5xx or 429 status, a connection, DNS or TLS error, or a navigation still waiting for its first byte as the environment (docs/ai.md).",
+          type: 'array',
+          maxItems: 20,
+          items: {
+            description: 'One navigation of the main frame.',
+            type: 'object',
+            properties: {
+              url: { description: 'Where it went (without its query is enough).', ...storableText(2000) },
+              status: {
+                description: "The main document's HTTP status, when it answered.",
+                type: 'integer',
+                minimum: 100,
+                maximum: 599,
+              },
+              statusText: { description: 'Its status line text, as the server sent it.', ...storableText(200) },
+              error: {
+                description:
+                  'Why it got no answer: the browser\'s error (net::ERR_CONNECTION_REFUSED, net::ERR_NAME_NOT_RESOLVED, net::ERR_CERT_..., ...), or "no response: still waiting for the first byte" when the step ended first.',
+                ...storableText(500),
+              },
+            },
+            required: ['url'],
+            additionalProperties: false,
+          },
         },
       },
       additionalProperties: false,
