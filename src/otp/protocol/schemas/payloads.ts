@@ -5,10 +5,6 @@ import { ID_PATTERNS } from './ids.js';
 import type { JsonSchema } from './locator.js';
 import { EVIDENCE_MODES } from './step-vocabulary.js';
 
-/** Text PostgreSQL can hold in jsonb: no NUL, no lone UTF-16 surrogate (the pattern runs in unicode mode). */
-const storableText = (maxLength: number) =>
-  ({ type: 'string', maxLength, pattern: '^[^\\u0000\\uD800-\\uDFFF]*$' }) as const;
-
 export const CapabilitiesSchema = {
   $id: 'Capabilities',
   title: 'Capabilities',
@@ -151,18 +147,23 @@ export const StepResultPayloadSchema = {
             description: 'One navigation of the main frame.',
             type: 'object',
             properties: {
-              url: { description: 'Where it went (without its query is enough).', ...storableText(2000) },
+              url: { description: 'Where it went (without its query is enough).', type: 'string', maxLength: 2000 },
               status: {
                 description: "The main document's HTTP status, when it answered.",
                 type: 'integer',
                 minimum: 100,
                 maximum: 599,
               },
-              statusText: { description: 'Its status line text, as the server sent it.', ...storableText(200) },
+              statusText: {
+                description: 'Its status line text, as the server sent it.',
+                type: 'string',
+                maxLength: 200,
+              },
               error: {
                 description:
                   'Why it got no answer: the browser\'s error (net::ERR_CONNECTION_REFUSED, net::ERR_NAME_NOT_RESOLVED, net::ERR_CERT_..., ...), or "no response: still waiting for the first byte" when the step ended first.',
-                ...storableText(500),
+                type: 'string',
+                maxLength: 500,
               },
             },
             required: ['url'],
