@@ -2,7 +2,8 @@
 // deterministic (the same facts, the same answer), tried in a fixed order, the first that holds wins:
 // a person's correction, a project rule, an open bug of the signature (or of an earlier result that
 // failed the same way), the environment, an open bug of the test case, a pass on a retry, a flaky
-// history, a drifted locator, and a product regression for a failure the product itself answered.
+// history, a page still loading, a drifted locator, and a product regression for a failure the
+// product itself answered.
 // Every other rule that holds is kept as an alternative: a low-confidence answer says "uncertain" and
 // names the two likeliest categories with their reasons.
 
@@ -164,6 +165,26 @@ function flipping(history: readonly EarlierOutcome[], said: string): Candidate |
   };
 }
 
+/** The words of a page still loading: a check that read them ran before the page was ready. */
+const LOADING = /^\s*(?:(?:loading|please wait|one moment|fetching)\s*(?:…|\.{3})?|…|\.{3})\s*$/i;
+
+/**
+ * A check that found the page still loading, right after a pass: a timing failure, which comes and
+ * goes. Not after a failure: a page that stays loading night after night is broken, not flaky.
+ */
+function loading(f: CaseFacts, history: readonly EarlierOutcome[], said: string): Candidate | undefined {
+  if (!f.actual || !LOADING.test(f.actual) || history[0] === 'failed') return undefined;
+  return {
+    category: 'flaky',
+    confidence: 0.6,
+    reasons: [
+      `the page still showed a loading state ("${f.actual.slice(0, 60)}") when the check ran: a timing failure, which comes and goes`,
+      said,
+    ],
+    action: 'quarantine',
+  };
+}
+
 function drift(f: CaseFacts, said: string): Candidate | undefined {
   if (f.tried.length === 0) return undefined;
   const [first, ...rest] = f.tried;
@@ -226,6 +247,7 @@ function candidates(f: CaseFacts): Candidate[] {
     knownIssue(f, 'case'),
     retried(f, history, said),
     flipping(history, said),
+    loading(f, history, said),
     drift(f, said),
     regression(f, history, said),
   ].filter((c): c is Candidate => c !== undefined);

@@ -206,6 +206,15 @@ describe('triage rules (classify)', () => {
     expect(classify(facts())).to.include({ uncertain: false }).and.have.property('alternatives').that.is.empty;
   });
 
+  it('calls a check that found the page still loading flaky, unless it failed the run before too', () => {
+    const loadingPage = facts({ actual: 'Loading…', message: 'expected text to equal "Sale", got "Loading…"' });
+    expect(classify(loadingPage)).to.include({ category: 'flaky', confidence: 0.6, uncertain: false });
+    expect(classify({ ...loadingPage, history: ['failed', 'passed'] }).category).to.equal('product_regression');
+    expect(classify(facts({ actual: 'Please wait...' })).category).to.equal('flaky');
+    expect(classify(facts({ actual: 'Loading fees apply' })).category).to.equal('product_regression');
+    expect(classify(facts({ actual: 'Total: 40' })).category).to.equal('product_regression');
+  });
+
   it('answers the same for the same facts', () => {
     const f = facts({ history: ['passed', 'failed', 'passed', 'passed'], consoleErrors: 2 });
     expect(classify(f)).to.deep.equal(classify(structuredClone(f)));
