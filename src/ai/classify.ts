@@ -241,17 +241,18 @@ function candidates(f: CaseFacts): Candidate[] {
   const said = history.length
     ? `the case's last ${history.length} earlier outcomes, newest first: ${history.join(', ')}`
     : 'the case has no earlier outcome';
+  const returns = fixedBugReturns(f);
   const found = [
     knownIssue(f, 'cause'),
     environment(f, said),
     knownIssue(f, 'case'),
     retried(f, history, said),
-    flipping(history, said),
+    // A fixed bug of this failure explains its changes of outcome: fixed, then back, is not chance.
+    returns.length ? undefined : flipping(history, said),
     loading(f, history, said),
     drift(f, said),
     regression(f, history, said),
   ].filter((c): c is Candidate => c !== undefined);
-  const returns = fixedBugReturns(f);
   if (!returns.length) return found;
   return found.map((c) =>
     c.category === 'product_regression' || c.category === 'locator_drift'

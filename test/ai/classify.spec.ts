@@ -171,6 +171,13 @@ describe('triage rules (classify)', () => {
     expect(fixed).to.include({ category: 'product_regression', suggestedAction: 'reopen_bug' });
     expect(fixed.reasons.at(-1)).to.contain('regression of a fixed bug: bug bug_1');
     expect(classify(facts({ bugs: [{ ...byCase, status: 'closed' }] })).suggestedAction).to.equal('file_bug');
+    // Failed, fixed (passes), failed again: the fixed bug explains the changes of outcome, not chance.
+    const back = facts({
+      history: ['passed', 'passed', 'failed', 'failed'],
+      bugs: [{ ...byResult, status: 'resolved' }],
+    });
+    expect(classify(back).category).to.equal('product_regression');
+    expect(classify({ ...back, bugs: [] }).category).to.equal('flaky');
   });
 
   it('calls a case that passed on a retry flaky before anything its locators or values say', () => {

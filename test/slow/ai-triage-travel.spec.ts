@@ -146,7 +146,9 @@ const CASES: Record<string, Case> = {
     serve: (n) => ({
       html: page(
         'Book',
-        `<button data-testid="${from(3)(n) ? 'reserve' : 'book'}" onclick="document.getElementById('s').textContent='Booked'">Book now</button><p id="s" data-testid="booked"></p>`,
+        from(3)(n)
+          ? `<button data-testid="reserve" onclick="document.getElementById('s').textContent='Booked'">Reserve</button><p id="s" data-testid="booked"></p>`
+          : `<button data-testid="book" onclick="document.getElementById('s').textContent='Booked'">Book now</button><p id="s" data-testid="booked"></p>`,
       ),
     }),
     truth: (n) => (from(3)(n) ? 'locator_drift' : undefined),
