@@ -33,13 +33,19 @@ export class FailureHistory {
   ): Promise<Map<string, EarlierOutcome[]>> {
     const found = new Map<string, EarlierOutcome[]>(testCaseIds.map((id) => [id, []]));
     if (testCaseIds.length === 0) return found;
+    // The failure's message as written (ai_failures): the normalised one of its signature loses a
+    // quoted error page ("503 Service Unavailable" becomes "<v>").
     const { rows } = await this.db.raw(
-      `SELECT c.id AS test_case_id, h.outcome, h.code, h.message
+      `SELECT c.id AS test_case_id, h.outcome, h.code, coalesce(h.written, h.message) AS message
          FROM unnest(?::text[]) AS c(id)
          CROSS JOIN LATERAL (
-           SELECT o.outcome, o.finished_at, s.code, s.message
+           SELECT o.outcome, o.finished_at, s.code, s.message,
+                  (SELECT f.message FROM ai_failures f
+                    WHERE f.run_id = o.run_id AND f.case_index = o.case_index AND f.signature = o.signature
+                    ORDER BY f.step_index LIMIT 1) AS written
              FROM ai_case_outcomes o LEFT JOIN ai_failure_signatures s ON s.project_id = o.project_id AND s.signature = o.signature
             WHERE o.project_id = ? AND o.test_case_id = c.id AND o.finished_at < ? AND o.run_id <> ? AND o.outcome = ANY(?)
+              AND NOT o.environment
             ORDER BY o.finished_at DESC LIMIT ?) h
         ORDER BY c.id, h.finished_at DESC`,
       [[...new Set(testCaseIds)], projectId, before, excludeRunId, JUDGED, HISTORY],

@@ -168,6 +168,17 @@ describe('ai: triage from links people make, error pages and retries', function 
     expect(answer.reasons[0]).to.equal(
       "the page http://shop.test/shop answered HTTP 503 Service Unavailable (the main document's status)",
     );
+    // That night says nothing of the case: a regression after it is not read as a flaky case.
+    await p.run([shop], {});
+    const titleWrong: Outcome = [
+      'fail',
+      {
+        error: { code: 'E_ASSERT_FAILED', message: 'expected title to equal "Shop", got "Shop (closed)"' },
+        actual: 'Shop (closed)',
+      },
+    ];
+    const regression = await p.run([shop], { [shop]: ['pass', titleWrong] });
+    expect((await p.triage(regression))[shop].category).to.equal('product_regression');
     // The navigation's evidence is kept with the step, as the executor sent it.
     const run = await p.req('GET', `/otp/runs/${runId}`);
     expect(run.body.steps[0].evidence.navigations).to.deep.equal([
