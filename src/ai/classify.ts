@@ -14,8 +14,6 @@ import type { Correction, TriageRule } from './judgements.js';
 import { patternMatcher } from './judgements.js';
 import type { SuggestedAction, TriageCategory } from './schemas.js';
 
-export { environmental } from './environment.js';
-
 export interface TriedCount {
   describe: string;
   count: number | undefined;
