@@ -72,7 +72,13 @@ export interface StepReport {
   durationMs?: number;
   error?: StepError;
   /** `note` is the service's: why a screenshotAssetId the executor sent was not recorded. */
-  evidence?: { screenshotAssetId?: string; consoleErrors?: string[]; note?: string };
+  evidence?: {
+    screenshotAssetId?: string;
+    consoleErrors?: string[];
+    /** The main document's navigations during the step (their HTTP status or error): read by triage. */
+    navigations?: Array<{ url: string; status?: number; statusText?: string; error?: string }>;
+    note?: string;
+  };
   actual?: string;
   usedLocator?: unknown;
   /** The candidates a passed step tried before the one it used, with their counts (healing proposals). */

@@ -6,6 +6,7 @@ import { judgeCase } from '../../machines/case-outcome.js';
 import type { ChangeEvent, ChangeEvents } from '../db/change-events.js';
 import { EventType, noChangeEvents } from '../db/change-events.js';
 import type { Db } from '../db/connect.js';
+import { environmental, navigationFailure } from './environment.js';
 import type { FinishedRunFacts, FinishedRunRef } from './facts.js';
 import { isSignedFailure, type SignatureParts, signatureOf, signatureParts } from './signature.js';
 
@@ -24,6 +25,8 @@ interface SignedFailure {
   message: string;
   screenshotAssetId: string | null;
   occurredAt: Date;
+  /** The environment caused it (an error page, an unreachable page): it says nothing of the case. */
+  environment: boolean;
 }
 
 /** A signature seen for the first time in its project: what the failure_cluster.new webhook reports. */
@@ -56,6 +59,9 @@ export function signFailures(run: FinishedRunFacts): SignedFailure[] {
       message: (f.error?.message ?? '').slice(0, 2000),
       screenshotAssetId: f.screenshotAssetId,
       occurredAt: run.finishedAt,
+      environment:
+        environmental(f.error?.code ?? '', f.error?.message ?? '') ||
+        navigationFailure(f.lastNavigation ? [f.lastNavigation] : []) !== undefined,
     };
   });
 }
@@ -74,6 +80,7 @@ function caseRows(run: FinishedRunFacts, signed: SignedFailure[]) {
       failed_position: first ? first.position : null,
       signature: first?.signature ?? null,
       finished_at: run.finishedAt,
+      environment: first?.environment ?? false,
     };
   });
 }
@@ -91,9 +98,9 @@ export class FailureStore {
       const signedByRun = new Map(runs.map((run) => [run.id, signFailures(run)]));
       const cases = runs.flatMap((run) => caseRows(run, signedByRun.get(run.id)!));
       const { rows: inserted } = await trx.raw(
-        `INSERT INTO ai_case_outcomes (run_id, case_index, project_id, test_case_id, outcome, failed_position, signature, finished_at)
+        `INSERT INTO ai_case_outcomes (run_id, case_index, project_id, test_case_id, outcome, failed_position, signature, finished_at, environment)
          SELECT * FROM json_to_recordset(?::json) AS x(run_id text, case_index int, project_id text, test_case_id text, outcome text,
-                                                     failed_position int, signature text, finished_at timestamptz)
+                                                     failed_position int, signature text, finished_at timestamptz, environment boolean)
          ON CONFLICT DO NOTHING RETURNING run_id`,
         [JSON.stringify(cases)],
       );

@@ -2,7 +2,8 @@
 // outcomes, each signature's earlier failures (one statement each, a LATERAL index scan per key).
 import { CASE_OUTCOMES, isFailingOutcome, isPassingOutcome } from '../../machines/case-outcome.js';
 import type { Db } from '../db/connect.js';
-import { environmental } from './classify.js';
+import type { EarlierOutcome } from './classify.js';
+import { environmental } from './environment.js';
 
 const HISTORY = 20;
 /** The outcomes that judged the case one way or the other (cancelled, skipped: they said nothing). */
@@ -17,28 +18,34 @@ export interface EarlierFailure {
 }
 
 export class FailureHistory {
-  constructor(private readonly db: Db) {}
+  constructor(readonly db: Db) {}
 
   /**
-   * Each case's outcomes on runs finished before `before`, newest first: passed (flaky too) or failed
-   * (error too). Failures
-   * the environment caused (a dead server, a blocked navigation) say nothing of the case: left out.
+   * Each case's outcomes on runs finished before `before`, newest first: passed, flaky (passed on a
+   * retry) or failed (error too). Failures the environment caused (a dead server, a blocked
+   * navigation, an error page) say nothing of the case: left out.
    */
   async caseHistories(
     projectId: string,
     testCaseIds: readonly string[],
     before: Date,
     excludeRunId: string,
-  ): Promise<Map<string, Array<'passed' | 'failed'>>> {
-    const found = new Map<string, Array<'passed' | 'failed'>>(testCaseIds.map((id) => [id, []]));
+  ): Promise<Map<string, EarlierOutcome[]>> {
+    const found = new Map<string, EarlierOutcome[]>(testCaseIds.map((id) => [id, []]));
     if (testCaseIds.length === 0) return found;
+    // The failure's message as written (ai_failures): the normalised one of its signature loses a
+    // quoted error page ("503 Service Unavailable" becomes "<v>").
     const { rows } = await this.db.raw(
-      `SELECT c.id AS test_case_id, h.outcome, h.code, h.message
+      `SELECT c.id AS test_case_id, h.outcome, h.code, coalesce(h.written, h.message) AS message
          FROM unnest(?::text[]) AS c(id)
          CROSS JOIN LATERAL (
-           SELECT o.outcome, o.finished_at, s.code, s.message
+           SELECT o.outcome, o.finished_at, s.code, s.message,
+                  (SELECT f.message FROM ai_failures f
+                    WHERE f.run_id = o.run_id AND f.case_index = o.case_index AND f.signature = o.signature
+                    ORDER BY f.step_index LIMIT 1) AS written
              FROM ai_case_outcomes o LEFT JOIN ai_failure_signatures s ON s.project_id = o.project_id AND s.signature = o.signature
             WHERE o.project_id = ? AND o.test_case_id = c.id AND o.finished_at < ? AND o.run_id <> ? AND o.outcome = ANY(?)
+              AND NOT o.environment
             ORDER BY o.finished_at DESC LIMIT ?) h
         ORDER BY c.id, h.finished_at DESC`,
       [[...new Set(testCaseIds)], projectId, before, excludeRunId, JUDGED, HISTORY],
@@ -46,7 +53,7 @@ export class FailureHistory {
     for (const r of rows) {
       const failed = isFailingOutcome(r.outcome);
       if (failed && r.code && environmental(r.code, r.message ?? '')) continue;
-      found.get(r.test_case_id)!.push(failed ? 'failed' : 'passed');
+      found.get(r.test_case_id)!.push(failed ? 'failed' : r.outcome === 'flaky' ? 'flaky' : 'passed');
     }
     return found;
   }

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { ResourceStore } from '../rest/resource/store.js';
 import type { RouteDef } from '../rest/route.js';
 import { type BugDraft, draftBug } from './bug-draft.js';
+import type { BugLinkSource } from './bug-links.js';
 import { BugLookup } from './bugs.js';
 import { type FailureCluster, listClusters } from './clusters.js';
 import type { RunFailureSource, RunReader } from './facts.js';
@@ -30,6 +31,8 @@ export interface AiDeps {
   facts: RunFailureSource;
   reader: RunReader;
   stores: { bug: ResourceStore; testResult: ResourceStore; testCase: ResourceStore };
+  /** Bugs linked to test cases and to the results of OTP runs (known issues from every link a person makes). */
+  bugLinks: BugLinkSource;
   link(principal: Principal, kind: string, id: string, input: { targetId: string; relation: string }): Promise<unknown>;
   events?: ChangeEvents;
   absolute(path: string): string;
@@ -60,7 +63,8 @@ export function createAi(deps: AiDeps): Ai {
     scanner,
     judgements,
     clusters: (principal, query) => listClusters(db, bugs, principal, query),
-    triage: (principal, runId) => triageRun({ reader: deps.reader, history, bugs, judgements }, principal, runId),
+    triage: (principal, runId) =>
+      triageRun({ reader: deps.reader, history, bugs, bugLinks: deps.bugLinks, judgements }, principal, runId),
     draftBug: (principal, body) =>
       draftBug(
         {

@@ -20,6 +20,8 @@ export const SUGGESTED_ACTIONS = [
   're_run',
   'quarantine',
   'follow_bug',
+  're_run_with_retries',
+  'reopen_bug',
 ] as const;
 export type SuggestedAction = (typeof SUGGESTED_ACTIONS)[number];
 
@@ -31,7 +33,7 @@ const signature = {
 const category = {
   enum: [...TRIAGE_CATEGORIES],
   description:
-    'product_regression, locator_drift, environment (time-outs, blocked navigation, a lost executor), flaky or known_issue',
+    'product_regression, locator_drift, environment (time-outs, blocked navigation, a lost executor, unreachable pages, 5xx/429 and gateway or proxy error pages), flaky or known_issue',
 } as const;
 const when = { type: 'string', format: 'date-time' } as const;
 
@@ -60,6 +62,12 @@ const LinkedBugSchema = {
     id: { type: 'string', description: 'The bug (bug_...)' },
     title: { type: ['string', 'null'] },
     status: { type: ['string', 'null'], description: 'open, in_progress, resolved, ...' },
+    via: {
+      enum: ['signature', 'result', 'case'],
+      description:
+        'How it is tied to the failure (triage): filed for the signature, linked to a test result that failed the same way, or linked to the test case',
+    },
+    how: { type: 'string', description: 'The link in words (triage)' },
   },
 } as const;
 
@@ -187,11 +195,35 @@ export const TriageSchema = registerSchema({
               },
             },
           },
-          bugs: { type: 'array', items: LinkedBugSchema, description: 'Bugs filed for the signature' },
+          bugs: {
+            type: 'array',
+            items: LinkedBugSchema,
+            description:
+              'Bugs of the failure: filed for the signature, linked to a test result that failed the same way, or linked to the test case',
+          },
+          uncertain: {
+            type: 'boolean',
+            description: 'The confidence is under 0.6: alternatives names the two likeliest categories',
+          },
+          alternatives: {
+            type: 'array',
+            maxItems: 2,
+            description: 'On an uncertain answer, the two likeliest categories with their reasons, the answer first',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['category', 'confidence', 'reasons'],
+              properties: {
+                category,
+                confidence: { type: 'number', minimum: 0, maximum: 1 },
+                reasons: { type: 'array', items: { type: 'string' } },
+              },
+            },
+          },
           suggestedAction: {
             enum: [...SUGGESTED_ACTIONS],
             description:
-              'file_bug (POST /ai/bugs/draft), accept_healing (GET /ai/healing), update_test (no candidate finds the element), re_run, quarantine (POST /ai/flaky/{testCaseId}/quarantine) or follow_bug',
+              'file_bug (POST /ai/bugs/draft), accept_healing (GET /ai/healing), update_test (no candidate finds the element), re_run, quarantine (POST /ai/flaky/{testCaseId}/quarantine), follow_bug, re_run_with_retries (an uncertain answer on a case no run retried) or reopen_bug (a fixed bug of the same failure is back)',
           },
         },
       },

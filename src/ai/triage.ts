@@ -6,8 +6,10 @@ import { isFailingOutcome, judgeCase, outcomeStep, tallyOf } from '../../machine
 import { isFinalRunStatus } from '../../machines/types.js';
 import type { Principal } from '../auth/principal.js';
 import { errors } from '../errors.js';
-import type { BugLookup, LinkedBug } from './bugs.js';
+import { type BugLinkSource, type CaseRun, earlierCaseRuns, type KnownBug, knownBugsOf } from './bug-links.js';
+import type { BugLookup } from './bugs.js';
 import { classify, type TriedCount, type Verdict } from './classify.js';
+import type { Navigation } from './environment.js';
 import type { RunReader, RunView } from './facts.js';
 import type { EarlierFailure, FailureHistory } from './history.js';
 import type { Judgements } from './judgements.js';
@@ -22,7 +24,7 @@ export interface CaseTriage extends Verdict {
   stepIndex: number;
   signature: string;
   similar: EarlierFailure[];
-  bugs: LinkedBug[];
+  bugs: KnownBug[];
 }
 
 export interface RunTriage {
@@ -66,14 +68,49 @@ export interface TriageDeps {
   reader: RunReader;
   history: FailureHistory;
   bugs: BugLookup;
+  bugLinks: BugLinkSource;
   judgements: Judgements;
 }
 
-export async function triageRun(
-  { reader, history, bugs, judgements }: TriageDeps,
+/** What the case's steps up to the failed one say besides it: their navigations, how often the run tried it. */
+function caseContext(run: RunView, failed: StepView): { navigations: Navigation[]; attempts: number } {
+  const steps = run.steps.filter((s) => s.caseIndex === failed.caseIndex);
+  const navigations = steps
+    .filter((s) => s.stepIndex <= failed.stepIndex)
+    .flatMap((s) => (s.evidence as { navigations?: Navigation[] } | null)?.navigations ?? []);
+  return { navigations, attempts: Math.max(1, ...steps.map((s) => s.attempt)) };
+}
+
+/** Each failure's bugs: by signature (the bug-draft route) and by the links people made to results and cases. */
+async function bugsOfFailures(
+  deps: Pick<TriageDeps, 'bugs' | 'bugLinks' | 'history'>,
   principal: Principal,
   runId: string,
-): Promise<RunTriage> {
+  steps: readonly StepView[],
+  signatures: readonly string[],
+): Promise<KnownBug[][]> {
+  const [bySignature, earlier] = await Promise.all([
+    deps.bugs.bugsOf(principal, signatures),
+    earlierCaseRuns(deps.history.db, principal.projectId, signatures, runId),
+  ]);
+  const results: CaseRun[] = [
+    ...steps.map((s) => ({ runId, testCaseId: s.testCaseId })),
+    ...[...earlier.values()].flat(),
+  ];
+  const links = await deps.bugLinks.linkedBugs(
+    principal.projectId,
+    steps.map((s) => s.testCaseId),
+    results,
+  );
+  return steps.map((step, i) => {
+    const signature = signatures[i]!;
+    const failure = { signature, testCaseId: step.testCaseId, runId };
+    return knownBugsOf(failure, bySignature.get(signature) ?? [], earlier.get(signature) ?? [], links);
+  });
+}
+
+export async function triageRun(deps: TriageDeps, principal: Principal, runId: string): Promise<RunTriage> {
+  const { reader, history, judgements } = deps;
   const run = await reader.run(principal, runId);
   if (!isFinalRunStatus(run.status))
     throw errors.conflict(`Run ${runId} is ${run.status}: triage needs its verdict`, { runId, status: run.status });
@@ -84,7 +121,7 @@ export async function triageRun(
   const [corrections, rules, bugsOf, histories, earlier] = await Promise.all([
     judgements.correctionsOf(principal.projectId, signatures),
     judgements.allRules(principal.projectId),
-    bugs.bugsOf(principal, signatures),
+    bugsOfFailures(deps, principal, runId, steps, signatures),
     history.caseHistories(
       principal.projectId,
       steps.map((s) => s.testCaseId),
@@ -118,7 +155,8 @@ export async function triageRun(
       runReason: run.reason,
       history: histories.get(step.testCaseId) ?? [],
       earlierOfSignature: similar.length,
-      bugs: bugsOf.get(signature) ?? [],
+      bugs: bugsOf[i]!,
+      ...caseContext(run, step),
       correction: corrections.get(signature),
       rules,
     });
@@ -131,7 +169,7 @@ export async function triageRun(
       signature,
       ...verdict,
       similar,
-      bugs: bugsOf.get(signature) ?? [],
+      bugs: bugsOf[i]!,
     };
   });
   return { runId, status: run.status, cases };

@@ -1,15 +1,24 @@
 // The artifacts room's side of the ai room's ports (src/ai/index.ts, AiDeps): test cases to read and
 // version (accepting a healing proposal), requirements to draft from, drafts saved with a `covers`
-// link, and a test case's links (the console's history page). Spelled structurally: the artifacts
+// link, a test case's links (the console's history page), and the bugs linked to cases and results. Spelled structurally: the artifacts
 // room does not import the ai room.
 import type { Principal } from '../auth/principal.js';
+import type { Db } from '../db/connect.js';
 import type { TestCaseSource } from '../otp/engine/test-case-source.js';
+import { ArtifactBugLinks } from './bug-links.js';
 import type { LinkService } from './links.js';
 import type { ArtifactStore } from './store.js';
 
-export function aiPortsOf(stores: ReadonlyMap<string, ArtifactStore>, links: LinkService, source: TestCaseSource) {
+export function aiPortsOf(
+  db: Db,
+  stores: ReadonlyMap<string, ArtifactStore>,
+  links: LinkService,
+  source: TestCaseSource,
+) {
   const testCases = stores.get('test_case')!;
   return {
+    /** Bugs linked to test cases or to the results of OTP runs (the ai room's known issues). */
+    bugLinks: new ArtifactBugLinks(db),
     testCases,
     requirements: stores.get('requirement')!,
     drafts: {

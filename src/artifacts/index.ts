@@ -136,7 +136,7 @@ export async function createArtifacts({
     testCaseSink: new ArtifactTestCaseSink(testCaseStore!),
     stores,
     link: (principal, kind, id, input) => links.create(principal, artifactRegistry.get(kind)!, id, input as never),
-    aiPorts: aiPortsOf(stores, links, testCaseSource),
+    aiPorts: aiPortsOf(db, stores, links, testCaseSource),
     coverage: (principal, kind, id) => coverageOf(db, principal, artifactRegistry.get(kind)!, id),
     readiness: (principal, releaseId) => readiness.compute(principal.projectId, releaseId),
     artifactCount: (projectId) => artifactCount(db, projectId),

@@ -52,6 +52,7 @@ export function failureAnswers(config: Config, database: Database, parts: Failur
     events: parts.events,
     sweepMs: config.heartbeatMs,
     link: artifacts.link,
+    bugLinks: artifacts.aiPorts.bugLinks,
     reader: {
       run: (principal, runId) => runs.read(principal, runId),
       session: (projectId, sessionId) => views.session(projectId, sessionId),

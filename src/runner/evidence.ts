@@ -1,7 +1,8 @@
 // What a step leaves behind besides its status: a screenshot (per step.exec.evidence: onFail by
 // default, always, never; a screenshot step always), uploaded through POST /otp/evidence and named
-// in step.result evidence.screenshotAssetId, and the console errors and page errors seen during it.
-import type { BrowserContext, Page } from 'playwright-core';
+// in step.result evidence.screenshotAssetId, the console errors and page errors seen during it, and
+// the main document's navigations with their HTTP status (evidence.navigations).
+import type { BrowserContext, Page, Request } from 'playwright-core';
 import type { ServiceRest } from './service-rest.js';
 
 const MAX_CONSOLE_ERRORS = 100;
@@ -34,6 +35,82 @@ export class ConsoleErrors {
     const seen = this.seen;
     this.seen = [];
     return seen;
+  }
+}
+
+export interface Navigation {
+  url: string;
+  status?: number;
+  statusText?: string;
+  error?: string;
+}
+
+const MAX_NAVIGATIONS = 20;
+/** Text of the page's server, kept to what the step result may carry (no NUL, no lone surrogate). */
+const storable = (text: string, max: number) => text.replace(/[\u0000\uD800-\uDFFF]/gu, '\uFFFD').slice(0, max);
+const withoutQuery = (url: string) => url.replace(/[?#].*$/s, '');
+
+/**
+ * The main document's navigations, per step: each with the HTTP status of its answer, or the browser's
+ * error when it got none, or, when the step ends first, that it still waits for its first byte. Triage
+ * tells an error page or an unreachable server (the environment) from the product by them.
+ */
+export class NavigationLog {
+  private seen: Navigation[] = [];
+  private readonly waiting = new Map<Request, Navigation>();
+
+  attach(context: BrowserContext): void {
+    const mainDocument = (request: Request) => {
+      if (!request.isNavigationRequest()) return false;
+      try {
+        const frame = request.frame();
+        return frame.parentFrame() === null;
+      } catch {
+        return false; // a service worker's request has no frame
+      }
+    };
+    context.on('request', (request) => {
+      if (!mainDocument(request)) return;
+      const entry: Navigation = { url: storable(withoutQuery(request.url()), 2000) };
+      this.waiting.set(request, entry);
+      this.push(entry);
+    });
+    context.on('response', (response) => {
+      const entry = this.waiting.get(response.request());
+      if (!entry) return;
+      this.waiting.delete(response.request());
+      entry.status = response.status();
+      if (response.statusText()) entry.statusText = storable(response.statusText(), 200);
+    });
+    context.on('requestfailed', (request) => {
+      const entry = this.waiting.get(request);
+      if (!entry) return;
+      this.waiting.delete(request);
+      entry.error = storable(request.failure()?.errorText ?? 'failed', 500);
+    });
+  }
+
+  private push(entry: Navigation): void {
+    if (this.seen.length < MAX_NAVIGATIONS) this.seen.push(entry);
+  }
+
+  /**
+   * The navigations since the last call. One still unanswered: on a failed step, it says it waits for
+   * its first byte (and is forgotten); on a passed one, it moves on to the next step's list.
+   */
+  take(stepFailed: boolean): Navigation[] {
+    const seen = this.seen;
+    const carried: Navigation[] = [];
+    for (const [request, entry] of this.waiting) {
+      if (!stepFailed) {
+        carried.push(entry);
+        continue;
+      }
+      entry.error = 'no response: still waiting for the first byte';
+      this.waiting.delete(request);
+    }
+    this.seen = carried;
+    return seen.filter((entry) => !carried.includes(entry));
   }
 }
 

@@ -7,7 +7,7 @@ import { cleanObservedText } from '../otp/protocol/observed-text.js';
 import type { RunStartPayload, StepExecPayload, StepResultPayload } from '../otp/protocol/schemas/messages.js';
 import { type ActionOutcome, perform } from './actions.js';
 import { Deadline } from './deadline.js';
-import { ConsoleErrors, evidenceScreenshot, storeScreenshot, wantsScreenshot } from './evidence.js';
+import { ConsoleErrors, evidenceScreenshot, NavigationLog, storeScreenshot, wantsScreenshot } from './evidence.js';
 import { OriginGuard } from './origins.js';
 import type { ServiceRest } from './service-rest.js';
 import { StepError, shortMessage, statusOf } from './step-error.js';
@@ -44,6 +44,7 @@ export class RunExecutor {
   private page?: Page;
   private readonly guard: OriginGuard;
   private readonly console = new ConsoleErrors();
+  private readonly navigations = new NavigationLog();
   private chain: Promise<void>;
   private readonly abort = new AbortController();
   private closed?: Promise<void>;
@@ -77,6 +78,7 @@ export class RunExecutor {
     const context = await browser.newContext({ proxy: await this.guard.openGate() });
     this.context = context;
     this.console.attach(context);
+    this.navigations.attach(context);
     await this.guard.install(context);
     this.page = await context.newPage();
   }
@@ -122,6 +124,7 @@ export class RunExecutor {
     const context = await browser.newContext({ proxy: this.guard.gateProxy() });
     this.context = context;
     this.console.attach(context);
+    this.navigations.attach(context);
     await this.guard.install(context);
     this.page = await context.newPage();
   }
@@ -149,6 +152,7 @@ export class RunExecutor {
   private async step(exec: StepExecPayload): Promise<StepResultPayload> {
     const deadline = new Deadline(exec.timeoutMs);
     this.console.take();
+    this.navigations.take(false);
     let outcome: ActionOutcome = {};
     let failure: StepError | undefined;
     try {
@@ -205,7 +209,9 @@ export class RunExecutor {
     }
     const consoleErrors = this.console.take();
     if (consoleErrors.length) evidence.consoleErrors = consoleErrors;
-    if (evidence.screenshotAssetId || evidence.consoleErrors) result.evidence = evidence;
+    const navigations = this.navigations.take(status !== 'pass');
+    if (navigations.length) evidence.navigations = navigations;
+    if (Object.keys(evidence).length) result.evidence = evidence;
     return result;
   }
 

@@ -123,6 +123,105 @@ describe('triage rules (classify)', () => {
     expect(classify(facts({ message: 'start middle', rules: [rule('start*end')] })).decidedBy).to.equal('facts');
   });
 
+  it('calls an error page or an unreachable page the environment, quoting what said so', () => {
+    const title = facts({
+      action: 'assert:title',
+      message: 'expected title to equal "Orders", got "503 Service Temporarily Unavailable"',
+      actual: '503 Service Temporarily Unavailable',
+    });
+    expect(classify(title)).to.include({ category: 'environment', suggestedAction: 're_run' });
+    expect(classify(title).reasons[0]).to.contain('"503 Service Temporarily Unavailable"');
+    const navigated = facts({ navigations: [{ url: 'http://shop/a', status: 429, statusText: 'Too Many Requests' }] });
+    expect(classify(navigated).reasons[0]).to.contain('answered HTTP 429 Too Many Requests');
+    // The last navigation counts: a page that recovered says nothing of the environment.
+    const recovered = facts({
+      navigations: [
+        { url: 'http://shop/a', status: 502 },
+        { url: 'http://shop/a', status: 200 },
+      ],
+    });
+    expect(classify(recovered).category).to.equal('product_regression');
+    for (const error of [
+      'net::ERR_NAME_NOT_RESOLVED',
+      'net::ERR_CERT_DATE_INVALID',
+      'no response: still waiting for the first byte',
+    ])
+      expect(classify(facts({ navigations: [{ url: 'http://shop/a', error }] })).category).to.equal('environment');
+    // A 404 is the product's (or the test's) answer, not the environment's.
+    expect(classify(facts({ navigations: [{ url: 'http://shop/a', status: 404 }] })).category).to.equal(
+      'product_regression',
+    );
+  });
+
+  it('knows a bug by how it is linked: the cause before the environment, the test case after it', () => {
+    const bug = { id: 'bug_1', title: 'Total wrong', status: 'open' };
+    const byResult = {
+      ...bug,
+      via: 'result' as const,
+      how: 'found_by test result tr_1 (run otr_1, which failed the same way)',
+    };
+    expect(classify(facts({ bugs: [byResult] })).reasons[0]).to.contain('found_by test result tr_1');
+    const byCase = { ...bug, via: 'case' as const, how: 'found_by test case tc_1' };
+    expect(classify(facts({ bugs: [byCase] }))).to.include({ category: 'known_issue', confidence: 0.8 });
+    const down = { message: 'page.goto: net::ERR_CONNECTION_REFUSED' };
+    expect(classify(facts({ ...down, bugs: [byResult] })).category).to.equal('known_issue');
+    expect(classify(facts({ ...down, bugs: [byCase] })).category).to.equal('environment');
+    // A closed bug of the same cause: a regression of the fixed bug; of the test case alone, nothing.
+    const fixed = classify(facts({ bugs: [{ ...byResult, status: 'resolved' }] }));
+    expect(fixed).to.include({ category: 'product_regression', suggestedAction: 'reopen_bug' });
+    expect(fixed.reasons.at(-1)).to.contain('regression of a fixed bug: bug bug_1');
+    expect(classify(facts({ bugs: [{ ...byCase, status: 'closed' }] })).suggestedAction).to.equal('file_bug');
+    // Failed, fixed (passes), failed again: the fixed bug explains the changes of outcome, not chance.
+    const back = facts({
+      history: ['passed', 'passed', 'failed', 'failed'],
+      bugs: [{ ...byResult, status: 'resolved' }],
+    });
+    expect(classify(back).category).to.equal('product_regression');
+    expect(classify({ ...back, bugs: [] }).category).to.equal('flaky');
+  });
+
+  it('calls a case that passed on a retry flaky before anything its locators or values say', () => {
+    const retried = facts({ history: ['passed', 'flaky', 'passed'], attempts: 2 });
+    const answer = classify(retried);
+    expect(answer).to.include({ category: 'flaky', suggestedAction: 'quarantine', confidence: 0.9 });
+    expect(answer.reasons[0]).to.contain('passed on a retry in 1 of its last 3 earlier runs');
+    expect(answer.reasons[1]).to.equal('this run tried it 2 times and every attempt failed');
+    const drifted = facts({
+      code: 'E_LOCATOR_NOT_FOUND',
+      tried: [{ describe: 'testid=x', count: 0 }],
+      elementFound: false,
+    });
+    expect(classify({ ...drifted, history: ['flaky'] }).category).to.equal('flaky');
+    // A flaky run counts as a pass between failures.
+    expect(flips(['flaky', 'failed'])).to.equal(2);
+  });
+
+  it('says uncertain under 0.6, with the two likeliest categories and why, and suggests retries when none ran', () => {
+    const vague = facts({ code: 'E_LOCATOR_NOT_FOUND', message: 'no element', elementFound: false, actual: null });
+    const answer = classify(vague);
+    expect(answer).to.include({
+      category: 'product_regression',
+      confidence: 0.5,
+      uncertain: true,
+      suggestedAction: 're_run_with_retries',
+    });
+    expect(answer.alternatives.map((a) => a.category)).to.deep.equal(['product_regression', 'locator_drift']);
+    expect(answer.reasons[0]).to.match(/^uncertain: product_regression \(0\.5: .*\) or locator_drift \(0\.3: /);
+    expect(answer.reasons.at(-1)).to.contain('re-run with retries');
+    // Retried before: the hint is not given, and a confident answer is not uncertain.
+    expect(classify({ ...vague, attempts: 2 }).suggestedAction).to.equal('file_bug');
+    expect(classify(facts())).to.include({ uncertain: false }).and.have.property('alternatives').that.is.empty;
+  });
+
+  it('calls a check that found the page still loading flaky, unless it failed the run before too', () => {
+    const loadingPage = facts({ actual: 'Loading…', message: 'expected text to equal "Sale", got "Loading…"' });
+    expect(classify(loadingPage)).to.include({ category: 'flaky', confidence: 0.6, uncertain: false });
+    expect(classify({ ...loadingPage, history: ['failed', 'passed'] }).category).to.equal('product_regression');
+    expect(classify(facts({ actual: 'Please wait...' })).category).to.equal('flaky');
+    expect(classify(facts({ actual: 'Loading fees apply' })).category).to.equal('product_regression');
+    expect(classify(facts({ actual: 'Total: 40' })).category).to.equal('product_regression');
+  });
+
   it('answers the same for the same facts', () => {
     const f = facts({ history: ['passed', 'failed', 'passed', 'passed'], consoleErrors: 2 });
     expect(classify(f)).to.deep.equal(classify(structuredClone(f)));

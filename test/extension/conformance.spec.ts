@@ -23,6 +23,8 @@ function comparable(step: any) {
     errorTriedLocators: step.error?.triedLocators,
     screenshot: Boolean(step.evidence?.screenshotAssetId),
     consoleErrors: step.evidence?.consoleErrors,
+    // The main document's navigations: where each went and the status it got (triage reads them).
+    navigations: step.evidence?.navigations?.map((n: { url: string; status?: number }) => `${n.status} ${n.url}`),
   };
 }
 
@@ -72,6 +74,7 @@ describe('the extension and otp-runner: one conformance corpus, the same answers
     const runnerSession = runner.sessionId!;
     const differences: string[] = [];
     const wrong: string[] = [];
+    let navigationsReported = 0;
     for (const c of corpus(site.url, assetId)) {
       const steps = c.steps.map((st) => ({
         otp: st.otp,
@@ -94,6 +97,7 @@ describe('the extension and otp-runner: one conformance corpus, the same answers
           if (outcome !== (st.want ?? 'pass'))
             wrong.push(`${label}: ${who} gave ${outcome} (${got.error?.message ?? ''})`);
         }
+        if (e.evidence?.navigations?.length) navigationsReported++;
         const a = JSON.stringify(comparable(r));
         const b = JSON.stringify(comparable(e));
         if (a !== b) differences.push(`${label}:\n  otp-runner ${a}\n  extension  ${b}`);
@@ -101,5 +105,6 @@ describe('the extension and otp-runner: one conformance corpus, the same answers
     }
     expect(wrong, 'what the corpus says each step gives').to.deep.equal([]);
     expect(differences, 'differences between the executors').to.deep.equal([]);
+    expect(navigationsReported, 'steps whose navigations the extension reported').to.be.greaterThan(0);
   });
 });

@@ -97,7 +97,10 @@ describe('otp-runner: failures, origins, eval, cancel, evidence, contexts, recon
     expect(failed.usedLocator).to.deep.equal({ by: 'testid', value: 'heading' });
     // evidence onFail (the default): uploaded through POST /otp/evidence, downloadable through its signed link
     expect(failed.evidence.screenshotAssetId).to.match(/^ast_/);
-    expect(run.steps[0].evidence, JSON.stringify(run.steps[0].evidence)).to.equal(null);
+    // A passed step gets no screenshot; its navigation's status is all its evidence holds.
+    expect(run.steps[0].evidence, JSON.stringify(run.steps[0].evidence)).to.deep.equal({
+      navigations: [{ url: site.url('/'), status: 200, statusText: 'OK' }],
+    });
     const res = await fetch(`${h.t.service.restUrl}${failed.evidence.screenshotUrl}`, {
       headers: { authorization: `Bearer ${h.key}` },
     });

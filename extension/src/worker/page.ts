@@ -10,6 +10,7 @@ import { Cdp, type Commands, type EventName, type EventParams } from './cdp.js';
 
 const WORLD = 'otp-extension';
 const MAX_CONSOLE_ERRORS = 100;
+const MAX_NAVIGATIONS = 20;
 const MAX_ERROR_CHARS = 2000;
 
 /** Why the page can no longer be driven: its tab closed, the debugger detached (the user cancelled it). */
@@ -43,6 +44,8 @@ export class RunPage {
   private worldId?: number;
   private readonly waiters = new Set<Waiter>();
   private errors: string[] = [];
+  /** The main document's navigations since the last take, by request (their status, or why none came). */
+  private navigations = new Map<string, { url: string; status?: number; statusText?: string; error?: string }>();
   gone?: string;
 
   private constructor(
@@ -77,6 +80,7 @@ export class RunPage {
       page.cdp.send('Page.enable'),
       page.cdp.send('Runtime.enable'),
       page.cdp.send('Log.enable'),
+      page.cdp.send('Network.enable'),
       page.cdp.send('Page.setLifecycleEventsEnabled', { enabled: true }),
       page.cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }),
     ]);
@@ -158,6 +162,21 @@ export class RunPage {
     'Log.entryAdded': (p) => {
       if (p.entry.level === 'error') this.consoleError(p.entry.text);
     },
+    // The main document's HTTP status (step evidence.navigations): triage reads error pages by it.
+    'Network.requestWillBeSent': (p) => {
+      if (p.type === 'Document' && p.frameId === this.mainFrameId && this.navigations.size < MAX_NAVIGATIONS)
+        this.navigations.set(p.requestId, { url: p.request.url.replace(/[?#].*$/s, '').slice(0, 2000) });
+    },
+    'Network.responseReceived': (p) => {
+      const nav = this.navigations.get(p.requestId);
+      if (!nav) return;
+      nav.status = p.response.status;
+      if (p.response.statusText) nav.statusText = p.response.statusText.slice(0, 200);
+    },
+    'Network.loadingFailed': (p) => {
+      const nav = this.navigations.get(p.requestId);
+      if (nav && nav.status === undefined) nav.error = p.errorText.slice(0, 500);
+    },
   };
 
   private loading(frameId: string, loading: boolean): void {
@@ -171,6 +190,13 @@ export class RunPage {
 
   private consoleError(text: string): void {
     if (this.errors.length < MAX_CONSOLE_ERRORS) this.errors.push(text.slice(0, MAX_ERROR_CHARS));
+  }
+
+  /** The main document's navigations since the last call, in order. */
+  takeNavigations(): Array<{ url: string; status?: number; statusText?: string; error?: string }> {
+    const navigations = [...this.navigations.values()];
+    this.navigations = new Map();
+    return navigations;
   }
 
   /** The console errors and uncaught errors since the last call. */

@@ -173,6 +173,7 @@ export class RunExecutor {
   private async step(exec: StepExecPayload): Promise<StepResultPayload> {
     const deadline = new Deadline(exec.timeoutMs);
     this.page?.takeConsoleErrors();
+    this.page?.takeNavigations();
     let outcome: ActionOutcome = {};
     let failure: StepError | undefined;
     try {
@@ -259,7 +260,9 @@ export class RunExecutor {
     }
     const consoleErrors = this.page?.takeConsoleErrors() ?? [];
     if (consoleErrors.length) evidence.consoleErrors = consoleErrors;
-    if (evidence.screenshotAssetId || evidence.consoleErrors) result.evidence = evidence;
+    const navigations = this.page?.takeNavigations() ?? [];
+    if (navigations.length) evidence.navigations = navigations;
+    if (Object.keys(evidence).length) result.evidence = evidence;
   }
 
   private quickScreenshot(page: RunPage): Promise<string | undefined> {

@@ -136,7 +136,7 @@ export async function triageSection(data: ConsoleData, principal: Principal, run
     <td>${categoryBadge(c.category)}<div class="muted">${Math.round(c.confidence * 100)}% · ${c.decidedBy === 'facts' ? 'from the facts' : c.decidedBy === 'rule' ? 'a project rule' : 'a person’s correction'}</div></td>
     <td><ul class="reasons">${c.reasons.map((r) => html`<li>${r}</li>`)}</ul>
       ${c.similar.length ? html`<div class="muted">Earlier: ${c.similar.map((s, i) => html`${i ? ', ' : ''}<a href="${BASE}/runs/${s.runId}">${time(s.occurredAt)}</a>`)}</div>` : ''}</td>
-    <td>${c.suggestedAction.replace('_', ' ')}${c.bugs.length ? html`<div class="muted">${c.bugs.map((b) => b.id).join(', ')}</div>` : ''}</td>
+    <td>${c.suggestedAction.replaceAll('_', ' ')}${c.bugs.length ? html`<div class="muted">${c.bugs.map((b) => b.id).join(', ')}</div>` : ''}</td>
   </tr>`,
   );
   return html`<section aria-labelledby="triage-h"><h2 id="triage-h">Triage <span class="muted">why each failed case failed</span></h2>

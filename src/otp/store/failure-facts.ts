@@ -29,6 +29,8 @@ export interface FailedStepFact {
   action: unknown;
   error: { code?: string; message?: string } | null;
   screenshotAssetId: string | null;
+  /** The case's last main-document navigation up to this step (step evidence.navigations), if any. */
+  lastNavigation: { url: string; status?: number; statusText?: string; error?: string } | null;
 }
 
 export interface FinishedRunFacts {
@@ -76,8 +78,14 @@ export class RunFailureFacts {
         [ids],
       ),
       this.db.raw(
-        `SELECT run_id, step_index, case_index, test_case_id, status, source, action, error, evidence->>'screenshotAssetId' AS screenshot
-           FROM otp_run_steps WHERE run_id = ANY(?) AND status IN ('fail', 'error') ORDER BY run_id, step_index`,
+        `SELECT s.run_id, s.step_index, s.case_index, s.test_case_id, s.status, s.source, s.action, s.error,
+                s.evidence->>'screenshotAssetId' AS screenshot,
+                (SELECT n.nav FROM otp_run_steps p
+                   CROSS JOIN LATERAL jsonb_array_elements(p.evidence->'navigations') WITH ORDINALITY AS n(nav, i)
+                  WHERE p.run_id = s.run_id AND p.case_index = s.case_index AND p.step_index <= s.step_index
+                    AND jsonb_typeof(p.evidence->'navigations') = 'array'
+                  ORDER BY p.step_index DESC, n.i DESC LIMIT 1) AS last_navigation
+           FROM otp_run_steps s WHERE s.run_id = ANY(?) AND s.status IN ('fail', 'error') ORDER BY s.run_id, s.step_index`,
         [ids],
       ),
     ]);
@@ -112,6 +120,7 @@ export class RunFailureFacts {
         action: f.action,
         error: f.error,
         screenshotAssetId: f.screenshot,
+        lastNavigation: f.last_navigation ?? null,
       });
     }
     for (const run of byRun.values()) run.cases.sort((a, b) => a.caseIndex - b.caseIndex);

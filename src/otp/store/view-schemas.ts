@@ -146,6 +146,22 @@ const stepView = {
           description: 'Path on this service that answers a signed link to the screenshot (302)',
         },
         consoleErrors: { type: 'array', items: { type: 'string' } },
+        navigations: {
+          type: 'array',
+          description:
+            "The main document's navigations during the step as the executor reported them: the HTTP status of each, or why it got none (triage reads 5xx, 429 and unreachable pages as the environment)",
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['url'],
+            properties: {
+              url: { type: 'string' },
+              status: { type: 'integer' },
+              statusText: { type: 'string' },
+              error: { type: 'string' },
+            },
+          },
+        },
         note: { type: 'string', description: 'Why a screenshotAssetId given by the executor was not recorded' },
         files: {
           type: 'array',

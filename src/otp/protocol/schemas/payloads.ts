@@ -3,6 +3,7 @@
 import { FINAL_RUN_STATUSES, OBSERVED_TEXT_FIELDS, OtpErrorCode, STEP_STATUSES } from '../../../../machines/types.js';
 import { ID_PATTERNS } from './ids.js';
 import type { JsonSchema } from './locator.js';
+import { StepNavigationsSchema } from './navigations.js';
 import { EVIDENCE_MODES } from './step-vocabulary.js';
 
 export const CapabilitiesSchema = {
@@ -138,6 +139,7 @@ export const StepResultPayloadSchema = {
           maxItems: 100,
           items: { description: 'One console error.', type: 'string' },
         },
+        navigations: StepNavigationsSchema,
       },
       additionalProperties: false,
     },
