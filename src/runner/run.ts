@@ -153,13 +153,29 @@ export class RunExecutor {
     const deadline = new Deadline(exec.timeoutMs);
     this.console.take();
     this.navigations.take(false);
-    let outcome: ActionOutcome = {};
-    let failure: StepError | undefined;
+    let { outcome, failure } = await this.attempt(exec, deadline);
+    // A navigation refused during the step (a click on a link to another origin, a redirect, a popup)
+    // fails it; one still in flight is given a moment to be answered (at most NAVIGATION_SETTLE_MS).
+    if (!this.cancelled) await this.guard.settled(Math.min(NAVIGATION_SETTLE_MS, deadline.remaining()));
+    const durationMs = deadline.elapsed();
+    failure = this.blockedFailure(failure);
+    const result = resultOf(exec.stepIndex, durationMs, outcome, failure);
+    if (this.cancelled) return result;
+    const evidence = await this.evidence(exec, result.status, outcome);
+    if (Object.keys(evidence).length) result.evidence = evidence;
+    return result;
+  }
+
+  /** The step performed: what it found, or why it failed. */
+  private async attempt(
+    exec: StepExecPayload,
+    deadline: Deadline,
+  ): Promise<{ outcome: ActionOutcome; failure?: StepError }> {
     try {
       if (this.openError || !this.page)
         throw new StepError('E_INTERNAL', `no browser context: ${this.openError?.message ?? 'closed'}`);
       const page = this.page;
-      outcome = await this.guarded(deadline, () =>
+      const outcome = await this.guarded(deadline, () =>
         perform(exec.step, {
           page,
           deadline,
@@ -168,37 +184,29 @@ export class RunExecutor {
           download: (assetId) => this.deps.rest.downloadAsset(assetId),
         }),
       );
+      return { outcome };
     } catch (err) {
-      failure = err instanceof StepError ? err : new StepError('E_INTERNAL', shortMessage(err));
+      return { outcome: {}, failure: err instanceof StepError ? err : new StepError('E_INTERNAL', shortMessage(err)) };
     }
-    // A navigation refused during the step (a click on a link to another origin, a redirect, a popup)
-    // fails it; one still in flight is given a moment to be answered (at most NAVIGATION_SETTLE_MS).
-    if (!this.cancelled) await this.guard.settled(Math.min(NAVIGATION_SETTLE_MS, deadline.remaining()));
-    const durationMs = deadline.elapsed();
+  }
+
+  /** A navigation the gate refused during the step fails it, whatever else it said. */
+  private blockedFailure(failure: StepError | undefined): StepError | undefined {
     const blocked = this.guard.take();
-    if (blocked.length && failure?.code !== 'E_NAVIGATION_BLOCKED' && !this.cancelled) {
-      failure = new StepError(
-        'E_NAVIGATION_BLOCKED',
-        `navigation to ${blocked[0]} blocked: its origin is not in run.start.allowedOrigins`,
-        failure?.extra ?? {},
-      );
-    }
-    const status = failure ? statusOf(failure.code) : 'pass';
-    const result: StepResultPayload = { stepIndex: exec.stepIndex, status, durationMs };
-    const usedLocator = outcome.usedLocator ?? failure?.extra.usedLocator;
-    const actual = outcome.actual ?? failure?.extra.actual;
-    if (failure) {
-      const tried = failure.extra.triedLocators;
-      result.error = {
-        code: failure.code,
-        message: failure.message,
-        ...(tried?.length ? { triedLocators: tried.slice(0, 100) } : {}),
-      };
-    }
-    if (actual !== undefined) result.actual = actual.slice(0, 100_000);
-    if (usedLocator) result.usedLocator = usedLocator;
-    if (!failure && outcome.triedLocators) result.triedLocators = outcome.triedLocators.slice(0, 100);
-    if (this.cancelled) return result;
+    if (!blocked.length || failure?.code === 'E_NAVIGATION_BLOCKED' || this.cancelled) return failure;
+    return new StepError(
+      'E_NAVIGATION_BLOCKED',
+      `navigation to ${blocked[0]} blocked: its origin is not in run.start.allowedOrigins`,
+      failure?.extra ?? {},
+    );
+  }
+
+  /** The step's evidence: a screenshot as its policy asks, the console's errors, the navigations. */
+  private async evidence(
+    exec: StepExecPayload,
+    status: StepResultPayload['status'],
+    outcome: ActionOutcome,
+  ): Promise<NonNullable<StepResultPayload['evidence']>> {
     const evidence: NonNullable<StepResultPayload['evidence']> = {};
     const png =
       outcome.screenshot ??
@@ -211,8 +219,7 @@ export class RunExecutor {
     if (consoleErrors.length) evidence.consoleErrors = consoleErrors;
     const navigations = this.navigations.take(status !== 'pass');
     if (navigations.length) evidence.navigations = navigations;
-    if (Object.keys(evidence).length) result.evidence = evidence;
-    return result;
+    return evidence;
   }
 
   /** The step's work, raced against its deadline (E_TIMEOUT) and run.cancel (E_CANCELLED). */
@@ -235,4 +242,29 @@ export class RunExecutor {
         });
     });
   }
+}
+
+/** The step's result without its evidence: status, duration, the locators and value, the error. */
+function resultOf(
+  stepIndex: number,
+  durationMs: number,
+  outcome: ActionOutcome,
+  failure: StepError | undefined,
+): StepResultPayload {
+  const status = failure ? statusOf(failure.code) : 'pass';
+  const result: StepResultPayload = { stepIndex, status, durationMs };
+  const usedLocator = outcome.usedLocator ?? failure?.extra.usedLocator;
+  const actual = outcome.actual ?? failure?.extra.actual;
+  if (failure) {
+    const tried = failure.extra.triedLocators;
+    result.error = {
+      code: failure.code,
+      message: failure.message,
+      ...(tried?.length ? { triedLocators: tried.slice(0, 100) } : {}),
+    };
+  }
+  if (actual !== undefined) result.actual = actual.slice(0, 100_000);
+  if (usedLocator) result.usedLocator = usedLocator;
+  if (!failure && outcome.triedLocators) result.triedLocators = outcome.triedLocators.slice(0, 100);
+  return result;
 }
