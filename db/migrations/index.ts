@@ -18,6 +18,7 @@ import * as importsReadiness from './040_imports_readiness.js';
 import * as suspectLinks from './041_suspect_links.js';
 import * as stepAttempts from './050_step_attempts.js';
 import * as aiFailurePosition from './060_ai_failure_position.js';
+import * as queue from './070_queue.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -42,6 +43,7 @@ const migrations: Array<[string, Migration]> = [
   ['041_suspect_links', suspectLinks],
   ['050_step_attempts', stepAttempts],
   ['060_ai_failure_position', aiFailurePosition],
+  ['070_queue', queue],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
