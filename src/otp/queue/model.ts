@@ -15,6 +15,16 @@ export function rankOf(klass: QueueClass): ClassRank {
   return QUEUE_CLASSES.indexOf(klass) as ClassRank;
 }
 
+/** Where a posted run stands in its project's queue: who posted it, its group and class, and the weights and limit its post was made with. */
+export interface RunQueueing {
+  owner: string;
+  group: string;
+  priority: QueueClass;
+  ownerWeight: number | null;
+  weight: number | null;
+  maxInFlight: number | null;
+}
+
 /** How a project's queue is shared; every field has a documented default (docs/queues.md). */
 export interface QueuePolicy {
   /** Weight per group key (default 1): a group's share of its owner's executor time. */

@@ -42,6 +42,27 @@ export function runSummary(row: RunRow): RunSummary {
     startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at),
     durationMs: row.duration_ms,
+    ...queueOf(row),
+  };
+}
+
+const PRIORITIES = ['gate', 'normal', 'batch'] as const;
+
+/** A run row's queue columns (migration 070). */
+interface QueueColumns {
+  queue_owner?: string;
+  queue_group?: string;
+  queue_rank?: number;
+  superseded_by?: string | null;
+}
+
+/** The run's queue group and class, when its row was read with them; a run from before queues has none. */
+function queueOf(row: QueueColumns): Pick<RunSummary, 'group' | 'priority' | 'supersededBy'> {
+  if (row.queue_group === undefined || row.queue_owner === '') return {};
+  return {
+    group: row.queue_group,
+    priority: PRIORITIES[row.queue_rank as 0 | 1 | 2] ?? 'normal',
+    ...(row.superseded_by ? { supersededBy: row.superseded_by } : {}),
   };
 }
 

@@ -96,6 +96,20 @@ const runSummaryProperties = {
 /** Every member of a run's summary is answered (null when it has no value). */
 const summaryFields = Object.keys(runSummaryProperties) as Array<keyof typeof runSummaryProperties>;
 
+/** Where a run stands in its project's queue (docs/queues.md); answered where the run's row was read whole. */
+const queueProperties = {
+  group: {
+    type: 'string',
+    description: 'Its queue group: the one asked for, else the credential that posted it (docs/queues.md)',
+  },
+  priority: { enum: ['gate', 'normal', 'batch'], description: 'Its priority class as posted' },
+  supersededBy: {
+    type: 'string',
+    pattern: '^otr_',
+    description: 'The run of the same group that cancelled it (cancelInProgress)',
+  },
+} as const;
+
 const stepView = {
   type: 'object',
   additionalProperties: false,
@@ -179,7 +193,7 @@ export const runSummarySchema = {
   type: 'object',
   additionalProperties: false,
   required: summaryFields,
-  properties: runSummaryProperties,
+  properties: { ...runSummaryProperties, ...queueProperties },
 } as const;
 
 export const runSchema = {
@@ -191,6 +205,7 @@ export const runSchema = {
   required: [...summaryFields, 'steps'],
   properties: {
     ...runSummaryProperties,
+    ...queueProperties,
     testCases: {
       ...runSummaryProperties.testCases,
       items: {

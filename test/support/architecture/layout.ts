@@ -17,7 +17,7 @@ export const MAY_IMPORT: Record<string, string[]> = {
   'otp/queue': [],
   'otp/store': ['machines', 'db', 'rest', 'assets', 'otp/protocol:types', 'otp/queue'],
   'otp/engine': ['machines', 'validation:types', 'otp/protocol', 'otp/store', 'otp/queue', 'auth', 'db:types'],
-  'otp/runs': ['machines', 'validation', 'otp/store:types', 'otp/engine:types', 'auth:types', 'rest'],
+  'otp/runs': ['machines', 'validation', 'otp/store:types', 'otp/engine:types', 'otp/queue', 'auth:types', 'rest'],
   'otp/transport': ['otp/engine', 'otp/protocol', 'auth', 'machines'],
   'otp/http': ['otp/runs', 'otp/engine', 'otp/store', 'otp/protocol', 'rest', 'assets', 'machines', 'reports'],
   assets: ['rest', 'validation', 'db', 'auth', 'machines:types'],
