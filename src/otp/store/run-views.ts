@@ -48,16 +48,9 @@ export function runSummary(row: RunRow): RunSummary {
 
 const PRIORITIES = ['gate', 'normal', 'batch'] as const;
 
-/** A run row's queue columns (migration 070). */
-interface QueueColumns {
-  queue_owner?: string;
-  queue_group?: string;
-  queue_rank?: number;
-  superseded_by?: string | null;
-}
 
 /** The run's queue group and class, when its row was read with them; a run from before queues has none. */
-function queueOf(row: QueueColumns): Pick<RunSummary, 'group' | 'priority' | 'supersededBy'> {
+function queueOf(row: RunRow): Pick<RunSummary, 'group' | 'priority' | 'supersededBy'> {
   if (row.queue_group === undefined || row.queue_owner === '') return {};
   return {
     group: row.queue_group,
