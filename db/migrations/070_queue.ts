@@ -187,10 +187,12 @@ DECLARE
   cand record;
 BEGIN
   FOR best_id IN
-    UPDATE otp_runs r SET status = 'running', session_id = p_session, instance_id = p_instance, started_at = p_now
-     WHERE r.id IN (SELECT q.id FROM otp_runs q WHERE q.status = 'queued' AND q.project_id = p_project
-                       AND q.requested_session_id = p_session ORDER BY q.id LIMIT p_limit FOR UPDATE SKIP LOCKED)
-    RETURNING r.id
+    WITH pinned AS (
+      UPDATE otp_runs r SET status = 'running', session_id = p_session, instance_id = p_instance, started_at = p_now
+       WHERE r.id IN (SELECT q.id FROM otp_runs q WHERE q.status = 'queued' AND q.project_id = p_project
+                         AND q.requested_session_id = p_session ORDER BY q.id LIMIT p_limit FOR UPDATE SKIP LOCKED)
+      RETURNING r.id)
+    SELECT pinned.id FROM pinned ORDER BY pinned.id
   LOOP
     run_id := best_id; taken := taken + 1; RETURN NEXT;
   END LOOP;
