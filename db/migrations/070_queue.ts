@@ -16,7 +16,8 @@ ALTER TABLE otp_runs
   ADD COLUMN IF NOT EXISTS queue_owner_weight double precision,
   ADD COLUMN IF NOT EXISTS queue_weight double precision,
   ADD COLUMN IF NOT EXISTS queue_max_in_flight int,
-  ADD COLUMN IF NOT EXISTS superseded_by text;
+  ADD COLUMN IF NOT EXISTS superseded_by text,
+  ADD COLUMN IF NOT EXISTS queue_shown_ahead int;
 
 CREATE INDEX IF NOT EXISTS otp_runs_queue_heads ON otp_runs (project_id, queue_owner, queue_group, queue_rank, id)
   WHERE status = 'queued' AND requested_session_id IS NULL;
@@ -237,6 +238,49 @@ BEGIN
   END LOOP;
 END $$;`;
 
+const POSITION = `
+-- How many runs start before this queued one (docs/queues.md, "Position and estimated start"): the
+-- runs of a better class, its group's older runs of its class, and of every other group's runs of its
+-- class as many as fair shares let start meanwhile (by group weight). The part of its own class is
+-- shown never higher than it was shown before: it rises only when a better class is posted.
+CREATE OR REPLACE FUNCTION otp_queue_position(p_run text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  r otp_runs%ROWTYPE;
+  own int;
+  better int := 0;
+  same int := 0;
+  n int;
+  mine double precision;
+  g record;
+BEGIN
+  SELECT * INTO r FROM otp_runs WHERE id = p_run;
+  IF NOT FOUND OR r.status <> 'queued' THEN RETURN NULL; END IF;
+  IF r.requested_session_id IS NOT NULL THEN
+    SELECT count(*) INTO own FROM otp_runs q WHERE q.project_id = r.project_id AND q.status = 'queued'
+       AND q.requested_session_id = r.requested_session_id AND q.id < r.id;
+    RETURN own;
+  END IF;
+  SELECT count(*) INTO own FROM otp_runs q WHERE q.project_id = r.project_id AND q.queue_owner = r.queue_owner
+     AND q.queue_group = r.queue_group AND q.queue_rank = r.queue_rank AND q.status = 'queued'
+     AND q.requested_session_id IS NULL AND q.id < r.id;
+  SELECT x.weight INTO mine FROM otp_queue_groups x
+   WHERE x.project_id = r.project_id AND x.owner = r.queue_owner AND x.grp = r.queue_group;
+  FOR g IN SELECT x.owner, x.grp, x.weight FROM otp_queue_groups x WHERE x.project_id = r.project_id AND x.queued > 0 LOOP
+    SELECT count(*) INTO n FROM otp_runs q WHERE q.project_id = r.project_id AND q.queue_owner = g.owner
+       AND q.queue_group = g.grp AND q.queue_rank < r.queue_rank AND q.status = 'queued' AND q.requested_session_id IS NULL;
+    better := better + n;
+    IF g.owner <> r.queue_owner OR g.grp <> r.queue_group THEN
+      SELECT count(*) INTO n FROM (SELECT 1 FROM otp_runs q WHERE q.project_id = r.project_id AND q.queue_owner = g.owner
+         AND q.queue_group = g.grp AND q.queue_rank = r.queue_rank AND q.status = 'queued' AND q.requested_session_id IS NULL
+       LIMIT ceil((own + 1) * g.weight / coalesce(mine, 1))::int) x;
+      same := same + n;
+    END IF;
+  END LOOP;
+  UPDATE otp_runs SET queue_shown_ahead = least(coalesce(queue_shown_ahead, own + same), own + same)
+   WHERE id = p_run RETURNING queue_shown_ahead INTO n;
+  RETURN better + n;
+END $$;`;
+
 // Runs running or queued when this migration runs: counted in the new accounts (owner '', group '').
 const BACKFILL = `
 INSERT INTO otp_queue_owners (project_id, owner, in_flight, start_sum, queued)
@@ -254,6 +298,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(HELPERS);
   await knex.raw(TRIGGERS);
   await knex.raw(CLAIM);
+  await knex.raw(POSITION);
   await knex.raw(BACKFILL);
 }
 
@@ -262,6 +307,7 @@ export async function down(knex: Knex): Promise<void> {
 DROP TRIGGER IF EXISTS otp_queue_inserted ON otp_runs;
 DROP TRIGGER IF EXISTS otp_queue_changed ON otp_runs;
 DROP FUNCTION IF EXISTS otp_queue_claim(text, text, text, int, timestamptz, jsonb);
+DROP FUNCTION IF EXISTS otp_queue_position(text);
 DROP FUNCTION IF EXISTS otp_queue_inserted();
 DROP FUNCTION IF EXISTS otp_queue_changed();
 DROP FUNCTION IF EXISTS otp_queue_activate(text, text, text, bigint, double precision, double precision, int);
@@ -273,5 +319,5 @@ DROP TABLE IF EXISTS otp_queue_pools;
 DROP INDEX IF EXISTS otp_runs_queue_heads;
 ALTER TABLE otp_runs DROP COLUMN IF EXISTS queue_owner, DROP COLUMN IF EXISTS queue_group, DROP COLUMN IF EXISTS queue_rank,
   DROP COLUMN IF EXISTS queue_as_gate, DROP COLUMN IF EXISTS queue_owner_weight, DROP COLUMN IF EXISTS queue_weight,
-  DROP COLUMN IF EXISTS queue_max_in_flight, DROP COLUMN IF EXISTS superseded_by;`);
+  DROP COLUMN IF EXISTS queue_max_in_flight, DROP COLUMN IF EXISTS superseded_by, DROP COLUMN IF EXISTS queue_shown_ahead;`);
 }

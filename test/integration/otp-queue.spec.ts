@@ -101,6 +101,34 @@ describe('OTP: the queue (groups, priorities, limits, superseded runs)', () => {
     e.close();
   });
 
+  it('shows each queued run its position and an estimated start; a position rises only for a better class', async () => {
+    const p = await project();
+    const e = await p.executor(1);
+    // A finished run gives the estimate its durations.
+    await p.post();
+    await p.runNext(e);
+    const running = await p.post({ group: 'a' });
+    expect(running.status).to.equal('running');
+    await e.next('run.start');
+    const queued = [await p.post({ group: 'a' }), await p.post({ group: 'a' }), await p.post({ group: 'a' })];
+    const standing = async (runId: string) => (await p.req('GET', `/otp/runs/${runId}`)).body.queue;
+    const first = await standing(queued[0]!.runId);
+    expect(first.position).to.equal(0);
+    expect(Date.parse(first.estimatedStart.from)).to.be.at.most(Date.parse(first.estimatedStart.to));
+    expect((await standing(queued[2]!.runId)).position).to.equal(2);
+    // Another group of the same class: shown positions do not rise.
+    await p.post({ group: 'b' });
+    expect((await standing(queued[2]!.runId)).position).to.equal(2);
+    // A gate run goes ahead of them all: their positions rise by one.
+    const gate = await p.post({ group: 'c', priority: 'gate' });
+    expect((await standing(gate.runId)).position).to.equal(0);
+    expect((await standing(queued[2]!.runId)).position).to.equal(3);
+    const list = (await p.req('GET', '/otp/runs?status=queued')).body.items as Array<{ id: string; queue?: object }>;
+    expect(list.every((run) => run.queue)).to.equal(true);
+    expect((await p.req('GET', `/otp/runs/${running.runId}`)).body.queue).to.equal(undefined);
+    e.close();
+  });
+
   it('refuses a bad priority, and cancelRunning without cancelInProgress, with a clear error', async () => {
     const p = await project();
     const badClass = await p.req('POST', '/otp/runs', { testCaseIds: ['tc_x'], priority: 'urgent' });

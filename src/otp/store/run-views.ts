@@ -7,6 +7,7 @@ import { downloadPath } from '../../assets/items/view.js';
 import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
 import { type Page, paginate } from '../../rest/pagination.js';
+import { withStandings } from './queue-views.js';
 import type { RunRow, SessionRow, StepAttemptRow, StepRow } from './view-rows.js';
 import type { RunSummary, RunView, SessionView, StepAttemptView, StepView } from './view-types.js';
 
@@ -47,7 +48,6 @@ export function runSummary(row: RunRow): RunSummary {
 }
 
 const PRIORITIES = ['gate', 'normal', 'batch'] as const;
-
 
 /** The run's queue group and class, when its row was read with them; a run from before queues has none. */
 function queueOf(row: RunRow): Pick<RunSummary, 'group' | 'priority' | 'supersededBy'> {
@@ -162,7 +162,8 @@ export async function readRun(db: Db, projectId: string, runId: string): Promise
       files.get(s.step_index),
     ),
   );
-  const view = withOutcomes({ ...runSummary(row), steps });
+  const [summary] = await withStandings(db, projectId, [runSummary(row)]);
+  const view = withOutcomes({ ...summary!, steps });
   if (hasRetries(row)) {
     view.earlierAttempts = await earlierAttempts(db, runId, steps);
     const flaky = view.testCases.filter((c) => c.outcome === 'flaky').length;
@@ -228,12 +229,13 @@ function runsOf(db: Db, projectId: string, filter: RunFilter) {
   return query;
 }
 
-export function listRuns(
+export async function listRuns(
   db: Db,
   projectId: string,
   page: { limit?: number; cursor?: string } & RunFilter,
 ): Promise<Page<RunSummary>> {
-  return paginate(runsOf(db, projectId, page), page, runSummary);
+  const listed = await paginate(runsOf(db, projectId, page), page, runSummary);
+  return { ...listed, items: await withStandings(db, projectId, listed.items) };
 }
 
 /** The newest runs first (the console's list), with the same filters. */
@@ -243,7 +245,7 @@ export async function latestRuns(
   filter: RunFilter & { limit: number },
 ): Promise<RunSummary[]> {
   const rows = await runsOf(db, projectId, filter).orderBy('id', 'desc').limit(filter.limit);
-  return rows.map(runSummary);
+  return withStandings(db, projectId, rows.map(runSummary));
 }
 
 export function sessionView(row: SessionRow): SessionView {

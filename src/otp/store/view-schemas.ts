@@ -108,6 +108,26 @@ const queueProperties = {
     pattern: '^otr_',
     description: 'The run of the same group that cancelled it (cancelInProgress)',
   },
+  queue: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['position', 'estimatedStart'],
+    description: 'Only while it is queued: where it stands (docs/queues.md, "Position and estimated start")',
+    properties: {
+      position: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Runs that start before it; it rises only when a run of a better class is posted',
+      },
+      estimatedStart: {
+        type: ['object', 'null'],
+        additionalProperties: false,
+        required: ['from', 'to'],
+        description: 'When it should start, as a range; null while the project has no open session or no finished run',
+        properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' } },
+      },
+    },
+  },
 } as const;
 
 const stepView = {
