@@ -126,6 +126,14 @@ describe('OTP: the queue (groups, priorities, limits, superseded runs)', () => {
     const list = (await p.req('GET', '/otp/runs?status=queued')).body.items as Array<{ id: string; queue?: object }>;
     expect(list.every((run) => run.queue)).to.equal(true);
     expect((await p.req('GET', `/otp/runs/${running.runId}`)).body.queue).to.equal(undefined);
+    // The console's run page (its live fragment) says it too.
+    const page = await fetch(`${t.service.restUrl}/console/f/runs/${queued[2]!.runId}`, {
+      headers: { authorization: `Bearer ${p.key}` },
+    });
+    const text = await page.text();
+    expect(text).to.contain('id="run-queue"');
+    expect(text).to.contain('3 runs ahead, starts between');
+    expect(text).to.contain('a (normal)');
     e.close();
   });
 
