@@ -15,7 +15,7 @@ export function expectSafe(outcome: Outcome): void {
   expect(outcome.idleWhileEligible, 'slots left idle while a run could start').to.equal(0);
 }
 
-/** Each window's owners that were backlogged throughout it, with their executor time over their weight (slots held on average). */
+/** Each window's owners that had work queued throughout it, with their executor time over their weight (slots held on average). */
 export function windowShares(outcome: Outcome, weights: Record<string, number>): Array<Map<string, number>> {
   const { window } = outcome;
   const windows: Array<Map<string, number>> = [];

@@ -69,11 +69,12 @@ export function mixed(seed: number, hours: number, nightly: number, slots = 20):
 }
 
 /** Owners that stay backlogged (a burst each at 0), of different run lengths and weights; one split in twenty groups, one arriving late. */
-export function shares(seed: number, backlog: number): Scenario {
+export function shares(seed: number, backlog: number, order: 'fair' | 'fifo' = 'fair'): Scenario {
   const until = 1;
   return {
     seed,
     slots: 30,
+    order,
     policy: { ownerWeights: { heavy: 2 } },
     sources: [
       {
@@ -127,6 +128,46 @@ export function shares(seed: number, backlog: number): Scenario {
         duration: 60_000,
         spread: 30_000,
       },
+    ],
+  };
+}
+
+/**
+ * The issue's workload at its scale, on the simulated clock: 200 slots; one group posts 10,000 runs
+ * at once (after 10 minutes, so that estimates have durations to go by); others add 30% load (a steady pipeline, and an owner split in twenty groups); one owner
+ * posts a single run now and then; a gate run is posted under the flood every two minutes.
+ */
+export function flood(seed: number, order: 'fair' | 'fifo', hours = 2): Scenario {
+  const until = hours * HOUR;
+  return {
+    seed,
+    slots: 200,
+    order,
+    sources: [
+      {
+        owner: 'nightly',
+        group: () => 'nightly',
+        rank: 1,
+        every: 0,
+        burst: 10_000,
+        from: 10 * MIN,
+        until,
+        duration: 60_000,
+        spread: 30_000,
+      },
+      { owner: 'steady', group: () => 'main', rank: 1, every: 2_000, until, duration: 60_000, spread: 30_000 },
+      { owner: 'split', group: (n) => `sub-${n % 20}`, rank: 1, every: 2_000, until, duration: 60_000, spread: 30_000 },
+      {
+        owner: 'single',
+        group: () => 'single',
+        rank: 1,
+        every: 5 * MIN,
+        from: MIN,
+        until,
+        duration: 60_000,
+        spread: 30_000,
+      },
+      { owner: 'ci', group: () => 'gate', rank: 0, every: 2 * MIN, from: MIN, until, duration: 30_000, spread: 10_000 },
     ],
   };
 }

@@ -10,6 +10,7 @@ import {
   type QueuePolicy,
   type StartedRun,
 } from '../../src/otp/queue/model.js';
+import { FifoQueue } from './fifo.js';
 
 /** mulberry32: a small seeded source, the same numbers on every machine. */
 export function seeded(seed: number): () => number {
@@ -49,7 +50,20 @@ export interface Scenario {
   /** The window of the executor-time accounts (ms; 10 minutes by default). */
   window?: number;
   trace?: boolean;
+  /** The order: the queue rule (default) or first come, first served (the benchmark's baseline). */
+  order?: 'fair' | 'fifo';
+  /** Told of each post (before the run is queued), start and end, for figures of one's own. */
+  observe?: Observer;
 }
+
+export interface Observer {
+  posted?(run: QueuedRun, queue: FairQueue | undefined, now: number): void;
+  started?(run: StartedRun, now: number): void;
+  ended?(run: StartedRun, now: number): void;
+}
+
+/** What the simulation needs of a queue: FairQueue, or FifoQueue for the baseline. */
+type SimQueue = Pick<FairQueue, 'post' | 'next' | 'end' | 'withdraw' | 'eligible' | 'waiting'>;
 
 export interface RunRecord {
   run: QueuedRun;
@@ -64,7 +78,7 @@ export interface RunRecord {
  * kept): wrong starts and ends, the longest head wait per group, executor time per owner per window.
  */
 export interface Outcome {
-  queue: FairQueue;
+  queue: SimQueue;
   posted: number;
   withdrawn: number;
   dispatches: number;
@@ -84,6 +98,8 @@ export interface Outcome {
   held: Array<Map<string, number>>;
   /** When each owner had work queued: its first post and its last start. */
   backlog: Map<string, [number, number]>;
+  /** Per owner, the windows in which it had nothing queued at some moment (not backlogged throughout). */
+  idleWindows: Map<string, Set<number>>;
   window: number;
   endedAt: number;
   /** Run ids in the order they started, when asked for (`trace`). */
@@ -135,20 +151,24 @@ function before(a: Event, b: Event): boolean {
 
 /** Runs the scenario until every run posted has ended or was withdrawn. */
 export function simulate(scenario: Scenario): Outcome {
-  const queue = new FairQueue({ ...DEFAULT_POLICY, ...scenario.policy });
-  return new Simulation(queue, scenario, seeded(scenario.seed)).run();
+  const policy = { ...DEFAULT_POLICY, ...scenario.policy };
+  const queue = scenario.order === 'fifo' ? new FifoQueue() : new FairQueue(policy);
+  return new Simulation(queue, policy, scenario, seeded(scenario.seed)).run();
 }
 
 class Simulation {
   private readonly events = new Events();
   private readonly live = new Map<string, RunRecord>();
   private readonly lastStart = new Map<string, number>();
+  /** Per owner: runs queued now, and since when it has had none (when it has none). */
+  private readonly queuedOf = new Map<string, { count: number; emptySince?: number }>();
   private readonly outcome: Outcome;
   private inUse = 0;
   private now = 0;
 
   constructor(
-    private readonly queue: FairQueue,
+    private readonly queue: SimQueue,
+    private readonly policy: QueuePolicy,
     private readonly scenario: Scenario,
     private readonly random: () => number,
   ) {
@@ -165,6 +185,7 @@ class Simulation {
       longestWaits: new Map(),
       held: [],
       backlog: new Map(),
+      idleWindows: new Map(),
       window: scenario.window ?? 600_000,
       endedAt: 0,
       ...(scenario.trace ? { startOrder: [] } : {}),
@@ -183,6 +204,8 @@ class Simulation {
       if (this.events.peek()?.at !== this.now) this.fill();
     }
     for (const record of this.live.values()) if (!record.withdrawn) this.outcome.unfinished += 1;
+    // Owners with nothing queued at the end: idle from then on (a post of nothing marks the windows).
+    for (const owner of this.queuedOf.keys()) this.queuedBy(owner, +1);
     this.outcome.endedAt = this.now;
     return this.outcome;
   }
@@ -203,9 +226,26 @@ class Simulation {
     if (source.supersede && this.random() < source.supersede) this.supersede(run);
     const duration = Math.max(1, Math.round(source.duration + (2 * this.random() - 1) * source.spread));
     this.live.set(run.id, { run, duration, starts: 0 });
+    this.scenario.observe?.posted?.(run, this.queue instanceof FairQueue ? this.queue : undefined, this.now);
     this.queue.post(run, this.now);
     const span = this.outcome.backlog.get(run.owner);
     if (!span) this.outcome.backlog.set(run.owner, [this.now, this.now]);
+    this.queuedBy(run.owner, +1);
+  }
+
+  /** Keeps each owner's queued count; the windows it spent with none queued are marked idle. */
+  private queuedBy(owner: string, change: number): void {
+    const state = this.queuedOf.get(owner) ?? { count: 0, emptySince: this.now };
+    this.queuedOf.set(owner, state);
+    if (state.count === 0 && change > 0 && state.emptySince !== undefined) {
+      const idle = this.outcome.idleWindows.get(owner) ?? new Set<number>();
+      this.outcome.idleWindows.set(owner, idle);
+      const window = this.outcome.window;
+      for (let w = Math.floor(state.emptySince / window); w <= Math.floor(this.now / window); w++) idle.add(w);
+      state.emptySince = undefined;
+    }
+    state.count += change;
+    if (state.count === 0) state.emptySince = this.now;
   }
 
   /** cancelInProgress: the group's queued runs are withdrawn. */
@@ -214,6 +254,7 @@ class Simulation {
       if (record.run.owner !== by.owner || record.run.group !== by.group || record.withdrawn) continue;
       if (record.startedAt === undefined && this.queue.withdraw(record.run)) {
         record.withdrawn = true;
+        this.queuedBy(record.run.owner, -1);
         this.live.delete(record.run.id);
         this.outcome.withdrawn += 1;
       }
@@ -222,6 +263,7 @@ class Simulation {
 
   private end(run: StartedRun): void {
     this.queue.end(run, this.now);
+    this.scenario.observe?.ended?.(run, this.now);
     const record = this.live.get(run.id);
     if (!record || record.startedAt === undefined) this.outcome.wrongStarts += 1;
     else this.account(run.owner, record.startedAt, this.now);
@@ -256,19 +298,23 @@ class Simulation {
     }
     record.startedAt = this.now;
     record.starts += 1;
+    this.queuedBy(run.owner, -1);
     this.inUse += 1;
     this.outcome.dispatches += 1;
     this.outcome.startOrder?.push(run.id);
+    this.scenario.observe?.started?.(run, this.now);
     this.checkLimits(run);
     this.waited(run);
     this.events.push({ at: this.now + record.duration, kind: 'end', run });
   }
 
   private checkLimits(run: StartedRun): void {
+    if (this.inUse > this.scenario.slots) this.outcome.overLimit += 1;
+    if (!(this.queue instanceof FairQueue)) return;
     const group = this.queue.groups.get(groupId(run.owner, run.group))!;
     const owner = this.queue.owners.get(run.owner)!;
-    const overCap = owner.gateInFlight > this.queue.policy.gateCap;
-    if (group.inFlight > group.maxInFlight || this.inUse > this.scenario.slots || overCap) this.outcome.overLimit += 1;
+    const overCap = owner.gateInFlight > this.policy.gateCap;
+    if (group.inFlight > group.maxInFlight || overCap) this.outcome.overLimit += 1;
   }
 
   private waited(run: StartedRun): void {
@@ -278,7 +324,7 @@ class Simulation {
     const byClass = `${run.owner}/${run.rank}`;
     longestWaits.set(byClass, Math.max(longestWaits.get(byClass) ?? 0, wait));
     backlog.get(run.owner)![1] = this.now;
-    if (this.queue.policy.maxInFlight[run.group]) return;
+    if (this.policy.maxInFlight[run.group]) return;
     const head = this.now - Math.max(run.postedAt, this.lastStart.get(key) ?? Number.NEGATIVE_INFINITY);
     this.lastStart.set(key, this.now);
     headWaits.set(key, Math.max(headWaits.get(key) ?? 0, head));

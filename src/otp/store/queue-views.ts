@@ -19,15 +19,15 @@ interface StandingRow {
 }
 
 /**
- * The estimate: the runs ahead start in waves of `slots`; a wave takes between the quick and the
- * slow quartile of the recent durations. The run starts after floor(position / slots) waves at the
- * soonest, and one wave more at the latest. No range while no session is open or no run has finished.
+ * The estimate: the slots free one by one, each once per run's duration, so the run starts once
+ * `position + 1` slots have freed: at the soonest after position × (quick quartile of the recent
+ * durations) / slots, at the latest after (position + 1) × (slow quartile) / slots. No range while no
+ * session is open or no run has finished.
  */
 export function estimatedStart(position: number, slots: number, fast: number | null, slow: number | null, now: Date) {
   if (slots <= 0 || fast === null || slow === null) return null;
-  const waves = Math.floor(position / slots);
-  const from = new Date(now.getTime() + waves * fast);
-  const to = new Date(now.getTime() + (waves + 1) * slow);
+  const from = new Date(now.getTime() + (position * fast) / slots);
+  const to = new Date(now.getTime() + ((position + 1) * slow) / slots);
   return { from: from.toISOString(), to: to.toISOString() };
 }
 
