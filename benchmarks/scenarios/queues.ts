@@ -4,12 +4,13 @@
 //    load (one of them split in twenty groups), a single run now and then, a gate run every two
 //    minutes; the same workload and seed in first-come order as the baseline. Waits, Jain's index per
 //    10-minute window, the split owner's share, the makespan, and how the estimated start (the
-//    formula otp_queue_position and queue-views.ts use) compares with the start.
+//    formula otp_queue_standing and queue-views.ts use) compares with the start.
 // 2. The claim in PostgreSQL with 100,000 runs queued in the scenario's database (the service's
 //    migrations): otp_queue_claim against the first-come claim statement, alternating, each claim
-//    rolled back so the queue stays as large; and otp_queue_position of the last run queued.
+//    rolled back so the queue stays as large; and otp_queue_standing of the last run queued.
 import { performance } from 'node:perf_hooks';
 import type { FairQueue } from '../../src/otp/queue/choice.js';
+import { startWithin } from '../../src/otp/queue/estimate.js';
 import type { QueuedRun, StartedRun } from '../../src/otp/queue/model.js';
 import { windowShares } from '../../test/queue/properties.js';
 import { flood, shares } from '../../test/queue/scenarios.js';
@@ -43,10 +44,13 @@ interface RuleFigures {
   estimated: number;
 }
 
-/** The position formula of otp_queue_position, over the in-memory queue, for a run about to be posted. */
-function positionAtPost(run: QueuedRun, queue: FairQueue): number {
+/** The position formula of otp_queue_standing, over the in-memory queue, for a run with `own` of its group's runs before it. */
+function standingOf(
+  run: QueuedRun,
+  queue: FairQueue,
+  own: number,
+): { position: number; own: number; groupInFlight: number } {
   const mine = queue.groups.get(`${run.owner}\u0000${run.group}`);
-  const own = mine?.queued[run.rank].size ?? 0;
   const myWeight = mine?.weight ?? 1;
   let ahead = own;
   for (const group of queue.groups.values()) {
@@ -54,7 +58,7 @@ function positionAtPost(run: QueuedRun, queue: FairQueue): number {
     if (group !== mine)
       ahead += Math.min(group.queued[run.rank].size, Math.ceil(((own + 1) * group.weight) / myWeight));
   }
-  return ahead;
+  return { position: ahead, own, groupInFlight: mine?.inFlight ?? 0 };
 }
 
 function simulateOrder(order: 'fair' | 'fifo', hours: number): RuleFigures {
@@ -71,27 +75,35 @@ function simulateOrder(order: 'fair' | 'fifo', hours: number): RuleFigures {
     startedBeforeUpper: 0,
     estimated: 0,
   };
-  let posts = 0;
-  const estimate = (run: QueuedRun, queue: FairQueue, now: number) => {
-    if (recent.length < 20 || posts++ % 10 !== 0) return;
-    const position = positionAtPost(run, queue);
-    const fast = percentile(recent, 0.25);
-    const slow = percentile(recent, 0.75);
-    // As queue-views.ts estimates: slots free one by one, each slot once per run's duration.
-    estimates.set(run.id, {
-      postedAt: now,
-      from: now + (position * fast) / 200,
-      to: now + ((position + 1) * slow) / 200,
-    });
+  let sampledAt = Number.NEGATIVE_INFINITY;
+  let queueSeen: FairQueue | undefined;
+  /** Once a simulated minute: what would be shown to queued runs at a few depths of every group. */
+  const sample = (now: number) => {
+    if (!queueSeen || recent.length < 20 || now - sampledAt < 60_000) return;
+    sampledAt = now;
+    const quick = percentile(recent, 0.25);
+    const slow = percentile(recent, 0.9);
+    for (const group of queueSeen.groups.values()) {
+      group.queued.forEach((fifo, rank) => {
+        for (const ahead of [0, 10, 100, 1000, 5000]) {
+          const run = fifo.at(ahead);
+          if (!run || estimates.has(run.id) || rank !== run.rank) continue;
+          const within = startWithin({ ...standingOf(run, queueSeen!, ahead), slots: 200 }, quick, slow);
+          if (within) estimates.set(run.id, { postedAt: now, from: now + within.from, to: now + within.to });
+        }
+      });
+    }
   };
   const outcome = simulate({
     ...flood(37, order, hours),
     observe: {
       posted(run, queue, now) {
         if (run.owner === 'single') singles.set(run.id, { postedAt: now });
-        if (queue) estimate(run, queue, now);
+        queueSeen = queue;
+        sample(now);
       },
       started(run: StartedRun, now: number) {
+        sample(now);
         const key = run.owner;
         const list = waits.get(key) ?? [];
         list.push(now - run.postedAt);
@@ -230,7 +242,7 @@ function ruleRows(hours: number, backlog: number): { rows: Row[]; notes: string[
     `rule figures: simulated (virtual clock, seed 37): 200 slots, ${hours} h of posts, ${fair.outcome.dispatches} runs started (rule) and ${fifo.outcome.dispatches} (first-come)`,
     `Jain's index and the split owner: 30 slots, five owners backlogged with ${backlog} runs each (one of weight 2, one split in twenty groups, one arriving after 2 h); ${f.windows} windows (rule) and ${b.windows} (first-come) with two or more owners queued throughout`,
     `steady and split owners' p99 wait: rule ${fmt(s(p(fair, 'steady', 0.99)), 's')} / ${fmt(s(p(fair, 'split', 0.99)), 's')}, first-come ${fmt(s(p(fifo, 'steady', 0.99)), 's')} / ${fmt(s(p(fifo, 'split', 0.99)), 's')}`,
-    `estimates: ${fair.estimated} runs (every 10th post once 20 runs had ended; the error over the waits of 10 s or more), the formula of otp_queue_position and queue-views.ts over the in-memory queue`,
+    `estimates (startWithin, src/otp/queue/estimate.ts): ${fair.estimated} runs (what would be shown, once a simulated minute (once 20 runs had ended), to the runs 0, 10, 100, 1,000 and 5,000 deep in each group; the error over the waits of 10 s or more, from when it was shown), the position formula of otp_queue_standing over the in-memory queue`,
   ];
   return { rows, notes };
 }
@@ -297,7 +309,7 @@ export const queuesScenario: Scenario = {
       ctx.progress(`queues: timing ${claims} claims each order`);
       const samples = await timeClaims(service, projectId, claims);
       const began = performance.now();
-      await service.db.query('SELECT otp_queue_position($1)', [`otr_${String(queued - 1).padStart(26, '0')}`]);
+      await service.db.query('SELECT * FROM otp_queue_standing($1)', [`otr_${String(queued - 1).padStart(26, '0')}`]);
       const positionMs = performance.now() - began;
       const fairP99 = percentile(samples.fair, 0.99);
       const fifoP99 = percentile(samples.fifo, 0.99);
@@ -320,7 +332,7 @@ export const queuesScenario: Scenario = {
         notes: [
           ...rule.notes,
           `claims: ${claims} each order, alternating, one run each, each in a transaction rolled back (the queue stays at ${queued}); timed by the harness over loopback; first-come p50 ${fmt(percentile(samples.fifo, 0.5), 'ms')}`,
-          `otp_queue_position of the last run queued (behind ${queued - 1}): ${fmt(positionMs, 'ms')}, once`,
+          `otp_queue_standing of the last run queued (behind ${queued - 1}): ${fmt(positionMs, 'ms')}, once`,
           'not measured here (left for a later run): 3 service processes with 200 executor slots over WebSocket, and the other tenant’s step p99 with and without the flood',
         ],
       };

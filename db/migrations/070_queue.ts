@@ -246,7 +246,9 @@ const POSITION = `
 -- runs of a better class, its group's older runs of its class, and of every other group's runs of its
 -- class as many as fair shares let start meanwhile (by group weight). The part of its own class is
 -- shown never higher than it was shown before: it rises only when a better class is posted.
-CREATE OR REPLACE FUNCTION otp_queue_position(p_run text) RETURNS int LANGUAGE plpgsql AS $$
+-- Answers its position, its own group's runs before it and its group's runs in flight (for the estimate).
+CREATE OR REPLACE FUNCTION otp_queue_standing(p_run text)
+RETURNS TABLE (run_position int, own_ahead int, group_in_flight int) LANGUAGE plpgsql AS $$
 DECLARE
   r otp_runs%ROWTYPE;
   own int;
@@ -257,16 +259,18 @@ DECLARE
   g record;
 BEGIN
   SELECT * INTO r FROM otp_runs WHERE id = p_run;
-  IF NOT FOUND OR r.status <> 'queued' THEN RETURN NULL; END IF;
+  IF NOT FOUND OR r.status <> 'queued' THEN RETURN; END IF;
   IF r.requested_session_id IS NOT NULL THEN
     SELECT count(*) INTO own FROM otp_runs q WHERE q.project_id = r.project_id AND q.status = 'queued'
        AND q.requested_session_id = r.requested_session_id AND q.id < r.id;
-    RETURN own;
+    run_position := own; own_ahead := own; group_in_flight := 0;
+    RETURN NEXT;
+    RETURN;
   END IF;
   SELECT count(*) INTO own FROM otp_runs q WHERE q.project_id = r.project_id AND q.queue_owner = r.queue_owner
      AND q.queue_group = r.queue_group AND q.queue_rank = r.queue_rank AND q.status = 'queued'
      AND q.requested_session_id IS NULL AND q.id < r.id;
-  SELECT x.weight INTO mine FROM otp_queue_groups x
+  SELECT x.weight, x.in_flight INTO mine, group_in_flight FROM otp_queue_groups x
    WHERE x.project_id = r.project_id AND x.owner = r.queue_owner AND x.grp = r.queue_group;
   FOR g IN SELECT x.owner, x.grp, x.weight FROM otp_queue_groups x WHERE x.project_id = r.project_id AND x.queued > 0 LOOP
     SELECT count(*) INTO n FROM otp_runs q WHERE q.project_id = r.project_id AND q.queue_owner = g.owner
@@ -281,7 +285,8 @@ BEGIN
   END LOOP;
   UPDATE otp_runs SET queue_shown_ahead = least(coalesce(queue_shown_ahead, own + same), own + same)
    WHERE id = p_run RETURNING queue_shown_ahead INTO n;
-  RETURN better + n;
+  run_position := better + n; own_ahead := own; group_in_flight := coalesce(group_in_flight, 0);
+  RETURN NEXT;
 END $$;`;
 
 // Runs running or queued when this migration runs: counted in the new accounts (owner '', group '').
@@ -310,7 +315,7 @@ export async function down(knex: Knex): Promise<void> {
 DROP TRIGGER IF EXISTS otp_queue_inserted ON otp_runs;
 DROP TRIGGER IF EXISTS otp_queue_changed ON otp_runs;
 DROP FUNCTION IF EXISTS otp_queue_claim(text, text, text, int, timestamptz, jsonb);
-DROP FUNCTION IF EXISTS otp_queue_position(text);
+DROP FUNCTION IF EXISTS otp_queue_standing(text);
 DROP FUNCTION IF EXISTS otp_queue_inserted();
 DROP FUNCTION IF EXISTS otp_queue_changed();
 DROP FUNCTION IF EXISTS otp_queue_activate(text, text, text, bigint, double precision, double precision, int);

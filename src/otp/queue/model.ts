@@ -110,6 +110,11 @@ export class RunFifo {
     return this.items[this.head];
   }
 
+  /** The run with `ahead` runs before it in this queue, if there is one. */
+  at(ahead: number): QueuedRun | undefined {
+    return this.items[this.head + ahead];
+  }
+
   push(run: QueuedRun): void {
     this.items.push(run);
   }
