@@ -40,3 +40,21 @@ describe('otp run: the queued line', () => {
     expect(out).to.equal('queued: 4 ahead, starts in about 2-3 min\nqueued: 3 ahead, starts in about 2-3 min\n');
   });
 });
+
+describe('otp run: the queue flags', () => {
+  it('sends --group, --priority and --cancel-in-progress (OTP_GROUP for the group), and refuses an unknown class', async () => {
+    const { parseRunArgs, UsageError } = await import('../../src/cli/options.js');
+    const env = { OTP_KEY: 'svc_pk_env', OTP_GROUP: 'main' };
+    const argv = ['--case', 'tc_1', '--priority', 'gate', '--cancel-in-progress'];
+    expect(parseRunArgs(argv, env, false)).to.deep.include({
+      queue: { group: 'main', priority: 'gate', cancelInProgress: true },
+    });
+    expect(parseRunArgs(['--case', 'tc_1', '--group', 'pr-7'], env, false)).to.deep.include({
+      queue: { group: 'pr-7' },
+    });
+    expect(() => parseRunArgs(['--case', 'tc_1', '--priority', 'urgent'], env, false)).to.throw(
+      UsageError,
+      /gate, normal or batch/,
+    );
+  });
+});
