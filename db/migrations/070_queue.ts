@@ -168,10 +168,10 @@ CREATE TRIGGER otp_queue_changed AFTER UPDATE ON otp_runs REFERENCING OLD TABLE 
   FOR EACH STATEMENT EXECUTE FUNCTION otp_queue_changed();`;
 
 const CLAIM = `
--- Claims up to p_limit queued runs for a session at p_now: first the runs pinned to it (oldest
--- first), then, one at a time, the run the rule chooses (choice.ts FairQueue.next): the best rank
+-- Claims up to p_limit queued runs for a session at p_now, one at a time: the run the rule chooses (choice.ts FairQueue.next): the best rank
 -- (aged, gate capped per owner), the owner with the least virtual time, its group with the least,
--- that group's oldest run of that rank. Groups and owners another claim holds are skipped (SKIP
+-- that group's oldest run of that rank), or the oldest run pinned to the session when it is older.
+-- Groups and owners another claim holds are skipped (SKIP
 -- LOCKED): that claim is choosing among them. Answers the runs' ids in the order they were taken.
 CREATE OR REPLACE FUNCTION otp_queue_claim(p_project text, p_session text, p_instance text, p_limit int,
                                            p_now timestamptz, p_policy jsonb)
@@ -187,19 +187,11 @@ DECLARE
   rank int;
   waited bigint;
   best_id text;
+  pinned_id text;
+  as_gate boolean;
   best_key record;
   cand record;
 BEGIN
-  FOR best_id IN
-    WITH pinned AS (
-      UPDATE otp_runs r SET status = 'running', session_id = p_session, instance_id = p_instance, started_at = p_now
-       WHERE r.id IN (SELECT q.id FROM otp_runs q WHERE q.status = 'queued' AND q.project_id = p_project
-                         AND q.requested_session_id = p_session ORDER BY q.id LIMIT p_limit FOR UPDATE SKIP LOCKED)
-      RETURNING r.id)
-    SELECT pinned.id FROM pinned ORDER BY pinned.id
-  LOOP
-    run_id := best_id; taken := taken + 1; RETURN NEXT;
-  END LOOP;
   WHILE taken < p_limit LOOP
     best_id := NULL;
     FOR g IN
@@ -233,9 +225,19 @@ BEGIN
         END IF;
       END LOOP;
     END LOOP;
+    -- A run pinned to this session older than the rule's choice goes first: among one group's runs
+    -- (every client before queues) the order stays the oldest first, pinned or not.
+    SELECT q.id INTO pinned_id FROM otp_runs q WHERE q.status = 'queued' AND q.project_id = p_project
+       AND q.requested_session_id = p_session ORDER BY q.id LIMIT 1 FOR UPDATE SKIP LOCKED;
+    as_gate := false;
+    IF best_id IS NOT NULL THEN as_gate := best_key.rank = 0; END IF;
+    IF pinned_id IS NOT NULL AND (best_id IS NULL OR pinned_id COLLATE "C" < best_id COLLATE "C") THEN
+      best_id := pinned_id;
+      as_gate := false;
+    END IF;
     EXIT WHEN best_id IS NULL;
     UPDATE otp_runs r SET status = 'running', session_id = p_session, instance_id = p_instance, started_at = p_now,
-                          queue_as_gate = (best_key.rank = 0)
+                          queue_as_gate = as_gate
      WHERE r.id = best_id;
     run_id := best_id; taken := taken + 1; RETURN NEXT;
   END LOOP;
