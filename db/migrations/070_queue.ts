@@ -51,6 +51,10 @@ CREATE TABLE IF NOT EXISTS otp_queue_groups (
   weight double precision NOT NULL DEFAULT 1,
   max_in_flight int,
   queued int NOT NULL DEFAULT 0,
+  -- queued runs per class (gate, normal, batch): a run's standing without counting the runs themselves
+  queued_gate int NOT NULL DEFAULT 0,
+  queued_normal int NOT NULL DEFAULT 0,
+  queued_batch int NOT NULL DEFAULT 0,
   PRIMARY KEY (project_id, owner, grp)
 );`;
 
@@ -107,6 +111,9 @@ BEGIN
     SELECT n.project_id, n.queue_owner, n.queue_group, min(n.created_at) AS posted,
            max(n.queue_owner_weight) AS owner_weight, max(n.queue_weight) AS weight, max(n.queue_max_in_flight) AS max_in_flight,
            count(*) FILTER (WHERE n.status = 'queued' AND n.requested_session_id IS NULL) AS queued,
+           count(*) FILTER (WHERE n.status = 'queued' AND n.requested_session_id IS NULL AND n.queue_rank = 0) AS q0,
+           count(*) FILTER (WHERE n.status = 'queued' AND n.requested_session_id IS NULL AND n.queue_rank = 1) AS q1,
+           count(*) FILTER (WHERE n.status = 'queued' AND n.requested_session_id IS NULL AND n.queue_rank = 2) AS q2,
            count(*) FILTER (WHERE n.status = 'running') AS running,
            coalesce(sum(otp_queue_ms(n.started_at)) FILTER (WHERE n.status = 'running'), 0) AS start_sum,
            count(*) FILTER (WHERE n.status = 'running' AND n.queue_as_gate) AS gates
@@ -119,7 +126,8 @@ BEGIN
     UPDATE otp_queue_owners SET queued = queued + r.queued, in_flight = in_flight + r.running,
                                 start_sum = start_sum + r.start_sum, gate_in_flight = gate_in_flight + r.gates
      WHERE project_id = r.project_id AND owner = r.queue_owner;
-    UPDATE otp_queue_groups SET queued = queued + r.queued, in_flight = in_flight + r.running, start_sum = start_sum + r.start_sum
+    UPDATE otp_queue_groups SET queued = queued + r.queued, in_flight = in_flight + r.running, start_sum = start_sum + r.start_sum,
+                                queued_gate = queued_gate + r.q0, queued_normal = queued_normal + r.q1, queued_batch = queued_batch + r.q2
      WHERE project_id = r.project_id AND owner = r.queue_owner AND grp = r.queue_group;
   END LOOP;
   RETURN NULL;
@@ -131,7 +139,7 @@ DECLARE r record;
 BEGIN
   FOR r IN
     WITH moves AS (
-      SELECT n.project_id, n.queue_owner, n.queue_group,
+      SELECT n.project_id, n.queue_owner, n.queue_group, n.queue_rank,
              (CASE WHEN n.status = 'queued' AND n.requested_session_id IS NULL THEN 1 ELSE 0 END)
                - (CASE WHEN o.status = 'queued' AND o.requested_session_id IS NULL THEN 1 ELSE 0 END) AS queued,
              (CASE WHEN n.status = 'running' THEN 1 ELSE 0 END) - (CASE WHEN o.status = 'running' THEN 1 ELSE 0 END) AS running,
@@ -142,7 +150,9 @@ BEGIN
              CASE WHEN o.status = 'running' THEN otp_queue_ms(coalesce(n.finished_at, now())) - otp_queue_ms(o.started_at) ELSE 0 END AS held
         FROM old_runs o JOIN new_runs n ON n.id = o.id
        WHERE o.status IS DISTINCT FROM n.status)
-    SELECT project_id, queue_owner, queue_group, sum(queued) AS queued, sum(running) AS running,
+    SELECT project_id, queue_owner, queue_group, sum(queued) AS queued,
+           sum(queued) FILTER (WHERE queue_rank = 0) AS q0, sum(queued) FILTER (WHERE queue_rank = 1) AS q1,
+           sum(queued) FILTER (WHERE queue_rank = 2) AS q2, sum(running) AS running,
            sum(start_sum) AS start_sum, sum(gates) AS gates, sum(held) AS held
       FROM moves GROUP BY project_id, queue_owner, queue_group
      ORDER BY project_id COLLATE "C", queue_owner COLLATE "C", queue_group COLLATE "C"
@@ -154,7 +164,9 @@ BEGIN
      WHERE project_id = r.project_id AND owner = r.queue_owner;
     INSERT INTO otp_queue_groups (project_id, owner, grp) VALUES (r.project_id, r.queue_owner, r.queue_group) ON CONFLICT DO NOTHING;
     UPDATE otp_queue_groups SET queued = queued + r.queued, in_flight = in_flight + r.running,
-                                start_sum = start_sum + r.start_sum, base = base + r.held::double precision / weight
+                                start_sum = start_sum + r.start_sum, base = base + r.held::double precision / weight,
+                                queued_gate = queued_gate + coalesce(r.q0, 0), queued_normal = queued_normal + coalesce(r.q1, 0),
+                                queued_batch = queued_batch + coalesce(r.q2, 0)
      WHERE project_id = r.project_id AND owner = r.queue_owner AND grp = r.queue_group;
   END LOOP;
   RETURN NULL;
@@ -254,10 +266,11 @@ RETURNS TABLE (run_position int, own_ahead int, group_in_flight int) LANGUAGE pl
 DECLARE
   r otp_runs%ROWTYPE;
   own int;
+  newer int;
   better int := 0;
   same int := 0;
   n int;
-  mine double precision;
+  mine otp_queue_groups%ROWTYPE;
   g record;
 BEGIN
   SELECT * INTO r FROM otp_runs WHERE id = p_run;
@@ -269,25 +282,31 @@ BEGIN
     RETURN NEXT;
     RETURN;
   END IF;
-  SELECT count(*) INTO own FROM otp_runs q WHERE q.project_id = r.project_id AND q.queue_owner = r.queue_owner
-     AND q.queue_group = r.queue_group AND q.queue_rank = r.queue_rank AND q.status = 'queued'
-     AND q.requested_session_id IS NULL AND q.id < r.id;
-  SELECT x.weight, x.in_flight INTO mine, group_in_flight FROM otp_queue_groups x
+  SELECT * INTO mine FROM otp_queue_groups x
    WHERE x.project_id = r.project_id AND x.owner = r.queue_owner AND x.grp = r.queue_group;
-  FOR g IN SELECT x.owner, x.grp, x.weight FROM otp_queue_groups x WHERE x.project_id = r.project_id AND x.queued > 0 LOOP
-    SELECT count(*) INTO n FROM otp_runs q WHERE q.project_id = r.project_id AND q.queue_owner = g.owner
-       AND q.queue_group = g.grp AND q.queue_rank < r.queue_rank AND q.status = 'queued' AND q.requested_session_id IS NULL;
-    better := better + n;
+  -- Its group's runs of its class before it: the class's count less the newer ones, when those are
+  -- few (a run just posted has none), else counted.
+  SELECT count(*) INTO newer FROM (SELECT 1 FROM otp_runs q WHERE q.project_id = r.project_id
+     AND q.queue_owner = r.queue_owner AND q.queue_group = r.queue_group AND q.queue_rank = r.queue_rank
+     AND q.status = 'queued' AND q.requested_session_id IS NULL AND q.id > r.id LIMIT 1000) x;
+  IF newer < 1000 THEN
+    own := (ARRAY[mine.queued_gate, mine.queued_normal, mine.queued_batch])[r.queue_rank + 1] - 1 - newer;
+  ELSE
+    SELECT count(*) INTO own FROM otp_runs q WHERE q.project_id = r.project_id AND q.queue_owner = r.queue_owner
+       AND q.queue_group = r.queue_group AND q.queue_rank = r.queue_rank AND q.status = 'queued'
+       AND q.requested_session_id IS NULL AND q.id < r.id;
+  END IF;
+  own := greatest(own, 0);
+  FOR g IN SELECT x.owner, x.grp, x.weight, ARRAY[x.queued_gate, x.queued_normal, x.queued_batch] AS per_class
+             FROM otp_queue_groups x WHERE x.project_id = r.project_id AND x.queued > 0 LOOP
+    FOR k IN 1 .. r.queue_rank LOOP better := better + g.per_class[k]; END LOOP;
     IF g.owner <> r.queue_owner OR g.grp <> r.queue_group THEN
-      SELECT count(*) INTO n FROM (SELECT 1 FROM otp_runs q WHERE q.project_id = r.project_id AND q.queue_owner = g.owner
-         AND q.queue_group = g.grp AND q.queue_rank = r.queue_rank AND q.status = 'queued' AND q.requested_session_id IS NULL
-       LIMIT ceil((own + 1) * g.weight / coalesce(mine, 1))::int) x;
-      same := same + n;
+      same := same + least(g.per_class[r.queue_rank + 1], ceil((own + 1) * g.weight / coalesce(mine.weight, 1))::int);
     END IF;
   END LOOP;
   UPDATE otp_runs SET queue_shown_ahead = least(coalesce(queue_shown_ahead, own + same), own + same)
    WHERE id = p_run RETURNING queue_shown_ahead INTO n;
-  run_position := better + n; own_ahead := own; group_in_flight := coalesce(group_in_flight, 0);
+  run_position := better + n; own_ahead := own; group_in_flight := coalesce(mine.in_flight, 0);
   RETURN NEXT;
 END $$;`;
 
@@ -299,8 +318,8 @@ SELECT project_id, '', count(*) FILTER (WHERE status = 'running'),
        count(*) FILTER (WHERE status = 'queued' AND requested_session_id IS NULL)
   FROM otp_runs WHERE status IN ('queued', 'running') GROUP BY project_id
 ON CONFLICT DO NOTHING;
-INSERT INTO otp_queue_groups (project_id, owner, grp, in_flight, start_sum, queued)
-SELECT project_id, '', '', in_flight, start_sum, queued FROM otp_queue_owners WHERE owner = ''
+INSERT INTO otp_queue_groups (project_id, owner, grp, in_flight, start_sum, queued, queued_normal)
+SELECT project_id, '', '', in_flight, start_sum, queued, queued FROM otp_queue_owners WHERE owner = ''
 ON CONFLICT DO NOTHING;`;
 
 export async function up(knex: Knex): Promise<void> {

@@ -147,6 +147,7 @@ describe('queue rule: PostgreSQL and the TypeScript rule agree', function () {
         group.startSum + group.inFlight * EPOCH,
         group.waiting,
       ]);
+      expect([row.queued_gate, row.queued_normal, row.queued_batch]).to.deep.equal(group.queued.map((q) => q.size));
       const vt = row.base + (row.in_flight * (EPOCH + now) - Number(row.start_sum)) / row.weight;
       expect(vt).to.be.closeTo(virtualTime(group, now), 1e-6);
     }

@@ -31,7 +31,7 @@ export interface RunEngine {
 export interface RunPorts {
   engine: RunEngine;
   store: Pick<RunStore, 'runStatus' | 'cancelQueuedRun' | 'requestCancel' | 'supersede'>;
-  views: Pick<RunViews, 'run' | 'runs' | 'latestRuns'>;
+  views: Pick<RunViews, 'run' | 'runs' | 'latestRuns' | 'withStandings'>;
   /** Finished runs' JSON, kept in memory (GET /otp/runs/:id). */
   cache: Pick<RunViewCache, 'read'>;
   /** What runs are made of: test cases, plans and test runs (the artifacts room implements it). */
@@ -59,7 +59,11 @@ export function runCommands(ports: RunPorts) {
         const superseded = await store.supersede(principal.projectId, queue, run.id, request.cancelRunning ?? false);
         for (const runId of superseded.running) await engine.cancelInFlight(runId);
       }
-      return engine.launch(run);
+      const launched = await engine.launch(run);
+      if (launched.status !== 'queued') return launched;
+      // A queued run answers where it stands, as GET answers it while it waits.
+      const [standing] = await views.withStandings(principal.projectId, [launched]);
+      return standing ?? launched;
     },
 
     /** A queued run ends at once; a running one is told to stop and answered once it has (or after 5 s). */

@@ -300,6 +300,11 @@ export class RunViews {
     return readRun(this.db, projectId, runId);
   }
 
+  /** The runs given, each queued one with where it stands (a run just posted, as GET would answer it). */
+  withStandings<T extends RunSummary>(projectId: string, runs: T[]): Promise<T[]> {
+    return withStandings(this.db, projectId, runs);
+  }
+
   runs(projectId: string, page: { limit?: number; cursor?: string } & RunFilter): Promise<Page<RunSummary>> {
     return listRuns(this.db, projectId, page);
   }
