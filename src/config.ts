@@ -24,6 +24,11 @@ export interface Config {
    * behind a proxy; GET /otp/protocol answers it as otpUrl. Absent: ws://{the request's host}:{WS_PORT}/otp.
    */
   otpPublicUrl?: string;
+  /**
+   * The built browser extension the console serves (EXTENSION_ZIP, a path); absent: dist/extension.zip
+   * of the checkout, as `npm run build:extension` writes it.
+   */
+  extensionZip?: string;
   oauth: {
     /** Lifetime of JWT access tokens. */
     accessTokenTtlSec: number;
@@ -294,6 +299,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     bootstrapKey: env.SVC_BOOTSTRAP_KEY || undefined,
     publicUrl: url(env, 'PUBLIC_URL'),
     otpPublicUrl: url(env, 'OTP_PUBLIC_URL', ['ws:', 'wss:']),
+    extensionZip: env.EXTENSION_ZIP ? path.resolve(env.EXTENSION_ZIP) : undefined,
     oauth: {
       accessTokenTtlSec: int(env, 'OAUTH_ACCESS_TOKEN_TTL_SEC', 3600),
       refreshTokenTtlSec: int(env, 'OAUTH_REFRESH_TOKEN_TTL_SEC', 14 * 24 * 3600),

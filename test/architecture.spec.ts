@@ -43,7 +43,7 @@ describe('Architecture', () => {
       'src/service.ts',
       'machines/types.ts',
       'db/migrations/001_init.ts',
-      'src/runner/record/page-recorder.js',
+      'src/console/static/inspect.js',
     ])
       expect(rels).to.include(rel);
   });

@@ -1,6 +1,7 @@
 // npm run build:extension [-- --out DIR]: the unpacked extension in dist/extension/ (or DIR) and a zip
 // of it beside it (dist/extension.zip). esbuild bundles the worker (ESM), the page engine (a script
-// the worker evaluates in pages) and the options page; the frame validators are ajv's standalone code
+// the worker evaluates in pages), the recorder's content script (src/recorder/page/, the same one
+// otp-runner injects), the options page and the side panel; the frame validators are ajv's standalone code
 // compiled here from the protocol's own schemas, since the worker may not compile code at run time.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -58,14 +59,31 @@ function entries(dir: string, prefix = ''): Record<string, Uint8Array> {
   return out;
 }
 
+/** What the extension may bundle of src/: the protocol, and the recorder's page script and steps (not its Node bundler). */
+const SHARED = ['src/otp/protocol/', 'src/recorder/page/', 'src/recorder/steps.ts'];
+
 /**
- * The extension may use of the project the protocol alone (docs/architecture.md): a bundle holding
- * any other file of src/ (the service's Ajv, its kernel) is refused, however it got there.
+ * The extension may use of the project the protocol and the recorder alone (docs/architecture.md): a
+ * bundle holding any other file of src/ (the service's Ajv, its kernel) is refused, however it got there.
  */
 function checkInputs(inputs: string[]): void {
-  const foreign = inputs.filter((file) => file.startsWith('src/') && !file.startsWith('src/otp/protocol/'));
+  const foreign = inputs.filter((file) => file.startsWith('src/') && !SHARED.some((shared) => file.startsWith(shared)));
   if (foreign.length)
-    throw new Error(`the extension's bundle may hold only src/otp/protocol/ of src/, not: ${foreign.join(', ')}`);
+    throw new Error(`the extension's bundle may hold only ${SHARED.join(', ')} of src/, not: ${foreign.join(', ')}`);
+}
+
+/** The recorder's content script: a classic script (chrome.scripting injects files as scripts). */
+async function buildContentScript(dir: string): Promise<void> {
+  const out = await build({
+    ...common,
+    entryPoints: [path.join(ext, 'src/recorder/content.ts')],
+    format: 'iife',
+    minify: true,
+    outfile: path.join(dir, 'recorder.js'),
+    metafile: true,
+    absWorkingDir: root,
+  });
+  checkInputs(Object.keys(out.metafile.inputs));
 }
 
 export async function buildExtension(dir = outDir()): Promise<string> {
@@ -73,7 +91,11 @@ export async function buildExtension(dir = outDir()): Promise<string> {
   fs.mkdirSync(dir, { recursive: true });
   const result = await build({
     ...common,
-    entryPoints: { worker: path.join(ext, 'src/worker/main.ts'), options: path.join(ext, 'src/options/options.ts') },
+    entryPoints: {
+      worker: path.join(ext, 'src/worker/main.ts'),
+      options: path.join(ext, 'src/options/options.ts'),
+      sidepanel: path.join(ext, 'src/panel/sidepanel.ts'),
+    },
     format: 'esm',
     outdir: dir,
     metafile: true,
@@ -81,9 +103,11 @@ export async function buildExtension(dir = outDir()): Promise<string> {
     plugins: [virtualModules(await engineSource())],
   });
   checkInputs(Object.keys(result.metafile.inputs));
+  await buildContentScript(dir);
   for (const file of ['manifest.json', 'managed-schema.json'])
     fs.copyFileSync(path.join(ext, file), path.join(dir, file));
   fs.copyFileSync(path.join(ext, 'src/options/options.html'), path.join(dir, 'options.html'));
+  fs.copyFileSync(path.join(ext, 'src/panel/sidepanel.html'), path.join(dir, 'sidepanel.html'));
   fs.writeFileSync(`${dir}.zip`, zipSync(entries(dir)));
   return dir;
 }

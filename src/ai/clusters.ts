@@ -41,6 +41,33 @@ export interface FailureCluster {
   bugs: LinkedBug[];
 }
 
+/** A row of the clusters' query: one signature's counts in the window and its signature's columns. */
+interface ClusterRow {
+  signature: string;
+  count: number;
+  runs: number;
+  cases: number;
+  last_seen: Date;
+  last_seen_text: string;
+  code: string;
+  action: string;
+  locator: string;
+  message: string;
+  first_seen: Date;
+}
+
+/** The latest failure of a signature in the window: the cluster's example. */
+interface ExampleRow {
+  signature: string;
+  run_id: string;
+  step_index: number;
+  position: number | null;
+  test_case_id: string;
+  message: string;
+  screenshot_asset_id: string | null;
+  occurred_at: Date;
+}
+
 // The cursor holds the last cluster's last_seen as PostgreSQL writes it (microseconds, which a Date would lose).
 function decodeCursor(cursor: string): [string, string] {
   try {
@@ -99,7 +126,7 @@ export async function listClusters(
     outer.push('AND (w.last_seen, w.signature) < (?::timestamptz, ?)');
     outerArgs.push(at, sig);
   }
-  const { rows } = await db.raw(
+  const { rows }: { rows: ClusterRow[] } = await db.raw(
     `WITH w AS (
        SELECT f.signature, count(*)::int AS count, count(DISTINCT f.run_id)::int AS runs, count(DISTINCT f.test_case_id)::int AS cases,
               max(f.occurred_at) AS last_seen
@@ -116,8 +143,8 @@ export async function listClusters(
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   if (page.length === 0) return { items: [], nextCursor: null };
-  const signatures = page.map((r: any) => r.signature as string);
-  const { rows: examples } = await db.raw(
+  const signatures = page.map((r) => r.signature);
+  const { rows: examples }: { rows: ExampleRow[] } = await db.raw(
     `SELECT x.* FROM unnest(?::text[]) AS sig(signature)
        CROSS JOIN LATERAL (
          SELECT f.signature, f.run_id, f.step_index, f.position, f.test_case_id, f.message, f.screenshot_asset_id, f.occurred_at
@@ -126,10 +153,10 @@ export async function listClusters(
           ORDER BY f.occurred_at DESC, f.run_id DESC LIMIT 1) x`,
     [signatures, ...args] as never,
   );
-  const exampleOf = new Map<string, any>(examples.map((e: any) => [e.signature, e]));
+  const exampleOf = new Map(examples.map((e) => [e.signature, e]));
   const bugsOf = await bugs.bugsOf(principal, signatures);
-  const items = page.map((r: any): FailureCluster => {
-    const e = exampleOf.get(r.signature);
+  const items = page.map((r): FailureCluster => {
+    const e = exampleOf.get(r.signature)!;
     return {
       signature: r.signature,
       code: r.code,

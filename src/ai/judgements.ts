@@ -28,7 +28,28 @@ export interface TriageRule {
   createdAt: string;
 }
 
-const correctionView = (r: any): Correction => ({
+/** An ai_triage_corrections row. */
+interface CorrectionRow {
+  signature: string;
+  category: TriageCategory;
+  note: string | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** An ai_triage_rules row. */
+interface RuleRow {
+  id: string;
+  field: TriageRule['field'];
+  pattern: string;
+  category: TriageCategory;
+  note: string | null;
+  created_by: string | null;
+  created_at: Date;
+}
+
+const correctionView = (r: CorrectionRow): Correction => ({
   signature: r.signature,
   category: r.category,
   note: r.note,
@@ -36,7 +57,7 @@ const correctionView = (r: any): Correction => ({
   createdAt: r.created_at.toISOString(),
   updatedAt: r.updated_at.toISOString(),
 });
-const ruleView = (r: any): TriageRule => ({
+const ruleView = (r: RuleRow): TriageRule => ({
   id: r.id,
   field: r.field,
   pattern: r.pattern,
@@ -62,7 +83,8 @@ export class Judgements {
   constructor(private readonly db: Db) {}
 
   async corrections(principal: Principal, page: { limit?: number; cursor?: string }): Promise<Page<Correction>> {
-    return paginate(
+    // The signature is a correction's id: the page's cursor.
+    return paginate<CorrectionRow & { id: string }, Correction>(
       this.db('ai_triage_corrections').where('project_id', principal.projectId).select('*', 'signature as id'),
       page,
       correctionView,
@@ -106,7 +128,7 @@ export class Judgements {
     const rows = await this.db('ai_triage_corrections')
       .where('project_id', projectId)
       .whereIn('signature', [...signatures]);
-    return new Map(rows.map((r: any) => [r.signature, correctionView(r)]));
+    return new Map(rows.map((r: CorrectionRow) => [r.signature, correctionView(r)]));
   }
 
   async rules(principal: Principal, page: { limit?: number; cursor?: string }): Promise<Page<TriageRule>> {

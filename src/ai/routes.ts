@@ -41,7 +41,13 @@ export interface AiOperations {
   draftBug(principal: Principal, body: BugDraftBody): Promise<BugDraft>;
 }
 
+/** The routes in their order in /openapi.json: what failed, then what people say about it. */
 export function aiRoutes(ai: AiOperations): RouteDef[] {
+  return [...failureRoutes(ai), ...correctionRoutes(ai), ...ruleRoutes(ai)];
+}
+
+/** Failures grouped, a run triaged, a bug drafted. */
+function failureRoutes(ai: AiOperations): RouteDef[] {
   return [
     route<unknown, FailuresQuery>({
       method: 'get',
@@ -89,6 +95,12 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
         "Steps to reproduce are the case's steps up to the failed one as sentences; the environment names the executor and the run's variables, never their values. A saved bug is shown with every later failure of the same signature (clusters, triage).",
       handler: ({ principal, body: request }) => ai.draftBug(principal, request),
     }),
+  ];
+}
+
+/** The categories people set for signatures. */
+function correctionRoutes(ai: AiOperations): RouteDef[] {
+  return [
     route<unknown, PageQuery>({
       method: 'get',
       path: '/ai/triage/corrections',
@@ -127,6 +139,12 @@ export function aiRoutes(ai: AiOperations): RouteDef[] {
         await ai.judgements.uncorrect(principal, params.signature!);
       },
     },
+  ];
+}
+
+/** The project's rules: patterns mapped to categories. */
+function ruleRoutes(ai: AiOperations): RouteDef[] {
+  return [
     route<unknown, PageQuery>({
       method: 'get',
       path: '/ai/triage/rules',

@@ -57,7 +57,11 @@ export async function webConsole(
   const data = consoleDataOf({ ...rest, artifacts: holdings.artifacts, assets: holdings.assets });
   const s3 = config.storage.s3;
   const imageOrigin = s3 && (s3.publicEndpoint ?? s3.endpoint ?? `https://${s3.bucket}.s3.${s3.region}.amazonaws.com`);
-  const web = await createConsole({ data, imageOrigins: imageOrigin ? [new URL(imageOrigin).origin] : [] });
+  const web = await createConsole({
+    data,
+    imageOrigins: imageOrigin ? [new URL(imageOrigin).origin] : [],
+    extensionZip: config.extensionZip,
+  });
   teardown.add('console', () => web.close());
   // The live pages hear of runs, sessions and evidence changed by any process.
   const { notifier } = database;

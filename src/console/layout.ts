@@ -13,6 +13,7 @@ const NAV: Array<[string, string]> = [
   ['healing', 'Healing'],
   ['assets', 'Assets'],
   ['machines', 'Machines'],
+  ['extension', 'Extension'],
 ];
 
 function head(title: string): Html {

@@ -14,6 +14,7 @@ import type { ConsoleData } from './data.js';
 import { prepareDiagrams } from './diagram.js';
 import { BASE } from './layout.js';
 import { LiveHub } from './live.js';
+import { extensionZip, serveExtensionZip } from './pages/extension.js';
 import { fragmentRoutes, principalOf } from './routes/fragments.js';
 import { queryId } from './routes/ids.js';
 import { shellRoutes } from './routes/shells.js';
@@ -22,6 +23,8 @@ export interface ConsoleOptions {
   data: ConsoleData;
   /** Origins besides this service that screenshots are loaded from (an S3 endpoint), for the CSP. */
   imageOrigins?: string[];
+  /** The built browser extension to serve; absent: dist/extension.zip of the checkout (pages/extension.ts). */
+  extensionZip?: string;
 }
 
 export interface Console {
@@ -71,6 +74,8 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
     ctx.set('Cache-Control', 'no-cache');
     ctx.body = file.body;
   });
+  // The built browser extension: its code, nothing of any project, so anyone may download it.
+  own.get('/extension.zip', (ctx) => serveExtensionZip(ctx, extensionZip(opts.extensionZip)));
   own.get('/f/live', (ctx) => {
     const principal = principalOf(ctx);
     ctx.respond = false;
@@ -79,7 +84,11 @@ export async function createConsole(opts: ConsoleOptions): Promise<Console> {
   // Only reached without JavaScript: the key is never read from a form post.
   own.post('/sign-in', (ctx) => ctx.redirect(`${BASE}/sign-in`));
   // The routers' middleware take Koa's context (they add `params` to it themselves).
-  const routes = compose([own, shellRoutes(), fragmentRoutes(data)].map((r) => r.routes() as Koa.Middleware));
+  const routes = compose(
+    [own, shellRoutes(), fragmentRoutes(data, () => extensionZip(opts.extensionZip))].map(
+      (r) => r.routes() as Koa.Middleware,
+    ),
+  );
 
   const middleware: Koa.Middleware = async (ctx, next) => {
     if (ctx.path === '/' && (ctx.method === 'GET' || ctx.method === 'HEAD')) return ctx.redirect(`${BASE}/runs`);

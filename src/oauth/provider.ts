@@ -79,6 +79,8 @@ export function buildProvider(options: ProviderOptions): Provider {
     findAccount: async (_ctx, id) =>
       (await principalOfKeyId(id)) ? { accountId: id, claims: async () => ({ sub: id }) } : undefined,
     extraClientMetadata: { properties: BINDING, validator: bindRegisteredClient },
+    clientBasedCORS: (_ctx, origin, client) =>
+      corsAllowed(origin, client.clientAuthMethod ?? '', client.redirectUris ?? []),
     extraTokenClaims: tokenClaims(principalOfKeyId),
     // Errors of the browser-facing endpoints as a small page; the JSON endpoints answer JSON themselves.
     renderError: async (ctx, out) => {
@@ -89,6 +91,20 @@ export function buildProvider(options: ProviderOptions): Provider {
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = true;
   return provider;
+}
+
+/**
+ * Which pages may call the token endpoints from a browser: a public client's own pages (the origin of
+ * one of its redirect URIs, oidc-provider's default rule) and, for a browser extension whose redirect
+ * URI is https://<id>.chromiumapp.org/ (chrome.identity), that extension's pages (chrome-extension://<id>).
+ */
+export function corsAllowed(origin: string, authMethod: string, redirectUris: readonly string[]): boolean {
+  if (origin === 'null' || authMethod !== 'none') return false;
+  return redirectUris.some((uri) => {
+    const url = URL.parse(uri);
+    const extension = url?.protocol === 'https:' && /^([a-p]{32})\.chromiumapp\.org$/.exec(url.hostname);
+    return url?.origin === origin || (extension && origin === `chrome-extension://${extension[1]}`);
+  });
 }
 
 /**

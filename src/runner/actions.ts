@@ -77,37 +77,41 @@ export function healedTries(resolved: Resolved | undefined): { triedLocators?: T
 /** At most this long, a failed navigate step waits for the navigation that interrupted it to be answered. */
 const SETTLE_MS = 2_000;
 
+const blockedError = (url: string) =>
+  new StepError('E_NAVIGATION_BLOCKED', `navigation to ${url} blocked: its origin is not in run.start.allowedOrigins`);
+
+/** Why a navigation failed, as the step's error; 'again' once after a navigation interrupted by a blocked one. */
+async function navigationFailure(
+  env: ActionEnv,
+  step: ActionStepOf['navigate'],
+  err: unknown,
+  attempt: number,
+): Promise<StepError | 'again'> {
+  const message = shortMessage(err);
+  // A page that sends itself elsewhere as it loads interrupts the goto: see where that went first.
+  await env.guard.settled(Math.min(SETTLE_MS, env.deadline.remaining()));
+  const blocked = env.guard.take();
+  const interruptedBy = /interrupted by another navigation to "([^"]+)"/.exec(message)?.[1];
+  if (interruptedBy && !interruptedBy.startsWith('chrome-error:') && !env.guard.allows(interruptedBy))
+    blocked.push(interruptedBy);
+  if (blocked.length || /ERR_BLOCKED_BY_CLIENT/.test(message)) return blockedError(blocked[0] ?? step.url);
+  if (isTimeout(err)) return new StepError('E_TIMEOUT', message);
+  // After a blocked navigation Chromium may still be on its way to chrome-error://: once more.
+  if (attempt === 0 && /interrupted by another navigation/.test(message)) return 'again';
+  // Behind the run's gate Chromium says only ERR_SOCKS_CONNECTION_FAILED; the gate knows why.
+  const why = env.guard.failure(step.url);
+  return new StepError('E_INTERNAL', why ? `${message} (could not connect: ${why})` : message);
+}
+
 async function navigate(env: ActionEnv, step: ActionStepOf['navigate']): Promise<ActionOutcome> {
-  if (!env.guard.allows(step.url)) {
-    throw new StepError(
-      'E_NAVIGATION_BLOCKED',
-      `navigation to ${step.url} blocked: its origin is not in run.start.allowedOrigins`,
-    );
-  }
+  if (!env.guard.allows(step.url)) throw blockedError(step.url);
   for (let attempt = 0; ; attempt++) {
     try {
       await env.page.goto(step.url, { waitUntil: step.waitUntil ?? 'load', timeout: env.deadline.pw() });
       return {};
     } catch (err) {
-      const message = shortMessage(err);
-      // A page that sends itself elsewhere as it loads interrupts the goto: see where that went first.
-      await env.guard.settled(Math.min(SETTLE_MS, env.deadline.remaining()));
-      const blocked = env.guard.take();
-      const interruptedBy = /interrupted by another navigation to "([^"]+)"/.exec(message)?.[1];
-      if (interruptedBy && !interruptedBy.startsWith('chrome-error:') && !env.guard.allows(interruptedBy))
-        blocked.push(interruptedBy);
-      if (blocked.length || /ERR_BLOCKED_BY_CLIENT/.test(message)) {
-        throw new StepError(
-          'E_NAVIGATION_BLOCKED',
-          `navigation to ${blocked[0] ?? step.url} blocked: its origin is not in run.start.allowedOrigins`,
-        );
-      }
-      if (isTimeout(err)) throw new StepError('E_TIMEOUT', message);
-      // After a blocked navigation Chromium may still be on its way to chrome-error://: once more.
-      if (attempt === 0 && /interrupted by another navigation/.test(message)) continue;
-      // Behind the run's gate Chromium says only ERR_SOCKS_CONNECTION_FAILED; the gate knows why.
-      const why = env.guard.failure(step.url);
-      throw new StepError('E_INTERNAL', why ? `${message} (could not connect: ${why})` : message);
+      const failure = await navigationFailure(env, step, err, attempt);
+      if (failure !== 'again') throw failure;
     }
   }
 }

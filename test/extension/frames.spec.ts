@@ -91,7 +91,7 @@ describe('the extension: frames that break the schemas are refused, not acted on
     const hello = received.find((f) => f.type === 'hello');
     expect(hello.payload).to.deep.include({ executor: 'extension' });
     expect(hello.payload.capabilities).to.deep.equal({
-      record: false,
+      record: true,
       replay: true,
       screenshot: true,
       upload: true,

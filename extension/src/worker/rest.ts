@@ -1,5 +1,6 @@
 // The extension's REST calls to the service, with its token: evidence uploads (POST /otp/evidence),
-// asset downloads for upload steps, and cancelling a run the user stopped at the debugger bar.
+// asset downloads for upload steps, cancelling a run the user stopped at the debugger bar, and saving
+// a recording made in the side panel.
 
 export class ServiceRest {
   constructor(
@@ -50,6 +51,18 @@ export class ServiceRest {
       type: (res.headers.get('content-type') ?? 'application/octet-stream').split(';')[0]!.trim(),
       base64: btoa(binary),
     };
+  }
+
+  /** A JSON POST (a finished recording: POST /otp/recordings); answers the body, or throws the service's message. */
+  async post(path: string, body: unknown): Promise<unknown> {
+    const res = await fetch(`${this.root()}${path}`, {
+      method: 'POST',
+      headers: { ...this.headers(), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const answer = (await res.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
+    if (!res.ok) throw new Error(`POST ${path} answered ${res.status}: ${answer?.error?.message ?? 'no body'}`);
+    return answer;
   }
 
   /** POST /otp/runs/:id/cancel: the run ends cancelled, as if cancelled from the console. */

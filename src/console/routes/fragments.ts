@@ -12,6 +12,7 @@ import { assetsFragment } from '../pages/assets.js';
 import { caseHistoryFragment, setQuarantine } from '../pages/case-history.js';
 import { caseFragment, casesFragment } from '../pages/cases.js';
 import { compareFragment } from '../pages/compare.js';
+import { extensionFragment } from '../pages/extension.js';
 import { failuresFilter, failuresFragment } from '../pages/failures.js';
 import { decideFragment, healingFragment } from '../pages/healing.js';
 import { machinesFragment } from '../pages/machines.js';
@@ -58,7 +59,8 @@ export function principalOf(ctx: Koa.Context): Principal {
 /** This service's origin as the browser reached it (links in fragments). */
 const originOf = (ctx: Koa.Context) => `${ctx.protocol}://${ctx.host}`;
 
-export function fragmentRoutes(data: ConsoleData): Router {
+/** `builtExtension`: the browser extension's zip when this service has one (the Extension page links it). */
+export function fragmentRoutes(data: ConsoleData, builtExtension: () => string | undefined = () => undefined): Router {
   const router = new Router({ prefix: `${BASE}/f` });
   router.get('/whoami', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
@@ -66,7 +68,7 @@ export function fragmentRoutes(data: ConsoleData): Router {
     ctx.type = 'text/plain';
     ctx.body = `${principal.projectId} · ${principal.scope}`;
   });
-  const shown = { ...runFragments(data), ...caseFragments(data), ...otherFragments(data) };
+  const shown = { ...runFragments(data), ...caseFragments(data), ...otherFragments(data, builtExtension) };
   for (const [path, fragment] of Object.entries(shown)) router.get(path, answer(fragment));
   for (const [path, fragment] of Object.entries(actions(data))) router.post(path, answer(fragment));
   return router;
@@ -95,13 +97,14 @@ function caseFragments(data: ConsoleData): Record<string, Fragment> {
   };
 }
 
-/** Assets, releases and the machines' diagrams, by path. */
-function otherFragments(data: ConsoleData): Record<string, Fragment> {
+/** Assets, releases, the machines' diagrams and the browser extension, by path. */
+function otherFragments(data: ConsoleData, builtExtension: () => string | undefined): Record<string, Fragment> {
   return {
     '/assets': (ctx, p) => assetsFragment(data, p, queryText(ctx, 'bucket'), originOf(ctx)),
     '/releases': (_ctx, p) => releasesFragment(data, p),
     '/releases/:release': (_ctx, p, { release }) => readinessFragment(data, p, release!),
     '/machines': async () => machinesFragment(),
+    '/extension': (ctx, p) => extensionFragment(data, p, originOf(ctx), Boolean(builtExtension())),
   };
 }
 

@@ -7,10 +7,12 @@ import { idsValid } from './ids.js';
 
 const qs = (ctx: Koa.Context) => (ctx.querystring ? `?${ctx.querystring}` : '');
 
+type Shell = (path: string, render: (ctx: Koa.Context, params: Record<string, string>) => string) => void;
+
 export function shellRoutes(): Router {
   const router = new Router({ prefix: BASE });
-  const shell = (path: string, render: (ctx: Koa.Context, params: Record<string, string>) => string) =>
-    router.get(path, async (ctx, next) => {
+  const shell: Shell = (path, render) =>
+    void router.get(path, async (ctx, next) => {
       if (!idsValid(ctx.params)) return next();
       ctx.type = 'text/html';
       ctx.set('Cache-Control', 'no-store');
@@ -77,6 +79,12 @@ export function shellRoutes(): Router {
       wide: true,
     }),
   );
+  artifactShells(shell);
+  return router;
+}
+
+/** Test cases, healing, assets, releases, the machines and the browser extension. */
+function artifactShells(shell: Shell): void {
   shell('/cases', () => page({ title: 'Test cases and plans', nav: 'cases', fragment: `${BASE}/f/cases` }));
   shell('/cases/:testCase', (_ctx, { testCase }) =>
     page({ title: 'Test case', nav: 'cases', fragment: `${BASE}/f/cases/${testCase}` }),
@@ -95,5 +103,16 @@ export function shellRoutes(): Router {
   shell('/machines', () =>
     page({ title: 'The machines', nav: 'machines', fragment: `${BASE}/f/machines`, wide: true }),
   );
-  return router;
+  shell('/extension', () => extensionShell());
+}
+
+/** The browser extension's page: refreshed when a session comes or goes (extensions among them). */
+function extensionShell(): string {
+  return page({
+    title: 'The browser extension',
+    nav: 'extension',
+    fragment: `${BASE}/f/extension`,
+    live: '',
+    refreshOn: ['sessions-changed'],
+  });
 }

@@ -3,17 +3,10 @@
 
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
+import type { OutboundMessage } from '../../otp/protocol/schemas/messages.js';
 
-export interface Frame {
-  otp: string;
-  id: string;
-  ts: string;
-  type: string;
-  sessionId?: string;
-  runId?: string;
-  ref?: string;
-  payload?: any;
-}
+/** A frame the service sends, typed by its type (the protocol's catalogue). */
+export type Frame = OutboundMessage;
 
 export interface HelloInfo {
   name: string;
@@ -66,7 +59,7 @@ export class OtpClient {
   }
 
   /** Sends a frame (sessionId filled in once there is one); answers its id. */
-  send(type: string, payload?: unknown, fields: Partial<Frame> = {}): string {
+  send(type: string, payload?: unknown, fields: { runId?: string; ref?: string } = {}): string {
     const id = messageId();
     const frame = {
       otp: '1.0',
@@ -82,19 +75,19 @@ export class OtpClient {
   }
 
   /** The frame of `type` answering `ref`; rejects on an error frame answering it, or when the socket closes. */
-  reply(ref: string, type: string, timeoutMs = 15_000): Promise<Frame> {
+  reply<T extends Frame['type']>(ref: string, type: T, timeoutMs = 15_000): Promise<Extract<Frame, { type: T }>> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => done(new Error(`no ${type} answered ${ref} within ${timeoutMs} ms`)), timeoutMs);
       const off = this.on((frame) => {
-        if (frame.ref !== ref) return;
-        if (frame.type === type) done(undefined, frame);
-        else if (frame.type === 'error') done(new Error(`${frame.payload?.code}: ${frame.payload?.message}`));
+        if (!('ref' in frame) || frame.ref !== ref) return;
+        if (frame.type === type) done(undefined, frame as Extract<Frame, { type: T }>);
+        else if (frame.type === 'error') done(new Error(`${frame.payload.code}: ${frame.payload.message}`));
       });
       const closing = this.closed.then(({ code, reason }) =>
         done(new Error(`connection closed (${code} ${reason}) before ${type}`)),
       );
       void closing;
-      const done = (err?: Error, frame?: Frame) => {
+      const done = (err?: Error, frame?: Extract<Frame, { type: T }>) => {
         clearTimeout(timer);
         off();
         if (err) reject(err);

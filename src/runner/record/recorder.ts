@@ -1,10 +1,11 @@
 // The recorder (`otp-runner record`, docs/recording.md): an executor session that records. It opens
-// Chromium, injects the page recorder (page-recorder.js) into every frame, and sends each step the
+// Chromium, injects the page recorder (src/recorder/page/, shared with the extension) into every frame, and sends each step the
 // page reports as one event.recorded frame; navigations the user makes (not those a click or Enter
 // caused) become navigate steps. Sensitive text arrives without its value and is sent as
 // {{secret_N}}. It asks the service to record (record.start) or waits for the service to ask.
-import { fileURLToPath } from 'node:url';
 import type { Browser, Frame, Page } from 'playwright-core';
+import { runnerPageScript } from '../../recorder/bundle.js';
+import { inFrame, type PageMessage, type RecordedStep, SecretNumbers, stepSummary } from '../../recorder/steps.js';
 import { findChromium, launchChromium } from '../browser.js';
 import { OtpClient, type Frame as OtpFrame } from './otp-client.js';
 
@@ -34,19 +35,8 @@ export interface RecordingResult {
   reason: string;
 }
 
-/** A recorded step as sent: a test case step. */
-export type RecordedStep = { otp: Record<string, unknown> & { action: string }; label?: string };
+export type { RecordedStep };
 
-interface PageMessage {
-  doc: string;
-  seq: number;
-  step: RecordedStep;
-  at: string;
-  /** Set for typed text in a sensitive field: where it was typed (the text itself stays in the page). */
-  secret?: string;
-}
-
-const PAGE_SCRIPT = fileURLToPath(new URL('./page-recorder.js', import.meta.url));
 /** A navigation this soon after a recorded action is taken as its consequence, not a step of its own. */
 const CAUSED_NAVIGATION_MS = 2_000;
 export const RECORDER_VERSION = '0.1.0';
@@ -64,7 +54,7 @@ export class Recorder {
   private readonly acks = new Set<Promise<unknown>>();
   private readonly seen = new Map<string, number>();
   private readonly seenWaiters: Array<{ doc: string; seq: number; resolve: () => void }> = [];
-  private readonly secrets = new Map<string, number>();
+  private readonly secrets = new SecretNumbers();
   private lastActionAt = 0;
   private ownNavigation = false;
   private stopping?: Promise<RecordingResult>;
@@ -169,7 +159,7 @@ export class Recorder {
     // A headed browser shows the page at the size of its window.
     const context = await this.browser.newContext(this.options.headed ? { viewport: null } : {});
     await context.exposeBinding('__otpRecord', (source, message: PageMessage) => this.fromPage(source, message));
-    await context.addInitScript({ path: PAGE_SCRIPT });
+    await context.addInitScript({ content: await runnerPageScript() });
     const page = await context.newPage();
     this.mainPage = page;
     page.on('framenavigated', (frame) => this.navigated(frame));
@@ -194,11 +184,7 @@ export class Recorder {
     this.lastActionAt = Date.now();
     this.enqueue(async () => {
       const step = message.step;
-      if (message.secret !== undefined) {
-        const where = `${source.frame.url().split(/[?#]/)[0]} ${message.secret}`;
-        if (!this.secrets.has(where)) this.secrets.set(where, this.secrets.size + 1);
-        step.otp.text = `{{secret_${this.secrets.get(where)}}}`;
-      }
+      if (message.secret !== undefined) this.secrets.mask(step, source.frame.url(), message.secret);
       if (source.frame !== this.mainPage!.mainFrame()) {
         const frame = await frameSelector(source.frame);
         if (frame) inFrame(step, frame);
@@ -219,7 +205,7 @@ export class Recorder {
   private emit(step: RecordedStep, at: string): void {
     const id = this.client.send('event.recorded', { recordingId: this.recordingId, step, at });
     this.steps.push(step);
-    this.log(`step ${this.steps.length}: ${describe(step)}`);
+    this.log(`step ${this.steps.length}: ${stepSummary(step)}`);
     const acked = this.client
       .reply(id, 'ack')
       .catch((err) => this.log(`step ${this.steps.length} was not stored: ${(err as Error).message}`));
@@ -245,7 +231,9 @@ export class Recorder {
   async settle(): Promise<void> {
     const frames = this.mainPage && !this.mainPage.isClosed() ? this.mainPage.frames() : [];
     const marks = await Promise.all(
-      frames.map((f) => f.evaluate(() => (globalThis as any).__otpRecorderFlush?.() ?? null).catch(() => null)),
+      frames.map((f) =>
+        f.evaluate(() => (globalThis as RecorderPage).__otpRecorderFlush?.() ?? null).catch(() => null),
+      ),
     );
     await Promise.all(
       marks
@@ -304,37 +292,19 @@ export function startRecorder(options: RecorderOptions): Promise<Recorder> {
   return Recorder.start(options);
 }
 
-/** A selector of the iframe that holds `frame`, for the locator's `frame` member. */
+/** What the recorder's page script (src/recorder/page/runner-entry.ts) installs in every frame. */
+type RecorderPage = {
+  __otpRecorderFlush?: () => { doc: string; seq: number } | null;
+  __otpIframeSelector?: (el: Element) => string;
+};
+
+/** A selector of the iframe that holds `frame`, for the locator's `frame` member (the page script's rule). */
 async function frameSelector(frame: Frame): Promise<string | undefined> {
   const element = await frame.frameElement().catch(() => undefined);
   if (!element) return undefined;
-  // No named helpers inside: the function runs in the page as transpiled.
-  return element.evaluate((el: any) => {
-    const [attr, value] = el.id
-      ? ['id', el.id]
-      : el.name
-        ? ['name', el.name]
-        : el.title
-          ? ['title', el.title]
-          : ['src', el.getAttribute('src') ?? ''];
-    return `iframe[${attr}="${String(value).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"]`;
-  });
-}
-
-function inFrame(step: RecordedStep, frame: string): void {
-  const locator = step.otp.locator as { candidates?: object[] } | undefined;
-  if (!locator) return;
-  if (locator.candidates) locator.candidates = locator.candidates.map((c) => ({ ...c, frame }));
-  else step.otp.locator = { ...locator, frame };
-}
-
-function describe(step: RecordedStep): string {
-  const { action, ...rest } = step.otp;
-  const locator = rest.locator as
-    | { candidates?: Array<{ by: string; value: string }>; by?: string; value?: string }
-    | undefined;
-  const first = locator?.candidates?.[0] ?? locator;
-  const target = first ? ` ${first.by}=${JSON.stringify(first.value)}` : '';
-  const text = rest.text ?? rest.url ?? rest.key ?? rest.value;
-  return `${action}${target}${text !== undefined ? ` ${JSON.stringify(text)}` : ''}`;
+  // The iframe element lives in the parent frame, where the page script was installed too.
+  const selector = await element.evaluate(
+    (el) => (globalThis as RecorderPage).__otpIframeSelector?.(el as Element) ?? null,
+  );
+  return selector ?? undefined;
 }

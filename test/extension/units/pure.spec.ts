@@ -1,9 +1,14 @@
 // The extension's pure modules, without a browser: how its settings combine, key chords as CDP key
-// events, allowedOrigins as declarativeNetRequest patterns.
+// events, allowedOrigins as declarativeNetRequest patterns, the recorder's messages and sign-in's
+// answer, the service's CORS rule for the extension's token requests, the steps said in words.
 import { expect } from 'chai';
+import { codeOf } from '../../../extension/src/options/sign-in-answer.js';
+import { isPanelCommand, isRecordedMessage } from '../../../extension/src/recorder/messages.js';
 import { keyDef, splitChord } from '../../../extension/src/worker/keys.js';
 import { originPattern } from '../../../extension/src/worker/origin-patterns.js';
 import { settingsOf } from '../../../extension/src/worker/settings-of.js';
+import { corsAllowed } from '../../../src/oauth/provider.js';
+import { stepSentence } from '../../../src/recorder/steps.js';
 
 describe('extension: settings, keys and origin patterns', () => {
   it('takes managed (policy) settings over local ones, and ignores what is malformed', () => {
@@ -58,5 +63,50 @@ describe('extension: settings, keys and origin patterns', () => {
     expect(matches('https://app.test', 'http://app.test/')).to.equal(false);
     expect(matches('https://app.test', 'https://app.test.evil.test/')).to.equal(false);
     expect(originPattern('ftp://files.test')).to.equal(undefined);
+  });
+
+  it('takes only well-formed recorder messages and panel commands', () => {
+    const step = { otp: { action: 'click', locator: { by: 'css', value: '#a' } } };
+    const message = { doc: 'd', seq: 1, at: '2026-11-26T10:00:00Z', step };
+    expect(isRecordedMessage({ kind: 'otp.recorded', message })).to.equal(true);
+    expect(isRecordedMessage({ kind: 'otp.recorded', message, frame: 'iframe[id="f"]' })).to.equal(true);
+    expect(isRecordedMessage({ kind: 'otp.recorded', message: { ...message, seq: '1' } })).to.equal(false);
+    expect(isRecordedMessage({ kind: 'otp.recorded', message: { ...message, step: { otp: {} } } })).to.equal(false);
+    expect(isRecordedMessage({ kind: 'otp.recorded', message: { ...message, secret: 42 } })).to.equal(false);
+    expect(isPanelCommand({ kind: 'otp.panel', op: 'start', tabId: 3, title: 'T' })).to.equal(true);
+    expect(isPanelCommand({ kind: 'otp.panel', op: 'start', tabId: '3' })).to.equal(false);
+    expect(isPanelCommand({ kind: 'otp.panel', op: 'delete', stepId: 2 })).to.equal(true);
+    expect(isPanelCommand({ kind: 'otp.panel', op: 'run', stepId: 2 })).to.equal(false);
+  });
+
+  it('says recorded steps in words', () => {
+    const role = { by: 'role', value: 'button', name: 'Sign in', exact: true };
+    expect(
+      stepSentence({ otp: { action: 'click', locator: { candidates: [role, { by: 'css', value: '#s' }] } } }),
+    ).to.equal('Click the button “Sign in”');
+    expect(
+      stepSentence({ otp: { action: 'type', locator: { by: 'label', value: 'Email' }, text: '{{secret_1}}' } }),
+    ).to.equal('Type “{{secret_1}}” into the field labelled “Email”');
+    expect(stepSentence({ otp: { action: 'press', key: 'Enter' } })).to.equal('Press Enter');
+    expect(stepSentence({ otp: { action: 'navigate', url: 'http://a.test/' } })).to.equal('Open http://a.test/');
+  });
+
+  it('reads the code of a sign-in answer only when its state is this sign-in’s', () => {
+    const back = 'https://abcdefghijklmnopabcdefghijklmnop.chromiumapp.org/';
+    expect(codeOf(`${back}?code=c0de&state=s1`, 's1')).to.equal('c0de');
+    expect(() => codeOf(`${back}?code=c0de&state=other`, 's1')).to.throw('state differs');
+    expect(() => codeOf(`${back}?error=access_denied&state=s1`, 's1')).to.throw('sign-in was refused');
+    expect(() => codeOf(`${back}?state=s1`, 's1')).to.throw('no code');
+  });
+
+  it('lets the token endpoint answer an extension whose client redirects to its chromiumapp.org address, and no other page', () => {
+    const id = 'abcdefghijklmnopabcdefghijklmnop';
+    const redirects = [`https://${id}.chromiumapp.org/`];
+    expect(corsAllowed(`chrome-extension://${id}`, 'none', redirects)).to.equal(true);
+    expect(corsAllowed('chrome-extension://ponmlkjihgfedcbaponmlkjihgfedcba', 'none', redirects)).to.equal(false);
+    expect(corsAllowed('https://evil.test', 'none', redirects)).to.equal(false);
+    expect(corsAllowed(`chrome-extension://${id}`, 'client_secret_basic', redirects)).to.equal(false);
+    expect(corsAllowed('http://127.0.0.1:3000', 'none', ['http://127.0.0.1:3000/cb'])).to.equal(true);
+    expect(corsAllowed('null', 'none', ['http://127.0.0.1:3000/cb'])).to.equal(false);
   });
 });
