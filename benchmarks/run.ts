@@ -12,6 +12,7 @@ import { extensionScenario } from './scenarios/extension.js';
 import { flakyScenario } from './scenarios/flaky.js';
 import { historyScenario } from './scenarios/history.js';
 import { latencyScenario } from './scenarios/latency.js';
+import { queuesScenario } from './scenarios/queues.js';
 import { restScenario } from './scenarios/rest.js';
 import { runnerScenario } from './scenarios/runner.js';
 import { scalingScenario } from './scenarios/scaling.js';
@@ -28,6 +29,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   extension: extensionScenario,
   history: historyScenario,
   flaky: flakyScenario,
+  queues: queuesScenario,
 };
 
 async function main(): Promise<number> {

@@ -61,6 +61,8 @@ export interface Config {
     helloRetryMs: number;
     /** What carries OTP frames (OTP_TRANSPORT): uWebSockets.js where it loads (auto), or forced. */
     transport: 'auto' | 'uws' | 'ws';
+    /** The order claims take queued runs (OTP_QUEUE): the queue rule (fair, docs/queues.md) or first come, first served (fifo). */
+    queue: 'fair' | 'fifo';
   };
   /** On SIGTERM: how long runs in flight may go on before their executors are told to reconnect elsewhere. */
   drainMs: number;
@@ -322,6 +324,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
       // What a hello refused during a database outage is told to wait before it says hello again.
       helloRetryMs: int(env, 'OTP_HELLO_RETRY_MS', 2_000),
       transport: oneOf(env, 'OTP_TRANSPORT', ['auto', 'uws', 'ws'] as const, 'auto'),
+      queue: oneOf(env, 'OTP_QUEUE', ['fair', 'fifo'] as const, 'fair'),
     },
     drainMs: int(env, 'OTP_DRAIN_MS', 30_000),
     heartbeatMs: int(env, 'HEARTBEAT_MS', 5_000),

@@ -11,6 +11,7 @@ export const SCENARIOS = [
   'extension',
   'history',
   'flaky',
+  'queues',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -44,6 +45,8 @@ export interface BenchOptions {
   rest: { connections: number; stepsPerRun: number; rounds: number };
   /** The history the flaky scenario builds (runs of 5 test cases of 10 steps) and the requests it times. */
   flaky: { runs: number; requests: number };
+  /** The queues scenario: runs queued for the claim's timing, claims timed, simulated hours of the rule. */
+  queues: { queued: number; claims: number; hours: number };
   runner: {
     stepsPerRun: number;
     rounds: number;
@@ -77,6 +80,9 @@ Scenarios: ${SCENARIOS.join(', ')} (all when none is named)
   --rest-rounds=N         rest: alternating rounds of Koa hello and GET; the median ratio counts (default 3)
   --flaky-runs=N          flaky: runs in the history it builds, 50 step results each (default 100000)
   --flaky-requests=N      flaky: requests timed per measure (default 300)
+  --queue-runs=N          queues: runs queued when claims are timed (default 100000)
+  --queue-claims=N        queues: claims timed, each order (default 300)
+  --queue-hours=N         queues: simulated hours of the rule at the issue's scale (default 2)
   --runner-steps=N        runner, extension: steps of the browser flow (default 30)
   --runner-rounds=N       runner, extension: alternating rounds, bare and through the service (default 5)
   --runner-probe-max=N    runner: most parallel contexts the capacity probe tries (default 32)
@@ -122,6 +128,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     'no-write',
     'flaky-runs',
     'flaky-requests',
+    'queue-runs',
+    'queue-claims',
+    'queue-hours',
     'no-baselines',
   ]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}\n\n${HELP}`);
@@ -178,6 +187,11 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       connections: num('rest-connections', smoke ? 4 : 50),
       stepsPerRun: 10,
       rounds: Math.max(1, num('rest-rounds', smoke ? 1 : 3)),
+    },
+    queues: {
+      queued: Math.max(100, num('queue-runs', smoke ? 1_000 : 100_000)),
+      claims: Math.max(10, num('queue-claims', smoke ? 20 : 300)),
+      hours: Math.max(0.1, num('queue-hours', smoke ? 0.2 : 2)),
     },
     flaky: {
       runs: Math.max(10, num('flaky-runs', smoke ? 500 : 100_000)),

@@ -19,6 +19,7 @@ import * as suspectLinks from './041_suspect_links.js';
 import * as stepAttempts from './050_step_attempts.js';
 import * as aiFailurePosition from './060_ai_failure_position.js';
 import * as aiEnvironmentOutcomes from './062_ai_environment_outcomes.js';
+import * as queue from './070_queue.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -44,6 +45,7 @@ const migrations: Array<[string, Migration]> = [
   ['050_step_attempts', stepAttempts],
   ['060_ai_failure_position', aiFailurePosition],
   ['062_ai_environment_outcomes', aiEnvironmentOutcomes],
+  ['070_queue', queue],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -16,6 +16,8 @@ export interface RunOptions {
   sessionId?: string;
   /** How many times a failed test case runs again (0-3; absent: the plan's default, else 0). */
   retries?: number;
+  /** Its place in the queue (docs/queues.md): group, class, and whether it supersedes its group's earlier runs. */
+  queue?: { group?: string; priority?: 'gate' | 'normal' | 'batch'; cancelInProgress?: true };
   junit?: string;
   ctrf?: string;
   timeoutMs: number;
@@ -51,6 +53,10 @@ Options (flag, then environment, then default):
   --session ID        run on this executor session
   --retries N         run a failed test case again, up to N (0-3) times; one that then passes is flaky
                       and does not fail the build (default: the plan's retries, else 0)
+  --group NAME        its queue group (a pipeline, a branch): executors are shared fairly between
+                      groups (docs/queues.md)         OTP_GROUP        the credential
+  --priority CLASS    gate, normal or batch                            normal
+  --cancel-in-progress  cancel the group's earlier queued runs (a newer push supersedes them)
   --junit FILE        write a JUnit XML report
   --ctrf FILE         write a CTRF JSON report
   --timeout SECONDS   give up waiting (exit 2)     OTP_TIMEOUT   1800
@@ -69,6 +75,9 @@ const FLAGS = {
   secret: { type: 'string', multiple: true },
   session: { type: 'string' },
   retries: { type: 'string' },
+  group: { type: 'string' },
+  priority: { type: 'string' },
+  'cancel-in-progress': { type: 'boolean' },
   junit: { type: 'string' },
   ctrf: { type: 'string' },
   timeout: { type: 'string' },
@@ -103,6 +112,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv, isTty: bool
     secretNames,
     ...(flags.session ? { sessionId: flags.session } : {}),
     ...(retries !== undefined ? { retries } : {}),
+    ...queueOf(flags, env),
     ...(flags.junit ? { junit: flags.junit } : {}),
     ...(flags.ctrf ? { ctrf: flags.ctrf } : {}),
     timeoutMs: timeout * 1000,
@@ -143,6 +153,22 @@ function varsOf(pairs: string[], secretNames: string[], env: NodeJS.ProcessEnv):
     vars[name] = value;
   }
   return vars;
+}
+
+const PRIORITIES = ['gate', 'normal', 'batch'] as const;
+
+/** `queue` when a flag (or OTP_GROUP) asks for one; none otherwise, as before queues. */
+function queueOf(flags: Flags, env: NodeJS.ProcessEnv): Pick<RunOptions, 'queue'> {
+  const group = flags.group ?? env.OTP_GROUP;
+  const priority = PRIORITIES.find((p) => p === flags.priority);
+  if (flags.priority !== undefined && !priority)
+    throw new UsageError(`--priority takes gate, normal or batch, got "${flags.priority}"`);
+  const queue = {
+    ...(group ? { group } : {}),
+    ...(priority ? { priority } : {}),
+    ...(flags['cancel-in-progress'] ? { cancelInProgress: true as const } : {}),
+  };
+  return Object.keys(queue).length ? { queue } : {};
 }
 
 function retriesOf(flags: Flags): number | undefined {

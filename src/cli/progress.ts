@@ -1,6 +1,7 @@
 // What `otp run` prints while it waits: one line per test case as it ends (plain lines, as CI logs
 // want them), and in a terminal a bar of the steps done, redrawn in place under those lines.
 import { type CaseResult, caseResults, type ReportedRun } from '../reports/case-results.js';
+import { type QueueStanding, queueLine } from './queue-line.js';
 
 const FINAL = new Set(['passed', 'failed', 'cancelled', 'error']);
 const MARK: Record<CaseResult['outcome'], string> = {
@@ -16,10 +17,12 @@ const MARK: Record<CaseResult['outcome'], string> = {
 export class Progress {
   private printed = 0;
   private barShown = false;
+  private lastQueueLine = '';
 
   constructor(
     private readonly write: (text: string) => void,
     private readonly tty: boolean,
+    private readonly now: () => number = Date.now,
   ) {}
 
   line(text: string): void {
@@ -28,7 +31,14 @@ export class Progress {
   }
 
   /** The run as it now stands: the cases that ended since the last call get their line. */
-  update(run: ReportedRun): void {
+  update(run: ReportedRun & { queue?: QueueStanding }): void {
+    if (run.status === 'queued' && run.queue) {
+      // Said again only when it changes, so a CI log gets a line per change, not per poll.
+      const text = queueLine(run.queue, this.now());
+      if (text !== this.lastQueueLine) this.line(text);
+      this.lastQueueLine = text;
+      return;
+    }
     const cases = caseResults(run);
     // Cases end in order; a case is reported once all before it are.
     while (

@@ -67,6 +67,7 @@ async function follow(options: RunOptions, progress: Progress, io: Io): Promise<
     ...(Object.keys(options.vars).length ? { vars: options.vars } : {}),
     ...(options.sessionId ? { sessionId: options.sessionId } : {}),
     ...(options.retries !== undefined ? { retries: options.retries } : {}),
+    ...options.queue,
   });
   const link = `${options.server}/console/runs/${started.id}`;
   progress.line(

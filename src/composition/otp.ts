@@ -15,6 +15,7 @@ import type { RunDriverDeps } from '../otp/engine/run-driver.js';
 import type { TestCaseSink } from '../otp/engine/test-case-source.js';
 import { InstanceStore } from '../otp/store/instance-store.js';
 import { RecordingStore } from '../otp/store/recording-store.js';
+import type { QueueClaims } from '../otp/store/run-queue.js';
 import { RunStore } from '../otp/store/run-store.js';
 import { RunTraceStore } from '../otp/store/run-trace.js';
 import { RunViewCache } from '../otp/store/run-view-cache.js';
@@ -44,6 +45,7 @@ export function runStores(
   instanceId: string,
   events: ChangeEvents,
   teardown: Teardown,
+  queuePolicy?: QueueClaims['policy'],
 ): RunStores {
   const { url, db, quietLog, notifier } = database;
   const connection = (name: string, what: string, customPlans = false) => {
@@ -57,7 +59,7 @@ export function runStores(
     runs: connection('otp-runs', 'run'),
     finishes: connection('otp-finishes', 'verdict', true),
   };
-  const store = new RunStore(db, connections, events);
+  const store = new RunStore(db, connections, events, { mode: config.otp.queue, policy: queuePolicy });
   const runViews = new RunViewCache(config.runViewCacheBytes);
   // A run's evidence changed (a trigger's notice); after a lost connection, any may have.
   notifier.on('run-view', (notice) => runViews.invalidate(notice.runId));

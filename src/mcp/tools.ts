@@ -130,7 +130,7 @@ export const tools: ToolDef[] = [
     name: 'svc_otp_status',
     title: 'Status of a run',
     description:
-      'Status and counts of an OTP run, with its failing steps (error, actual value, evidence links). As GET /api/v1/otp/runs/{id} without the passing steps.',
+      'Status and counts of an OTP run, with its failing steps (error, actual value, evidence links); while it is queued, its queue position and estimated start (run.queue). As GET /api/v1/otp/runs/{id} without the passing steps.',
     scope: 'read',
     operationId: 'getOtpRun',
     inputSchema: objectOf({ runId }, ['runId']),

@@ -151,6 +151,7 @@ function facts(run: RunView): Html {
     ${pair('Test cases', html`${run.testCases.map((c: RunCase, i: number) => html`${i ? ', ' : ''}<a href="${BASE}/cases/${c.id}">${c.title}</a>${c.outcome ? html` ${statusBadge(c.outcome)}` : ''}${c.quarantined ? html` <span class="badge s-quarantined" title="Quarantined when the run started: its failures do not fail the verdict">quarantined</span>` : ''}`)}`)}
     ${quarantineNote(run)}
     ${pair('Session', session)}
+    ${queueFacts(run, pair)}
     ${run.startedAt ? '' : pair('Created', time(run.createdAt))}
     ${pair('Started', time(run.startedAt))}
     ${run.finishedAt ? pair('Finished', time(run.finishedAt)) : ''}
@@ -159,6 +160,21 @@ function facts(run: RunView): Html {
     ${run.varNames.length ? pair('Variables', run.varNames.join(', ')) : ''}
     ${pair('Allowed origins', allowedOrigins(run.allowedOrigins), 'allowed-origins')}
   </dl>`;
+}
+
+/** Its queue group and class, and while it waits, its position and estimated start (docs/queues.md). */
+function queueFacts(run: RunView, pair: (term: string, value: Html | string, id?: string) => Html): Html | string {
+  const group = run.group ? pair('Queue group', `${run.group} (${run.priority ?? 'normal'})`, 'run-group') : '';
+  const superseded = run.supersededBy
+    ? pair('Superseded by', html`<a class="mono" href="${BASE}/runs/${run.supersededBy}">${run.supersededBy}</a>`)
+    : '';
+  if (!run.queue) return html`${group}${superseded}`;
+  const { position, estimatedStart } = run.queue;
+  const ahead = position === 0 ? 'next to start' : `${position} run${position === 1 ? '' : 's'} ahead`;
+  const when = estimatedStart
+    ? html`, starts between ${time(estimatedStart.from)} and ${time(estimatedStart.to)}`
+    : ' (no estimate yet: no open session, or no finished run to go by)';
+  return html`${group}${pair('Queue', html`${ahead}${when}`, 'run-queue')}`;
 }
 
 /** A verdict that left failures of quarantined test cases out says so beside it. */

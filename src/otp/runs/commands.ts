@@ -7,11 +7,13 @@ import type { Principal } from '../../auth/principal.js';
 import type { Config } from '../../config.js';
 import { errors } from '../../errors.js';
 import type { TestCaseSource } from '../engine/test-case-source.js';
+import { DEFAULT_POLICY, type QueuePolicy } from '../queue/model.js';
 import type { NewRun, RunStore } from '../store/run-store.js';
 import type { RunTrace } from '../store/run-trace.js';
 import type { RunViewCache } from '../store/run-view-cache.js';
 import type { RunFilter, RunView, RunViews } from '../store/run-views.js';
 import { planRun, type QuarantinedCases } from './planner.js';
+import { queueingOf } from './queueing.js';
 import type { RunRequest } from './request.js';
 
 /** The live part of runs, which only the engine of this process knows (OtpEngine implements it). */
@@ -28,8 +30,8 @@ export interface RunEngine {
 
 export interface RunPorts {
   engine: RunEngine;
-  store: Pick<RunStore, 'runStatus' | 'cancelQueuedRun' | 'requestCancel'>;
-  views: Pick<RunViews, 'run' | 'runs' | 'latestRuns'>;
+  store: Pick<RunStore, 'runStatus' | 'cancelQueuedRun' | 'requestCancel' | 'supersede'>;
+  views: Pick<RunViews, 'run' | 'runs' | 'latestRuns' | 'withStandings'>;
   /** Finished runs' JSON, kept in memory (GET /otp/runs/:id). */
   cache: Pick<RunViewCache, 'read'>;
   /** What runs are made of: test cases, plans and test runs (the artifacts room implements it). */
@@ -37,6 +39,8 @@ export interface RunPorts {
   /** Which test cases are quarantined when a run starts (the ai room implements it). */
   quarantine?: QuarantinedCases;
   limits: Pick<Config['otp'], 'maxSteps' | 'stepTimeoutMs'>;
+  /** The project's queue policy (its settings: weights, limits, aging, the gate cap); the defaults when not given. */
+  queuePolicy?: (projectId: string) => QueuePolicy | Promise<QueuePolicy>;
 }
 
 /** How long a cancel waits for the run's verdict before it answers the run as it then is. */
@@ -48,7 +52,18 @@ export function runCommands(ports: RunPorts) {
     /** Plans the run (every check before anything starts), then starts or queues it. */
     async start(principal: Principal, request: RunRequest): Promise<RunView> {
       if (request.sessionId) await engine.ensureSessionOpen(principal.projectId, request.sessionId);
-      return engine.launch(await planRun(ports.testCases, principal, request, ports.limits, ports.quarantine));
+      const policy = await (ports.queuePolicy?.(principal.projectId) ?? DEFAULT_POLICY);
+      const queue = queueingOf(principal, request, policy);
+      const run = { ...(await planRun(ports.testCases, principal, request, ports.limits, ports.quarantine)), queue };
+      if (request.cancelInProgress) {
+        const superseded = await store.supersede(principal.projectId, queue, run.id, request.cancelRunning ?? false);
+        for (const runId of superseded.running) await engine.cancelInFlight(runId);
+      }
+      const launched = await engine.launch(run);
+      if (launched.status !== 'queued') return launched;
+      // A queued run answers where it stands, as GET answers it while it waits.
+      const [standing] = await views.withStandings(principal.projectId, [launched]);
+      return standing ?? launched;
     },
 
     /** A queued run ends at once; a running one is told to stop and answered once it has (or after 5 s). */

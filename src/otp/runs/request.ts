@@ -49,6 +49,26 @@ const runRequestSchema = {
       description: 'An open test run of the project: when the run finishes, one result per test case is recorded in it',
     },
     finishTestRun: { type: 'boolean', description: 'Close the test run when this OTP run finishes (needs testRunId)' },
+    group: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'Its queue group (a pipeline, a branch, "nightly", a person): executor time is shared fairly between groups (docs/queues.md). Default: the credential that posts it',
+    },
+    priority: {
+      enum: ['gate', 'normal', 'batch'],
+      description:
+        'Its class in the queue (default normal): gate runs take the next free slot, batch runs wait for the others; a waiting run rises a class with time (docs/queues.md)',
+    },
+    cancelInProgress: {
+      type: 'boolean',
+      description: "Cancel the group's earlier queued runs, each then naming this run in supersededBy",
+    },
+    cancelRunning: {
+      type: 'boolean',
+      description: "With cancelInProgress: cancel the group's earlier running runs too",
+    },
     retries: {
       type: 'integer',
       minimum: 0,

@@ -2,6 +2,7 @@
 // and the rows a claim or a transfer reads back. Their own file, so that the statements
 // (run-sql.ts) and the planned-run memory (planned-runs.ts) need nothing of RunStore itself.
 import type { PlannedStep, StepOutcome } from '../../../machines/types.js';
+import type { RunQueueing } from '../queue/model.js';
 
 /**
  * A test case of a run as the run keeps it: `version` is the case's revision when planned,
@@ -29,6 +30,8 @@ export interface NewRun {
   testRunId: string | null;
   finishTestRun: boolean;
   steps: Array<PlannedStep & { testCaseId: string }>;
+  /** Its place in the queue (docs/queues.md); none: the legacy group (owner '', group ''), class normal. */
+  queue?: RunQueueing;
 }
 
 export interface ClaimedRun {

@@ -5,6 +5,7 @@
 // serves pg (as a named statement, prepared once on a connection of its own) and knex (`?`, inside
 // a transaction or where the store has no connection of its own).
 import { ACTIVE_RUN_STATUSES, type FinalRunStatus, type RunCounts, type StepOutcome } from '../../../machines/types.js';
+import { rankOf } from '../queue/model.js';
 import type { NewRun, StepWrite } from './run-rows.js';
 
 /** A statement as pg prepares it (name and text), and its text for knex. */
@@ -174,6 +175,24 @@ export const CLAIM_RUNS = hot(
      FROM claimed c`,
 );
 
+// The same claim by the queue rule (docs/queues.md): otp_queue_claim (migration 070) takes one at a
+// time the run the rule chooses (or an older run pinned to the session), and answers their ids in
+// that order. The rows it changed are read as they were before (the statement's snapshot): the columns
+// read here do not change with a claim.
+// Parameters: project id, session id, instance id, how many, the policy (jsonb), the ids whose
+// steps the claimer has.
+export const CLAIM_QUEUE = hot(
+  'otp_claim_queue',
+  `WITH claimed AS (SELECT q.run_id, q.ord FROM otp_queue_claim($1, $2, $3, $4, now(), $5::jsonb) WITH ORDINALITY AS q(run_id, ord))
+   SELECT r.id, r.project_id, r.vars, r.allowed_origins, r.test_cases, p.ord,
+          CASE WHEN r.id = ANY($6::text[]) THEN NULL ELSE (SELECT json_agg(json_build_object('step_index', s.step_index, 'case_index', s.case_index, 'action', s.action,
+                                                  'timeout_ms', s.timeout_ms, 'continue_on_fail', s.continue_on_fail,
+                                                  'evidence_policy', s.evidence_policy, 'label', s.label) ORDER BY s.step_index)
+                  FROM otp_run_steps s WHERE s.run_id = r.id) END AS steps
+     FROM claimed p JOIN otp_runs r ON r.id = p.run_id
+    ORDER BY p.ord`,
+);
+
 // New runs and their steps in one statement: the runs travel as one jsonb parameter ($1, $2 rows),
 // each with its steps, so that the POSTs that arrive together share one statement (RunStore.insertRun).
 // The steps' foreign key is checked at the end of the statement, when the run rows exist.
@@ -188,19 +207,26 @@ export const INSERT_RUNS = hot(
 WITH p AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id text, tenant_id text, project_id text, requested_session_id text, vars jsonb,
            allowed_origins jsonb, test_cases jsonb, plan_id text, test_run_id text, finish_test_run boolean, total_steps int,
-           steps jsonb, start_session text, start_instance text) LIMIT $2
+           steps jsonb, start_session text, start_instance text, queue_owner text, queue_group text, queue_rank smallint,
+           queue_owner_weight float8, queue_weight float8, queue_max_in_flight int) LIMIT $2
 ), s AS (
   SELECT p.*, p.start_session IS NOT NULL AND NOT EXISTS (
            SELECT 1 FROM otp_runs q
             WHERE q.status = 'queued' AND q.project_id = p.project_id
-              AND (q.requested_session_id IS NULL OR q.requested_session_id = p.start_session)) AS start
+              AND (q.requested_session_id IS NULL OR q.requested_session_id = p.start_session))
+         -- a group at its maxInFlight starts nothing more, however much room a session has
+         AND (p.queue_max_in_flight IS NULL OR coalesce((SELECT g.in_flight FROM otp_queue_groups g
+               WHERE g.project_id = p.project_id AND g.owner = p.queue_owner AND g.grp = p.queue_group), 0)
+             + row_number() OVER (PARTITION BY p.project_id, p.queue_owner, p.queue_group ORDER BY p.id) <= p.queue_max_in_flight) AS start
     FROM p
 ), run AS (
   INSERT INTO otp_runs (id, tenant_id, project_id, requested_session_id, status, session_id, instance_id, started_at, vars,
-                        allowed_origins, test_cases, plan_id, test_run_id, finish_test_run, total_steps)
+                        allowed_origins, test_cases, plan_id, test_run_id, finish_test_run, total_steps, queue_owner,
+                        queue_group, queue_rank, queue_owner_weight, queue_weight, queue_max_in_flight)
   SELECT id, tenant_id, project_id, requested_session_id, CASE WHEN start THEN 'running' ELSE 'queued' END,
          CASE WHEN start THEN start_session END, CASE WHEN start THEN start_instance END, CASE WHEN start THEN now() END,
-         vars, allowed_origins, test_cases, plan_id, test_run_id, finish_test_run, total_steps
+         vars, allowed_origins, test_cases, plan_id, test_run_id, finish_test_run, total_steps, queue_owner,
+         queue_group, queue_rank, queue_owner_weight, queue_weight, queue_max_in_flight
     FROM s
   RETURNING *
 ), steps AS (
@@ -245,6 +271,20 @@ export function insertValues(inserts: RunInsert[]): unknown[] {
     })),
     start_session: startOn?.sessionId ?? null,
     start_instance: startOn?.instanceId ?? null,
+    ...queueColumns(run),
   }));
   return [JSON.stringify(runs), runs.length];
+}
+
+/** The run's place in the queue as INSERT_RUNS takes it; a run planned without one is its tenant's legacy group. */
+function queueColumns(run: NewRun) {
+  const queue = run.queue;
+  return {
+    queue_owner: queue?.owner ?? '',
+    queue_group: queue?.group ?? '',
+    queue_rank: queue ? rankOf(queue.priority) : 1,
+    queue_owner_weight: queue?.ownerWeight ?? null,
+    queue_weight: queue?.weight ?? null,
+    queue_max_in_flight: queue?.maxInFlight ?? null,
+  };
 }

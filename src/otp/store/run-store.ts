@@ -17,11 +17,14 @@ import { type ChangeEvents, noChangeEvents } from '../../db/change-events.js';
 import type { Db } from '../../db/connect.js';
 import type { DedicatedConnection } from '../../db/dedicated-connection.js';
 import { GroupCommit } from '../../db/group-commit.js';
+import { DEFAULT_POLICY } from '../queue/model.js';
 import { retryCase } from './case-retries.js';
 import { PlannedRuns } from './planned-runs.js';
 import { RunFinishes, type UndrivenEnd } from './run-finish.js';
+import { claimPolicy, type QueueClaims, RunSupersession } from './run-queue.js';
 import { type ClaimedRun, type ClaimedRunRow, claimedRunOf, type NewRun, type StepWrite } from './run-rows.js';
 import {
+  CLAIM_QUEUE,
   CLAIM_RUNS,
   type FinishAnswer,
   type HotStatement,
@@ -80,6 +83,8 @@ export class RunStore {
     private readonly connections?: RunStoreConnections,
     /** Where a run's verdict is reported (`run.finished`), in the transaction that writes it. */
     events: ChangeEvents = noChangeEvents,
+    /** The claims' order: the queue rule (fair, the default) or first come, first served (OTP_QUEUE=fifo). */
+    private readonly queue: QueueClaims = { mode: 'fair' },
   ) {
     this.finishes = new RunFinishes(db, connections?.finishes ?? connections?.runs, events);
   }
@@ -132,17 +137,30 @@ export class RunStore {
     // One round trip: the claimed runs come back with their steps (one JSON array each), but for
     // those this process planned and still has (a few more than asked: older runs may be taken).
     const known = this.planned.candidates(session.projectId, session.id, limit + 16);
-    const values = [session.id, instanceId, session.projectId, session.id, limit, [...known.keys()]];
+    const rows = await this.claimRows(session, instanceId, limit, [...known.keys()]);
+    return rows.map((row) => {
+      const planned = known.get(row.id);
+      if (!planned) return claimedRunOf(row);
+      this.planned.forget(row.id);
+      return planned;
+    });
+  }
+
+  /** The claim's rows in the queue's order: the rule's (docs/queues.md), or the oldest first. */
+  private async claimRows(
+    session: { id: string; projectId: string },
+    instanceId: string,
+    limit: number,
+    known: string[],
+  ): Promise<ClaimedRunRow[]> {
+    if (this.queue.mode === 'fair') {
+      const policy = await (this.queue.policy?.(session.projectId) ?? DEFAULT_POLICY);
+      const values = [session.projectId, session.id, instanceId, limit, claimPolicy(policy), known];
+      return this.hot<ClaimedRunRow>(CLAIM_QUEUE, values, this.connections?.runs);
+    }
+    const values = [session.id, instanceId, session.projectId, session.id, limit, known];
     const rows = await this.hot<ClaimedRunRow>(CLAIM_RUNS, values, this.connections?.runs);
-    // Keep the queue order (oldest first) for the caller.
-    return rows
-      .sort((x, y) => (x.id < y.id ? -1 : 1))
-      .map((row) => {
-        const planned = known.get(row.id);
-        if (!planned) return claimedRunOf(row);
-        this.planned.forget(row.id);
-        return planned;
-      });
+    return rows.sort((x, y) => (x.id < y.id ? -1 : 1));
   }
 
   /**
@@ -259,6 +277,21 @@ export class RunStore {
   }
 
   /** Cancels a run that no session has claimed yet; false when it was claimed (or finished) first. */
+  /**
+   * cancelInProgress (docs/queues.md): the group's queued runs posted before `by` end cancelled,
+   * superseded by it; with `running`, its running ones are marked too and answered, to be cancelled in flight.
+   */
+  async supersede(
+    projectId: string,
+    queue: { owner: string; group: string },
+    by: string,
+    running: boolean,
+  ): Promise<{ cancelled: string[]; running: string[] }> {
+    const superseded = await new RunSupersession(this.db, this.finishes).supersede(projectId, queue, by, running);
+    for (const id of superseded.cancelled) this.planned.forget(id);
+    return superseded;
+  }
+
   async cancelQueuedRun(runId: string, reason: string): Promise<boolean> {
     this.planned.forget(runId);
     return this.db.transaction(async (trx) => {

@@ -7,6 +7,7 @@ import { downloadPath } from '../../assets/items/view.js';
 import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
 import { type Page, paginate } from '../../rest/pagination.js';
+import { withStandings } from './queue-views.js';
 import type { RunRow, SessionRow, StepAttemptRow, StepRow } from './view-rows.js';
 import type { RunSummary, RunView, SessionView, StepAttemptView, StepView } from './view-types.js';
 
@@ -42,6 +43,19 @@ export function runSummary(row: RunRow): RunSummary {
     startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at),
     durationMs: row.duration_ms,
+    ...queueOf(row),
+  };
+}
+
+const PRIORITIES = ['gate', 'normal', 'batch'] as const;
+
+/** The run's queue group and class, when its row was read with them; a run from before queues has none. */
+function queueOf(row: RunRow): Pick<RunSummary, 'group' | 'priority' | 'supersededBy'> {
+  if (row.queue_group === undefined || row.queue_owner === '') return {};
+  return {
+    group: row.queue_group,
+    priority: PRIORITIES[row.queue_rank as 0 | 1 | 2] ?? 'normal',
+    ...(row.superseded_by ? { supersededBy: row.superseded_by } : {}),
   };
 }
 
@@ -148,7 +162,8 @@ export async function readRun(db: Db, projectId: string, runId: string): Promise
       files.get(s.step_index),
     ),
   );
-  const view = withOutcomes({ ...runSummary(row), steps });
+  const [summary] = await withStandings(db, projectId, [runSummary(row)]);
+  const view = withOutcomes({ ...summary!, steps });
   if (hasRetries(row)) {
     view.earlierAttempts = await earlierAttempts(db, runId, steps);
     const flaky = view.testCases.filter((c) => c.outcome === 'flaky').length;
@@ -214,12 +229,13 @@ function runsOf(db: Db, projectId: string, filter: RunFilter) {
   return query;
 }
 
-export function listRuns(
+export async function listRuns(
   db: Db,
   projectId: string,
   page: { limit?: number; cursor?: string } & RunFilter,
 ): Promise<Page<RunSummary>> {
-  return paginate(runsOf(db, projectId, page), page, runSummary);
+  const listed = await paginate(runsOf(db, projectId, page), page, runSummary);
+  return { ...listed, items: await withStandings(db, projectId, listed.items) };
 }
 
 /** The newest runs first (the console's list), with the same filters. */
@@ -229,7 +245,7 @@ export async function latestRuns(
   filter: RunFilter & { limit: number },
 ): Promise<RunSummary[]> {
   const rows = await runsOf(db, projectId, filter).orderBy('id', 'desc').limit(filter.limit);
-  return rows.map(runSummary);
+  return withStandings(db, projectId, rows.map(runSummary));
 }
 
 export function sessionView(row: SessionRow): SessionView {
@@ -282,6 +298,11 @@ export class RunViews {
 
   run(projectId: string, runId: string): Promise<RunView> {
     return readRun(this.db, projectId, runId);
+  }
+
+  /** The runs given, each queued one with where it stands (a run just posted, as GET would answer it). */
+  withStandings<T extends RunSummary>(projectId: string, runs: T[]): Promise<T[]> {
+    return withStandings(this.db, projectId, runs);
   }
 
   runs(projectId: string, page: { limit?: number; cursor?: string } & RunFilter): Promise<Page<RunSummary>> {

@@ -27,6 +27,11 @@ export interface RunRow {
   finished_at: Date | null;
   duration_ms: number | null;
   cancel_requested_at: Date | null;
+  /** The queue's columns (migration 070); absent where a statement names its columns without them. */
+  queue_owner?: string;
+  queue_group?: string;
+  queue_rank?: number;
+  superseded_by?: string | null;
 }
 
 /** The columns a step and an earlier attempt of it share (otp_run_steps, otp_run_step_attempts). */

@@ -96,6 +96,40 @@ const runSummaryProperties = {
 /** Every member of a run's summary is answered (null when it has no value). */
 const summaryFields = Object.keys(runSummaryProperties) as Array<keyof typeof runSummaryProperties>;
 
+/** Where a run stands in its project's queue (docs/queues.md); answered where the run's row was read whole. */
+const queueProperties = {
+  group: {
+    type: 'string',
+    description: 'Its queue group: the one asked for, else the credential that posted it (docs/queues.md)',
+  },
+  priority: { enum: ['gate', 'normal', 'batch'], description: 'Its priority class as posted' },
+  supersededBy: {
+    type: 'string',
+    pattern: '^otr_',
+    description: 'The run of the same group that cancelled it (cancelInProgress)',
+  },
+  queue: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['position', 'estimatedStart'],
+    description: 'Only while it is queued: where it stands (docs/queues.md, "Position and estimated start")',
+    properties: {
+      position: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Runs that start before it; it rises only when a run of a better class is posted',
+      },
+      estimatedStart: {
+        type: ['object', 'null'],
+        additionalProperties: false,
+        required: ['from', 'to'],
+        description: 'When it should start, as a range; null while the project has no open session or no finished run',
+        properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' } },
+      },
+    },
+  },
+} as const;
+
 const stepView = {
   type: 'object',
   additionalProperties: false,
@@ -195,7 +229,7 @@ export const runSummarySchema = {
   type: 'object',
   additionalProperties: false,
   required: summaryFields,
-  properties: runSummaryProperties,
+  properties: { ...runSummaryProperties, ...queueProperties },
 } as const;
 
 export const runSchema = {
@@ -207,6 +241,7 @@ export const runSchema = {
   required: [...summaryFields, 'steps'],
   properties: {
     ...runSummaryProperties,
+    ...queueProperties,
     testCases: {
       ...runSummaryProperties.testCases,
       items: {

@@ -3,12 +3,24 @@
 import type { Db } from '../../db/connect.js';
 import { errors } from '../../errors.js';
 import { checkIfMatch, type IfMatch } from '../../rest/conditional.js';
-import { DEFAULT_READINESS, type ProjectSettingsPatch } from './schema.js';
+import { DEFAULT_QUEUE, DEFAULT_READINESS, type ProjectSettingsPatch } from './schema.js';
 
 export type ReadinessThresholds = typeof DEFAULT_READINESS;
+export type QueueSettings = typeof DEFAULT_QUEUE;
 
 interface Stored {
   readiness?: Partial<ReadinessThresholds>;
+  queue?: Partial<QueueSettings>;
+}
+
+/** A merge patch of one section: each field given replaces the stored one, null removes it. */
+function mergedSection(stored: Record<string, unknown> | undefined, patch: Record<string, unknown> | undefined) {
+  const next: Record<string, unknown> = { ...stored };
+  for (const [field, value] of Object.entries(patch ?? {})) {
+    if (value === null) delete next[field];
+    else next[field] = value;
+  }
+  return next;
 }
 
 export class ProjectSettings {
@@ -23,6 +35,11 @@ export class ProjectSettings {
     return (await this.get(projectId)).readiness;
   }
 
+  /** The project's queue settings (docs/queues.md), each field its default until changed. */
+  async queueSettings(projectId: string): Promise<QueueSettings> {
+    return (await this.get(projectId)).queue;
+  }
+
   async update(projectId: string, patch: ProjectSettingsPatch, ifMatch: IfMatch) {
     return this.db.transaction(async (trx) => {
       await trx.raw(
@@ -32,12 +49,9 @@ export class ProjectSettings {
       const row = await trx('project_settings').where('project_id', projectId).forUpdate().first('settings', 'version');
       checkIfMatch(ifMatch, row.version, `Settings of project ${projectId}`);
       const stored: Stored = row.settings ?? {};
-      const readiness: Record<string, unknown> = { ...stored.readiness };
-      for (const [field, value] of Object.entries(patch.readiness ?? {})) {
-        if (value === null) delete readiness[field];
-        else readiness[field] = value;
-      }
-      const next = { ...stored, readiness };
+      const readiness = mergedSection(stored.readiness, patch.readiness);
+      const queue = mergedSection(stored.queue, patch.queue);
+      const next = { ...stored, readiness, queue };
       const merged = view(projectId, next, row.version + 1).readiness;
       if (merged.blockingPassRate > merged.minPassRate) {
         throw errors.validation('blockingPassRate cannot be above minPassRate', [
@@ -56,5 +70,6 @@ export class ProjectSettings {
 }
 
 function view(projectId: string, stored: Stored, version: number) {
-  return { projectId, readiness: { ...DEFAULT_READINESS, ...stored.readiness } as ReadinessThresholds, version };
+  const readiness = { ...DEFAULT_READINESS, ...stored.readiness } as ReadinessThresholds;
+  return { projectId, readiness, queue: { ...DEFAULT_QUEUE, ...stored.queue } as QueueSettings, version };
 }

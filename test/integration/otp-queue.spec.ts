@@ -1,0 +1,153 @@
+// The queue through POST /otp/runs (docs/queues.md): classes, groups, maxInFlight from the project's
+// settings, cancelInProgress, and the request's checks; a real service, PostgreSQL and executor.
+import { expect } from 'chai';
+import { TestExecutor } from '../support/executor.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+const locator = { by: 'role', value: 'button', name: 'Go' };
+
+describe('OTP: the queue (groups, priorities, limits, superseded runs)', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ otp: { stepGraceMs: 100, resumeWindowMs: 0 } });
+  });
+  after(async () => t?.stop());
+
+  async function project() {
+    const { key } = await t.newProject('admin');
+    const req = (method: string, path: string, body?: unknown) => t.request(method, path, { key, body });
+    const testCase = (
+      await req('POST', '/tests/cases', { title: 'one', steps: [{ otp: { action: 'click', locator } }] })
+    ).body.id as string;
+    const post = async (extra: Record<string, unknown> = {}) => {
+      const posted = await req('POST', '/otp/runs', { testCaseIds: [testCase], ...extra });
+      expect(posted.status, JSON.stringify(posted.body)).to.equal(202);
+      return posted.body as { runId: string; status: string; group?: string; priority?: string };
+    };
+    const executor = async (maxParallel: number) => {
+      const e = await TestExecutor.connect(t.otpUrl, { key });
+      await e.hello({ maxParallel });
+      return e;
+    };
+    /** The executor's next run starts; it passes and finishes. Answers the run's id. */
+    const runNext = async (e: TestExecutor) => {
+      const start = await e.next('run.start');
+      e.result(await e.next('step.exec'), 'pass');
+      await e.next('run.finished');
+      return start.runId as string;
+    };
+    return { key, req, post, executor, runNext };
+  }
+
+  it('starts the best class first (gate, normal, batch), each run showing its group and class', async () => {
+    const p = await project();
+    const e = await p.executor(1);
+    const first = await p.post();
+    expect(first.status).to.equal('running');
+    const batch1 = await p.post({ group: 'nightly', priority: 'batch' });
+    const batch2 = await p.post({ group: 'nightly', priority: 'batch' });
+    const normal = await p.post({ group: 'pr-12' });
+    const gate = await p.post({ group: 'hotfix', priority: 'gate' });
+    expect(batch1).to.include({ status: 'queued', group: 'nightly', priority: 'batch' });
+    expect(normal).to.include({ group: 'pr-12', priority: 'normal' });
+    const order = [];
+    for (let i = 0; i < 5; i++) order.push(await p.runNext(e));
+    expect(order).to.deep.equal([first.runId, gate.runId, normal.runId, batch1.runId, batch2.runId]);
+    e.close();
+  });
+
+  it("a run without a group is in its credential's group, class normal", async () => {
+    const p = await project();
+    const posted = await p.post();
+    expect(posted.priority).to.equal('normal');
+    expect(posted.group).to.match(/^key_/);
+  });
+
+  it("a group at its maxInFlight (project settings) waits while the session has room; another group's run starts", async () => {
+    const p = await project();
+    const patched = await p.req('PATCH', '/platform/settings', { queue: { groups: { deploy: { maxInFlight: 1 } } } });
+    expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
+    expect(patched.body.queue.groups).to.deep.equal({ deploy: { maxInFlight: 1 } });
+    const e = await p.executor(3);
+    const d1 = await p.post({ group: 'deploy' });
+    const d2 = await p.post({ group: 'deploy' });
+    // Queued behind d2 at its insert (a run waits), then claimed at once: the session has room.
+    const other = await p.post({ group: 'docs' });
+    expect([d1.status, d2.status]).to.deep.equal(['running', 'queued']);
+    const started = [(await e.next('run.start')).runId, (await e.next('run.start')).runId];
+    expect(started.sort()).to.deep.equal([d1.runId, other.runId].sort());
+    expect((await p.req('GET', `/otp/runs/${d2.runId}`)).body.status).to.equal('queued');
+    e.close();
+  });
+
+  it("cancelInProgress cancels the group's queued runs (each naming the run that superseded it); cancelRunning its running ones", async () => {
+    const p = await project();
+    const e = await p.executor(1);
+    const running = await p.post({ group: 'branch-x' });
+    expect(running.status).to.equal('running');
+    const queued = await p.post({ group: 'branch-x' });
+    const otherGroup = await p.post({ group: 'branch-y' });
+    const newest = await p.post({ group: 'branch-x', cancelInProgress: true });
+    const old = (await p.req('GET', `/otp/runs/${queued.runId}`)).body;
+    expect(old).to.include({ status: 'cancelled', supersededBy: newest.runId });
+    expect((await p.req('GET', `/otp/runs/${otherGroup.runId}`)).body.status).to.equal('queued');
+    expect((await p.req('GET', `/otp/runs/${running.runId}`)).body.status).to.equal('running');
+    const latest = await p.post({ group: 'branch-x', cancelInProgress: true, cancelRunning: true });
+    expect((await e.next('run.cancel')).runId).to.equal(running.runId);
+    await e.next('run.finished');
+    const view = (await p.req('GET', `/otp/runs/${running.runId}`)).body;
+    expect(view).to.include({ status: 'cancelled', supersededBy: latest.runId });
+    expect((await p.req('GET', `/otp/runs/${newest.runId}`)).body).to.include({ status: 'cancelled' });
+    e.close();
+  });
+
+  it('shows each queued run its position and an estimated start; a position rises only for a better class', async () => {
+    const p = await project();
+    const e = await p.executor(1);
+    // A finished run gives the estimate its durations.
+    await p.post();
+    await p.runNext(e);
+    const running = await p.post({ group: 'a' });
+    expect(running.status).to.equal('running');
+    await e.next('run.start');
+    const queued = [await p.post({ group: 'a' }), await p.post({ group: 'a' }), await p.post({ group: 'a' })];
+    const standing = async (runId: string) => (await p.req('GET', `/otp/runs/${runId}`)).body.queue;
+    const first = await standing(queued[0]!.runId);
+    expect(first.position).to.equal(0);
+    expect(Date.parse(first.estimatedStart.from)).to.be.at.most(Date.parse(first.estimatedStart.to));
+    expect((await standing(queued[2]!.runId)).position).to.equal(2);
+    // Another group of the same class: shown positions do not rise.
+    await p.post({ group: 'b' });
+    expect((await standing(queued[2]!.runId)).position).to.equal(2);
+    // A gate run goes ahead of them all: their positions rise by one.
+    const gate = await p.post({ group: 'c', priority: 'gate' });
+    expect((await standing(gate.runId)).position).to.equal(0);
+    expect((await standing(queued[2]!.runId)).position).to.equal(3);
+    const list = (await p.req('GET', '/otp/runs?status=queued')).body.items as Array<{ id: string; queue?: object }>;
+    expect(list.every((run) => run.queue)).to.equal(true);
+    expect((await p.req('GET', `/otp/runs/${running.runId}`)).body.queue).to.equal(undefined);
+    // The console's run page (its live fragment) says it too.
+    const page = await fetch(`${t.service.restUrl}/console/f/runs/${queued[2]!.runId}`, {
+      headers: { authorization: `Bearer ${p.key}` },
+    });
+    const text = await page.text();
+    expect(text).to.contain('id="run-queue"');
+    expect(text).to.contain('3 runs ahead, starts between');
+    expect(text).to.contain('a (normal)');
+    e.close();
+  });
+
+  it('refuses a bad priority, and cancelRunning without cancelInProgress, with a clear error', async () => {
+    const p = await project();
+    const badClass = await p.req('POST', '/otp/runs', { testCaseIds: ['tc_x'], priority: 'urgent' });
+    expect(badClass.status).to.equal(400);
+    expect(JSON.stringify(badClass.body)).to.contain('priority');
+    const run = (await p.req('POST', '/tests/cases', { title: 'c', steps: [{ otp: { action: 'click', locator } }] }))
+      .body.id;
+    const alone = await p.req('POST', '/otp/runs', { testCaseIds: [run], cancelRunning: true });
+    expect(alone.status).to.equal(400);
+    expect(alone.body.error.details.fields).to.deep.equal([
+      { field: 'body.cancelRunning', message: 'give cancelInProgress: true as well' },
+    ]);
+  });
+});
