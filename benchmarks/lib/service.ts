@@ -45,6 +45,8 @@ export interface ServiceUnderTest {
   collectGarbage(): Promise<number>;
   /** Evaluates an expression in the service (needs `inspect`; `require` is available); answers its JSON value. */
   evaluate<T = unknown>(expression: string): Promise<T>;
+  /** Writes a heap snapshot of the service into `file`, after a full GC (needs `inspect`). */
+  writeHeapSnapshot(file: string): Promise<void>;
   /**
    * Starts a CPU profile through the inspector (needs `inspect` and `cpuProfDir`, otherwise a no-op);
    * the function it answers stops it and writes `<name>.window.cpuprofile` into cpuProfDir.
@@ -198,6 +200,19 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
         return usedSize / 1024;
       } finally {
         inspector.close();
+      }
+    },
+    writeHeapSnapshot: async (file) => {
+      if (!inspectorUrl) throw new Error('the service was not started with inspect: true');
+      const inspector = await connectInspector(inspectorUrl);
+      const out = createWriteStream(file);
+      try {
+        inspector.on('HeapProfiler.addHeapSnapshotChunk', ({ chunk }: { chunk: string }) => out.write(chunk));
+        await inspector.call('HeapProfiler.collectGarbage');
+        await inspector.call('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+      } finally {
+        inspector.close();
+        await new Promise((resolve) => out.end(resolve));
       }
     },
     profileWindow: async (name) => {

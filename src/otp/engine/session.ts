@@ -3,7 +3,7 @@
 // adapter hands it text and a Connection. Where the session is (welcomed, detached, moving to another
 // process, closed) is read from its machine's snapshot; what happens to it is published on the
 // process's SessionEvents (sessions.ts).
-import { type Actor, createActor } from 'xstate';
+import { type Actor, createActor, type InspectionEvent } from 'xstate';
 import { sessionMachine } from '../../../machines/session.machine.js';
 import {
   type Capabilities,
@@ -11,6 +11,7 @@ import {
   type HelloPayload,
   OtpErrorCode,
   type SessionEffect,
+  type SessionInput,
   type SessionOutput,
 } from '../../../machines/types.js';
 import type { Principal } from '../../auth/principal.js';
@@ -33,14 +34,32 @@ export interface TransferredSession {
   maxParallel: number;
 }
 
+const inputs = new WeakMap<SessionDeps['otp'], SessionInput>();
+
+/** The session machine's input: the same for every session of a configuration, so made once. */
+function sessionInput(otp: SessionDeps['otp']): SessionInput {
+  let input = inputs.get(otp);
+  if (!input) {
+    input = {
+      keepaliveMs: otp.keepaliveSec * 1000,
+      pongTimeoutMs: otp.pongTimeoutMs,
+      helloTimeoutMs: otp.helloTimeoutMs,
+      maxInvalidFrames: otp.maxInvalidFrames,
+      resumeWindowMs: otp.resumeWindowMs,
+    };
+    inputs.set(otp, input);
+  }
+  return input;
+}
+
 export class ExecutorSession {
   /** A new id, or the id of the session this connection became (transferred from another process). */
   id: string;
   readonly runs = new Map<string, RunDriver>();
   capabilities: Capabilities = {};
   maxParallel = 1;
-  /** When the executor last answered a ping (shown by the console; not stored). */
-  lastPongAt: Date | null = null;
+  /** When the executor last answered a ping, ms since the epoch (0: never; a number, not a Date, held per session). */
+  private lastPongMs = 0;
   /** A hello with resumeSessionId is being answered (another process may be asked): no second hello. */
   private resuming = false;
   /** What was sent while detached (made when the first frame is held). */
@@ -66,26 +85,34 @@ export class ExecutorSession {
     this.id = newId('ots');
     this.socket = conn;
     const { otp } = deps;
-    // One machine for every session: each session only listens to its own actor's effects.
+    // One machine for every session, one input for all of them (sessionInput); each session only
+    // listens to its own actor's effects. Bound methods, not arrow functions: under tsx every arrow
+    // keeps its name through a property of its own, some 300 bytes per session each.
     this.actor = createActor(sessionMachine, {
-      input: {
-        keepaliveMs: otp.keepaliveSec * 1000,
-        pongTimeoutMs: otp.pongTimeoutMs,
-        helloTimeoutMs: otp.helloTimeoutMs,
-        maxInvalidFrames: otp.maxInvalidFrames,
-        resumeWindowMs: otp.resumeWindowMs,
-      },
-      inspect: (event) => event.type === '@xstate.microstep' && this.trace.microstep(event),
+      input: sessionInput(otp),
+      inspect: this.inspected.bind(this),
     });
-    this.actor.subscribe({
-      complete: () => {
-        const snapshot = this.actor.getSnapshot();
-        if (snapshot.status === 'done') this.finish(snapshot.output);
-      },
-      error: (err) => this.failed('session actor failed', err),
-    });
-    this.actor.on('*', (effect) => this.carryOut(effect));
+    this.actor.subscribe({ complete: this.completed.bind(this), error: this.actorFailed.bind(this) });
+    this.actor.on('*', this.carryOut.bind(this));
     this.actor.start();
+  }
+
+  private inspected(event: InspectionEvent): void {
+    if (event.type === '@xstate.microstep') this.trace.microstep(event);
+  }
+
+  private completed(): void {
+    const snapshot = this.actor.getSnapshot();
+    if (snapshot.status === 'done') this.finish(snapshot.output);
+  }
+
+  private actorFailed(err: unknown): void {
+    this.failed('session actor failed', err);
+  }
+
+  /** When the executor last answered a ping (shown by the console; not stored). */
+  get lastPongAt(): Date | null {
+    return this.lastPongMs ? new Date(this.lastPongMs) : null;
   }
 
   /** Welcomed (or resumed) and attached: it works. (Read for every frame: no `matches`, which parses its argument.) */
@@ -355,7 +382,7 @@ export class ExecutorSession {
       return this.invalid(`sessionId ${message.sessionId} is not this session (${this.id})`, ref);
     switch (message.type) {
       case 'pong':
-        this.lastPongAt = new Date();
+        this.lastPongMs = Date.now();
         return void this.actor.send({ type: 'PONG' });
       case 'step.result': {
         this.validFrame();
