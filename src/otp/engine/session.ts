@@ -3,8 +3,7 @@
 // adapter hands it text and a Connection. Where the session is (welcomed, detached, moving to another
 // process, closed) is read from its machine's snapshot; what happens to it is published on the
 // process's SessionEvents (sessions.ts).
-import { type Actor, createActor, type InspectionEvent } from 'xstate';
-import { sessionMachine } from '../../../machines/session.machine.js';
+import type { InspectionEvent } from 'xstate';
 import {
   type Capabilities,
   CloseCode,
@@ -20,6 +19,7 @@ import { buildFrame, errorFrame } from '../protocol/frames.js';
 import type { InboundMessage } from '../protocol/schemas/index.js';
 import { type Refusal, readFrame } from './frame-intake.js';
 import type { RunDriver } from './run-driver.js';
+import { createSessionActor, type SessionActor, stopSessionActor } from './session-actors.js';
 import type { Connection, SessionDeps as Deps } from './session-deps.js';
 import { HeldFrames, welcomeFrame } from './session-frames.js';
 import { SessionTrace } from './session-trace.js';
@@ -73,7 +73,7 @@ export class ExecutorSession {
    * resume moved the session to a new socket: what the old socket still delivers is ignored.
    */
   private readonly socket: Connection;
-  private readonly actor: Actor<typeof sessionMachine>;
+  private readonly actor: SessionActor;
   /** Its machine's transitions, pings and pongs, in memory, for the console (session-trace.ts). */
   readonly trace = new SessionTrace(this);
 
@@ -85,19 +85,16 @@ export class ExecutorSession {
     this.id = newId('ots');
     this.socket = conn;
     const { otp } = deps;
-    // One machine for every session, one input for all of them (sessionInput); each session only
-    // listens to its own actor's effects. Bound methods, not arrow functions: under tsx every arrow
-    // keeps its name through a property of its own, some 300 bytes per session each.
-    this.actor = createActor(sessionMachine, {
-      input: sessionInput(otp),
-      inspect: this.inspected.bind(this),
-    });
+    // One machine, one input and one actor system for every session (session-actors.ts); each
+    // session only listens to its own actor's effects. Bound methods, not arrow functions: under tsx
+    // every arrow keeps its name through a property of its own, some 300 bytes per session each.
+    this.actor = createSessionActor(this, sessionInput(otp));
     this.actor.subscribe({ complete: this.completed.bind(this), error: this.actorFailed.bind(this) });
     this.actor.on('*', this.carryOut.bind(this));
     this.actor.start();
   }
 
-  private inspected(event: InspectionEvent): void {
+  inspected(event: InspectionEvent): void {
     if (event.type === '@xstate.microstep') this.trace.microstep(event);
   }
 
@@ -167,7 +164,7 @@ export class ExecutorSession {
     } catch (err) {
       // An effect that throws ends the session, as a failed actor would.
       this.failed('session effect failed', err);
-      this.actor.stop();
+      stopSessionActor(this.actor);
     }
   }
 
@@ -251,7 +248,7 @@ export class ExecutorSession {
    */
   switchTo(target: ExecutorSession, ref: string): void {
     this.forward = target;
-    this.actor.stop();
+    stopSessionActor(this.actor);
     target.takeConnection(this.conn, this.principal, ref);
   }
 
@@ -278,9 +275,15 @@ export class ExecutorSession {
     );
   }
 
-  /** Close the socket with 4503 (reconnect elsewhere) and wait detached to be resumed there. */
-  askToReconnectElsewhere(): void {
+  /**
+   * Close the socket with 4503 (reconnect elsewhere) and wait detached to be resumed there. An
+   * attached executor is first told when to come back (`reconnect`, retryAfterMs); a detached one
+   * has no socket to tell (nothing is held for it: the frame means nothing after a resume).
+   */
+  askToReconnectElsewhere(retryAfterMs = 0): void {
     const reason = 'service draining: reconnect and resume the session';
+    if (this.ready && !this.detached)
+      this.conn.send(buildFrame('reconnect', { sessionId: this.id }, { retryAfterMs, reason }));
     this.actor.send({ type: 'RECONNECT_ELSEWHERE', code: CloseCode.reconnect, reason });
   }
 

@@ -12,6 +12,16 @@ import type { SessionRegistry } from './sessions.js';
 
 // After the resume window, what a driver still needs to write its verdict.
 const FINISH_WAIT_MS = 5_000;
+// A drain tells each executor when to come back (the `reconnect` frame): the fleet spread over
+// RESUME_PACE_MS per session (a thousand resumes a second, about what one process welcomes), at
+// most a third of the resume window, so that every session is back well inside it.
+export const RESUME_PACE_MS = 1;
+
+/** The delay told to the `index`th of `count` sessions: evenly spread over the fleet's share of the window. */
+export function reconnectDelay(index: number, count: number, resumeWindowMs: number): number {
+  const spreadMs = Math.min(count * RESUME_PACE_MS, resumeWindowMs / 3);
+  return count > 1 ? Math.round((index * spreadMs) / count) : 0;
+}
 
 export interface ShutdownDeps {
   phase: Phase;
@@ -63,7 +73,9 @@ export class Shutdown {
     const peers = !this.hurried && config.otp.resumeWindowMs > 0 ? await this.livePeers() : 0;
     this.peers = peers;
     if (!peers) return;
-    for (const session of [...sessions.all.values()]) session.askToReconnectElsewhere();
+    const told = [...sessions.all.values()];
+    const windowMs = config.otp.resumeWindowMs;
+    told.forEach((session, i) => session.askToReconnectElsewhere(reconnectDelay(i, told.length, windowMs)));
     log.info('draining: executors told to resume their sessions elsewhere', { runs: drivers.size, peers });
   }
 
