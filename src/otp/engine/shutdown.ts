@@ -75,7 +75,8 @@ export class Shutdown {
     if (!peers) return;
     const told = [...sessions.all.values()];
     const windowMs = config.otp.resumeWindowMs;
-    told.forEach((session, i) => session.askToReconnectElsewhere(reconnectDelay(i, told.length, windowMs)));
+    for (const [i, session] of told.entries())
+      session.askToReconnectElsewhere(reconnectDelay(i, told.length, windowMs));
     log.info('draining: executors told to resume their sessions elsewhere', { runs: drivers.size, peers });
   }
 
