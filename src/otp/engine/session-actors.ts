@@ -14,6 +14,7 @@ import {
 } from 'xstate';
 import { sessionMachine } from '../../../machines/session.machine.js';
 import type { SessionInput } from '../../../machines/types.js';
+import type { Config } from '../../config.js';
 
 export interface InspectedSession {
   inspected(event: InspectionEvent): void;
@@ -53,9 +54,27 @@ function sharedRoot(): AnyActorRef {
   return actor;
 }
 
+const inputs = new WeakMap<Config['otp'], SessionInput>();
+
+/** The session machine's input: the same for every session of a configuration, so made once. */
+function sessionInput(otp: Config['otp']): SessionInput {
+  let input = inputs.get(otp);
+  if (!input) {
+    input = {
+      keepaliveMs: otp.keepaliveSec * 1000,
+      pongTimeoutMs: otp.pongTimeoutMs,
+      helloTimeoutMs: otp.helloTimeoutMs,
+      maxInvalidFrames: otp.maxInvalidFrames,
+      resumeWindowMs: otp.resumeWindowMs,
+    };
+    inputs.set(otp, input);
+  }
+  return input;
+}
+
 /** A session machine's actor in the shared system, its inspection events to `owner` (not started). */
-export function createSessionActor(owner: InspectedSession, input: SessionInput): SessionActor {
-  const actor = createActor(sessionMachine, { input, parent: sharedRoot() });
+export function createSessionActor(owner: InspectedSession, otp: Config['otp']): SessionActor {
+  const actor = createActor(sessionMachine, { input: sessionInput(otp), parent: sharedRoot() });
   owners.set(actor, owner);
   return actor;
 }

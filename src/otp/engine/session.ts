@@ -10,7 +10,6 @@ import {
   type HelloPayload,
   OtpErrorCode,
   type SessionEffect,
-  type SessionInput,
   type SessionOutput,
 } from '../../../machines/types.js';
 import type { Principal } from '../../auth/principal.js';
@@ -32,24 +31,6 @@ export interface TransferredSession {
   id: string;
   capabilities: Capabilities;
   maxParallel: number;
-}
-
-const inputs = new WeakMap<SessionDeps['otp'], SessionInput>();
-
-/** The session machine's input: the same for every session of a configuration, so made once. */
-function sessionInput(otp: SessionDeps['otp']): SessionInput {
-  let input = inputs.get(otp);
-  if (!input) {
-    input = {
-      keepaliveMs: otp.keepaliveSec * 1000,
-      pongTimeoutMs: otp.pongTimeoutMs,
-      helloTimeoutMs: otp.helloTimeoutMs,
-      maxInvalidFrames: otp.maxInvalidFrames,
-      resumeWindowMs: otp.resumeWindowMs,
-    };
-    inputs.set(otp, input);
-  }
-  return input;
 }
 
 export class ExecutorSession {
@@ -84,12 +65,13 @@ export class ExecutorSession {
   ) {
     this.id = newId('ots');
     this.socket = conn;
-    const { otp } = deps;
-    // One machine, one input and one actor system for every session (session-actors.ts); each
-    // session only listens to its own actor's effects. Bound methods, not arrow functions: under tsx
-    // every arrow keeps its name through a property of its own, some 300 bytes per session each.
-    this.actor = createSessionActor(this, sessionInput(otp));
-    this.actor.subscribe({ complete: this.completed.bind(this), error: this.actorFailed.bind(this) });
+    // One machine, input and actor system for every session (session-actors.ts). Bound methods, not
+    // arrows: under tsx each arrow keeps its name in a property of its own, ~300 bytes per session.
+    this.actor = createSessionActor(this, deps.otp);
+    this.actor.subscribe({
+      complete: this.completed.bind(this),
+      error: this.failed.bind(this, 'session actor failed'),
+    });
     this.actor.on('*', this.carryOut.bind(this));
     this.actor.start();
   }
@@ -101,10 +83,6 @@ export class ExecutorSession {
   private completed(): void {
     const snapshot = this.actor.getSnapshot();
     if (snapshot.status === 'done') this.finish(snapshot.output);
-  }
-
-  private actorFailed(err: unknown): void {
-    this.failed('session actor failed', err);
   }
 
   /** When the executor last answered a ping (shown by the console; not stored). */
@@ -275,11 +253,7 @@ export class ExecutorSession {
     );
   }
 
-  /**
-   * Close the socket with 4503 (reconnect elsewhere) and wait detached to be resumed there. An
-   * attached executor is first told when to come back (`reconnect`, retryAfterMs); a detached one
-   * has no socket to tell (nothing is held for it: the frame means nothing after a resume).
-   */
+  /** Close with 4503 (reconnect elsewhere), told first when to come back, and wait detached to be resumed there. */
   askToReconnectElsewhere(retryAfterMs = 0): void {
     const reason = 'service draining: reconnect and resume the session';
     if (this.ready && !this.detached)
