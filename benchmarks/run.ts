@@ -17,6 +17,7 @@ import { runnerScenario } from './scenarios/runner.js';
 import { scalingScenario } from './scenarios/scaling.js';
 import { sessionsScenario } from './scenarios/sessions.js';
 import { stepsScenario } from './scenarios/steps.js';
+import { connectStormScenario, resumeStormScenario } from './scenarios/storms.js';
 
 const SCENARIOS: Record<ScenarioName, Scenario> = {
   steps: stepsScenario,
@@ -28,6 +29,8 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   extension: extensionScenario,
   history: historyScenario,
   flaky: flakyScenario,
+  'connect-storm': connectStormScenario,
+  'resume-storm': resumeStormScenario,
 };
 
 async function main(): Promise<number> {

@@ -17,6 +17,8 @@ export const BENCH_KEY = `svc_pk_bench_${randomBytes(24).toString('base64url')}`
 export interface ServiceOptions {
   /** Base server URL for a fresh database; undefined = the service's embedded PostgreSQL. */
   databaseUrl?: string;
+  /** The database of another service under test, used as it is (a second process of one deployment). */
+  sharedDatabaseUrl?: string;
   /** Extra environment for the service (e.g. OTP_KEEPALIVE_SEC). */
   env?: Record<string, string>;
   /**
@@ -93,7 +95,8 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'otp-bench-data-'));
   // Embedded PostgreSQL refuses to run as root from a directory its own user cannot reach.
   await fs.chmod(dataDir, 0o755);
-  const database = options.databaseUrl ? await createDatabase(options.databaseUrl) : undefined;
+  const shared = options.sharedDatabaseUrl;
+  const database = options.databaseUrl && !shared ? await createDatabase(options.databaseUrl) : undefined;
   const [port, wsPort, pgPort] = [await freePort(), await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -108,6 +111,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
     ...options.env,
   };
   if (database) env.DATABASE_URL = database.url;
+  else if (shared) env.DATABASE_URL = shared;
   else {
     delete env.DATABASE_URL;
     env.EMBEDDED_PG_PORT = String(pgPort);
@@ -144,7 +148,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
     await sleep(50);
   }
 
-  let dbUrl = database?.url;
+  let dbUrl = database?.url ?? shared;
   if (!dbUrl) {
     const { password } = JSON.parse(await fs.readFile(path.join(dataDir, 'embedded-pg.json'), 'utf8')) as {
       password: string;

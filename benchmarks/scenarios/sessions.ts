@@ -19,7 +19,7 @@ interface Plan {
 }
 
 /** How many sessions this machine can hold: each one costs an fd in the server and one in a client. */
-function plan(wanted: number, serverPid: number, smoke: boolean): Plan {
+export function plan(wanted: number, serverPid: number, smoke: boolean): Plan {
   const serverRoom = fdLimit(serverPid) - openFds(serverPid) - FD_RESERVE;
   const portRoom = ephemeralPorts() - 1000;
   const sessions = Math.max(1, Math.min(wanted, serverRoom, portRoom));
@@ -29,7 +29,7 @@ function plan(wanted: number, serverPid: number, smoke: boolean): Plan {
   return { sessions, workers, why };
 }
 
-async function connectWithProgress(
+export async function connectWithProgress(
   ctx: ScenarioContext,
   fleet: Fleet,
   label: string,

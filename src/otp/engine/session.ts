@@ -68,21 +68,21 @@ export class ExecutorSession {
     // One machine, input and actor system for every session (session-actors.ts). Bound methods, not
     // arrows: under tsx each arrow keeps its name in a property of its own, ~300 bytes per session.
     this.actor = createSessionActor(this, deps.otp);
-    this.actor.subscribe({
-      complete: this.completed.bind(this),
-      error: this.failed.bind(this, 'session actor failed'),
-    });
     this.actor.on('*', this.carryOut.bind(this));
     this.actor.start();
   }
 
+  /**
+   * The system's inspection of this session's actor: its transitions, and its end. No subscribe (an
+   * observer Set and bound callbacks per session): an actor with a parent reports a failure to it,
+   * never as an unhandled error, and both a failure and the final state show as its snapshot here.
+   */
   inspected(event: InspectionEvent): void {
-    if (event.type === '@xstate.microstep') this.trace.microstep(event);
-  }
-
-  private completed(): void {
+    if (event.type === '@xstate.microstep') return this.trace.microstep(event);
+    if (event.type !== '@xstate.snapshot' || event.actorRef !== this.actor) return;
     const snapshot = this.actor.getSnapshot();
     if (snapshot.status === 'done') this.finish(snapshot.output);
+    else if (snapshot.status === 'error') this.failed('session actor failed', snapshot.error);
   }
 
   /** When the executor last answered a ping (shown by the console; not stored). */
