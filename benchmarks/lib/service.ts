@@ -58,7 +58,8 @@ export interface ServiceUnderTest {
   backendPids(): Promise<number[]>;
   /** Calls the REST API with the bench key; throws on a non-2xx answer. */
   request<T = any>(method: string, urlPath: string, body?: unknown): Promise<T>;
-  stop(): Promise<void>;
+  /** SIGTERM, then SIGKILL after `graceMs` (default 20 s: a drain that hands sessions over may need more). */
+  stop(graceMs?: number): Promise<void>;
 }
 
 async function createDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -244,9 +245,9 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
         )
       ).rows.map((r: { pid: number }) => r.pid),
     request,
-    stop: async () => {
+    stop: async (graceMs = 20_000) => {
       await db.end().catch(() => {});
-      const code = await stopProcess(child, 20_000);
+      const code = await stopProcess(child, graceMs);
       if (code !== 0 && code !== 143 && code !== null)
         process.stderr.write(`service exited with ${code}:\n${tail()}\n`);
       await database?.drop();

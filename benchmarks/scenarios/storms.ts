@@ -169,10 +169,11 @@ async function resumeStorm(ctx: ScenarioContext, b: ServiceUnderTest, a: Service
     await fleet.all({ op: 'reset', latency: true });
     ctx.progress(`resume-storm: ${fmt(ok)} sessions on A, ${busy} with runs in flight; stopping A (drain)`);
     const drainedAt = Date.now();
-    const stopping = a.stop();
+    // The drain may take the whole resume window handing sessions over: no SIGKILL before it ends.
+    const stopping = a.stop(RESUME_WINDOW_MS + 20_000);
     await waitFor(() => fleet.totals().resumed >= ok, RESUME_WINDOW_MS + 15_000);
     const collected = merge(await fleet.collect());
-    const backMs = collected.lastResumedAt - drainedAt;
+    const backMs = collected.lastResumedAt ? collected.lastResumedAt - drainedAt : NaN;
     ctx.progress(`resume-storm: ${fmt(collected.total.resumed)} of ${fmt(ok)} resumed on B after ${fmt(backMs, 'ms')}`);
     await waitFor(() => fleet.totals().runsFinished >= busy * 2, 120_000);
     await stopping;
@@ -250,12 +251,11 @@ export const resumeStormScenario: Scenario = {
         met: f.performedTwice === 0,
       },
     ];
-    return {
-      rows,
-      notes: [
-        `${fmt(f.resumed)} of ${fmt(f.sessions)} sessions resumed on B, the last ${fmt(f.backMs, 'ms')} after A was told to stop (OTP_DRAIN_MS=500, then reconnect frames spread over min(1 ms × sessions, window / 3)). Runs by status: ${JSON.stringify(f.runs)}; closes seen by the executors: ${JSON.stringify(f.closes)}.`,
-        `Step round trips: before the drain p50 ${fmt(f.before.p50, 'ms')} / p99 ${fmt(f.before.p99, 'ms')} (${f.before.count}); from the drain to the end p50 ${fmt(f.during.p50, 'ms')} / p99 ${fmt(f.during.p99, 'ms')} / max ${fmt(f.during.max, 'ms')} (${f.during.count}; a round trip across the resume includes the executor's wait).`,
-      ],
-    };
+    const notes = [
+      `${fmt(f.resumed)} of ${fmt(f.sessions)} sessions resumed on B, the last ${fmt(f.backMs, 'ms')} after A was told to stop (OTP_DRAIN_MS=500, then reconnect frames spread over min(1 ms × sessions, window / 3)). Runs by status: ${JSON.stringify(f.runs)}; closes seen by the executors: ${JSON.stringify(f.closes)}.`,
+      `Step round trips: before the drain p50 ${fmt(f.before.p50, 'ms')} / p99 ${fmt(f.before.p99, 'ms')} (${f.before.count}); from the drain to the end p50 ${fmt(f.during.p50, 'ms')} / p99 ${fmt(f.during.p99, 'ms')} / max ${fmt(f.during.max, 'ms')} (${f.during.count}; a round trip across the resume includes the executor's wait).`,
+    ];
+    for (const note of notes) ctx.progress(`resume-storm: ${note}`);
+    return { rows, notes };
   },
 };

@@ -16,6 +16,7 @@ const FINISH_WAIT_MS = 5_000;
 // RESUME_PACE_MS per session (a thousand resumes a second, about what one process welcomes), at
 // most a third of the resume window, so that every session is back well inside it.
 export const RESUME_PACE_MS = 1;
+const TELL_SLICE = 500;
 
 /** The delay told to the `index`th of `count` sessions: evenly spread over the fleet's share of the window. */
 export function reconnectDelay(index: number, count: number, resumeWindowMs: number): number {
@@ -75,8 +76,11 @@ export class Shutdown {
     if (!peers) return;
     const told = [...sessions.all.values()];
     const windowMs = config.otp.resumeWindowMs;
-    for (const [i, session] of told.entries())
+    for (const [i, session] of told.entries()) {
       session.askToReconnectElsewhere(reconnectDelay(i, told.length, windowMs));
+      // Thousands told in one go would keep the event loop from the first ones' transfers: slices.
+      if (i % TELL_SLICE === TELL_SLICE - 1) await new Promise((resolve) => setImmediate(resolve));
+    }
     log.info('draining: executors told to resume their sessions elsewhere', { runs: drivers.size, peers });
   }
 
@@ -94,7 +98,7 @@ export class Shutdown {
     this.deps.phase.stopping = true;
     const { drivers, sessions, config } = this.deps;
     // Without another process nobody can take a session over: this one no longer listens.
-    const awaitingTransfer = () => this.peers > 0 && [...sessions.all.values()].some((s) => s.detached && !s.closed);
+    const awaitingTransfer = () => this.peers > 0 && someAwaitingTransfer(sessions);
     const deadline = Date.now() + config.otp.resumeWindowMs + FINISH_WAIT_MS;
     while (awaitingTransfer() && !this.hurried && Date.now() < deadline) {
       const hurried = new Promise<void>((resolve) => (this.wake = resolve));
@@ -120,4 +124,10 @@ export class Shutdown {
       return 0;
     }
   }
+}
+
+/** A session still waiting to be taken over: a loop that stops at the first (transferred ones leave the registry). */
+function someAwaitingTransfer(sessions: SessionRegistry): boolean {
+  for (const s of sessions.all.values()) if (s.detached && !s.closed) return true;
+  return false;
 }
