@@ -4,17 +4,11 @@
 // shared root as its `parent` and so joins the root's system; the root does nothing (a callback
 // actor: what its children report when they stop, it ignores). Inspection is the system's: one
 // observer on the root hands each microstep to the session whose actor made it.
-import {
-  type Actor,
-  type AnyActorRef,
-  type AnyStateNode,
-  createActor,
-  fromCallback,
-  type InspectionEvent,
-} from 'xstate';
+import { type Actor, type AnyActorRef, createActor, fromCallback, type InspectionEvent } from 'xstate';
 import { sessionMachine } from '../../../machines/session.machine.js';
 import type { SessionInput } from '../../../machines/types.js';
 import type { Config } from '../../config.js';
+import { cancelAllByIds, delayedEventIds, stopChildActor } from './xstate-adapter.js';
 
 export interface InspectedSession {
   inspected(event: InspectionEvent): void;
@@ -24,12 +18,6 @@ export type SessionActor = Actor<typeof sessionMachine>;
 
 const owners = new WeakMap<object, InspectedSession>();
 let root: AnyActorRef | undefined;
-
-/** The delayed events the session machine schedules (its `after` transitions), by the id XState gives them. */
-function delayedEventIds(node: AnyStateNode): string[] {
-  const own = node.after.map((t) => t.eventType);
-  return [...own, ...Object.values(node.states).flatMap((child) => delayedEventIds(child))];
-}
 
 function inspectedBySession(event: InspectionEvent): void {
   owners.get(event.actorRef)?.inspected(event);
@@ -45,11 +33,7 @@ function sharedRoot(): AnyActorRef {
   // XState's cancelAll (as an actor stops) walks every delayed event of the system: shared by
   // 10,000 sessions, a drain that stops them all would walk 10,000 × 10,000. A session machine
   // schedules only its `after` events, under ids known from its definition: cancel those.
-  const { scheduler } = actor.system;
-  const ids = delayedEventIds(sessionMachine.root);
-  scheduler.cancelAll = (source) => {
-    for (const id of ids) scheduler.cancel(source, id);
-  };
+  cancelAllByIds(actor.system, delayedEventIds(sessionMachine.root));
   root = actor;
   return actor;
 }
@@ -79,10 +63,7 @@ export function createSessionActor(owner: InspectedSession, otp: Config['otp']):
   return actor;
 }
 
-/**
- * Stops a session's actor. `stop()` refuses an actor that has a parent ("a non-root actor cannot be
- * stopped directly"); `_stop` is what XState's own stopChild calls: the actor stops as a root would.
- */
+/** Stops a session's actor (it has a parent: xstate-adapter.ts). */
 export function stopSessionActor(actor: SessionActor): void {
-  (actor as unknown as { _stop(): unknown })._stop();
+  stopChildActor(actor);
 }
