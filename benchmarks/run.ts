@@ -18,6 +18,7 @@ import { runnerScenario } from './scenarios/runner.js';
 import { scalingScenario } from './scenarios/scaling.js';
 import { sessionsScenario } from './scenarios/sessions.js';
 import { stepsScenario } from './scenarios/steps.js';
+import { connectStormScenario, resumeStormScenario } from './scenarios/storms.js';
 
 const SCENARIOS: Record<ScenarioName, Scenario> = {
   steps: stepsScenario,
@@ -30,6 +31,8 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   history: historyScenario,
   flaky: flakyScenario,
   queues: queuesScenario,
+  'connect-storm': connectStormScenario,
+  'resume-storm': resumeStormScenario,
 };
 
 async function main(): Promise<number> {

@@ -25,7 +25,12 @@ const zero = (): Counters => ({
   postFailures: 0,
   pings: 0,
   errorFrames: 0,
+  resumed: 0,
+  resultsResent: 0,
+  performedTwice: 0,
 });
+/** When the last session of this worker was welcomed back (resumed), ms since the epoch. */
+let lastResumedAt = 0;
 
 const total = zero();
 let atReset = zero();
@@ -61,7 +66,7 @@ let drive: OtpDrive | undefined;
 const executors: Executor[] = [];
 
 class Executor {
-  readonly ws: WebSocket;
+  ws: WebSocket;
   sessionId = '';
   readonly ready: Promise<void>;
   /** When this executor sent its last step.result per run (for the round-trip time). */
@@ -71,29 +76,61 @@ class Executor {
   maxPingGapMs = 0;
   closing = false;
   posted = 0;
+  /** Runs are posted only by the first `drive.sessions` executors of the worker. */
+  readonly index = executors.length;
+  /** resume storms: the last step performed per run, and what the service said before its 4503. */
+  private readonly lastStep = new Map<string, number>();
+  private comeBackAfterMs?: number;
 
-  constructor(url: string, key: string, maxParallel: number) {
-    this.ws = new WebSocket(url, { headers: { authorization: `Bearer ${key}` }, perMessageDeflate: false });
+  constructor(
+    url: string,
+    private readonly key: string,
+    private readonly maxParallel: number,
+    /** Where to resume the session after a 4503 (resume storms); none: a 4503 just closes. */
+    private readonly resumeUrl?: string,
+  ) {
+    this.ws = this.open(url);
     this.ready = new Promise((resolve, reject) => {
       this.ws.once('error', reject);
       this.ws.once('close', (code) => reject(new Error(`closed before welcome (${code})`)));
-      this.ws.once('open', () => {
-        this.send({
-          type: 'hello',
-          payload: { executor: 'bench', name: 'bench-executor', version: '1.0.0', capabilities: { maxParallel } },
-        });
-      });
       this.onWelcome = () => {
         total.connected++;
         resolve();
       };
     });
-    this.ws.on('message', (data) => this.onFrame(JSON.parse(data.toString()) as Frame));
-    this.ws.on('close', (code) => {
-      closes[code] = (closes[code] ?? 0) + 1;
-      if (this.sessionId) total.connected--;
+  }
+
+  private open(url: string, resumeSessionId?: string): WebSocket {
+    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${this.key}` }, perMessageDeflate: false });
+    ws.once('open', () => {
+      const capabilities = { maxParallel: this.maxParallel };
+      const hello = { executor: 'bench', name: 'bench-executor', version: '1.0.0', capabilities };
+      this.send({ type: 'hello', payload: resumeSessionId ? { ...hello, resumeSessionId } : hello });
     });
-    this.ws.on('error', () => {});
+    ws.on('message', (data) => this.onFrame(JSON.parse(data.toString()) as Frame));
+    ws.on('close', (code) => this.closed(ws, code));
+    ws.on('error', () => {});
+    return ws;
+  }
+
+  private closed(ws: WebSocket, code: number): void {
+    closes[code] = (closes[code] ?? 0) + 1;
+    if (ws !== this.ws || !this.sessionId) return;
+    total.connected--;
+    if (code !== 4503 || !this.resumeUrl || quiesced) return;
+    // A drain: come back when told (the reconnect frame), else at once, and resume the session.
+    const sessionId = this.sessionId;
+    const delay = this.comeBackAfterMs ?? 0;
+    this.comeBackAfterMs = undefined;
+    this.sessionId = '';
+    setTimeout(() => {
+      this.ws = this.open(this.resumeUrl!, sessionId);
+      this.onWelcome = () => {
+        total.connected++;
+        total.resumed++;
+        lastResumedAt = Date.now();
+      };
+    }, delay);
   }
 
   private onWelcome: () => void = () => {};
@@ -118,7 +155,10 @@ class Executor {
       case 'welcome':
         this.sessionId = frame.payload.sessionId;
         this.onWelcome();
-        if (drive) this.postRuns(drive.runsAhead);
+        if (drive && !frame.payload.resumed) this.postRuns(drive.runsAhead);
+        return;
+      case 'reconnect':
+        this.comeBackAfterMs = frame.payload.retryAfterMs;
         return;
       case 'ping': {
         const now = performance.now();
@@ -141,6 +181,7 @@ class Executor {
           sample(roundTripMs, performance.now() - sentAt);
         }
         if (quiesced) return;
+        if (this.resumeUrl && this.performedBefore(frame)) return this.result(frame);
         const answer = () => this.result(frame);
         // A simulated step takes stepDelayMs on average, uniformly 0.5× to 1.5× of it, so that runs
         // started together drift apart as real ones do.
@@ -149,6 +190,7 @@ class Executor {
         return;
       }
       case 'run.finished':
+        this.lastStep.delete(frame.runId!);
         if (this.resultSentAt.delete(frame.runId!)) total.roundTrips++;
         total.runsFinished++;
         if (drive && !quiesced) this.postRuns(1);
@@ -167,7 +209,25 @@ class Executor {
     this.ws.send(stepResultFrame(this.sessionId, exec.runId!, exec.id, exec.payload.stepIndex));
   }
 
+  /**
+   * A step.exec for a step already performed: its result again, never the step (docs/protocol.md,
+   * "Each step runs once"). One before the last performed would be a step performed twice.
+   */
+  private performedBefore(exec: Frame): boolean {
+    const runId = exec.runId!;
+    const step = exec.payload.stepIndex as number;
+    const last = this.lastStep.get(runId) ?? -1;
+    if (step < last) total.performedTwice++;
+    if (step <= last) {
+      total.resultsResent++;
+      return true;
+    }
+    this.lastStep.set(runId, step);
+    return false;
+  }
+
   postRuns(count: number): void {
+    if (drive?.sessions !== undefined && this.index >= drive.sessions) return;
     const limit = drive?.runsPerSession ?? Infinity;
     for (let i = 0; i < count && this.posted < limit; i++) {
       this.posted++;
@@ -247,7 +307,7 @@ async function connectMany<T>(
 
 async function otpConnect(cmd: OtpConnect) {
   return connectMany(cmd.count, cmd.concurrency, async () => {
-    const executor = new Executor(cmd.url, cmd.key, cmd.maxParallel);
+    const executor = new Executor(cmd.url, cmd.key, cmd.maxParallel, cmd.resumeUrl);
     executors.push(executor);
     await executor.ready;
   });
@@ -321,6 +381,7 @@ function collect(): Collected {
     maxPingGapMs,
     sessionsWithoutPing,
     errorSamples: [...errorSamples],
+    lastResumedAt,
   };
 }
 

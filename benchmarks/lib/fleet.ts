@@ -88,6 +88,9 @@ export class Fleet {
       postFailures: 0,
       pings: 0,
       errorFrames: 0,
+      resumed: 0,
+      resultsResent: 0,
+      performedTwice: 0,
     };
     for (const t of this.ticks) if (t) for (const k of Object.keys(sum) as Array<keyof Counters>) sum[k] += t[k];
     return sum;

@@ -4,6 +4,8 @@ import WebSocket from 'ws';
 
 export interface Inspector {
   call<T = any>(method: string, params?: Record<string, unknown>): Promise<T>;
+  /** Calls `handler` with the params of every notification of `method` (HeapProfiler.addHeapSnapshotChunk, say). */
+  on(method: string, handler: (params: any) => void): void;
   close(): void;
 }
 
@@ -15,8 +17,16 @@ export async function connectInspector(url: string): Promise<Inspector> {
   });
   let next = 0;
   const pending = new Map<number, { resolve(v: any): void; reject(e: Error): void }>();
+  const handlers = new Map<string, (params: any) => void>();
   ws.on('message', (data) => {
-    const message = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } };
+    const message = JSON.parse(data.toString()) as {
+      id?: number;
+      method?: string;
+      params?: unknown;
+      result?: unknown;
+      error?: { message: string };
+    };
+    if (message.method) handlers.get(message.method)?.(message.params);
     const waiter = message.id === undefined ? undefined : pending.get(message.id);
     if (!waiter) return;
     pending.delete(message.id!);
@@ -30,6 +40,7 @@ export async function connectInspector(url: string): Promise<Inspector> {
         pending.set(id, { resolve, reject });
         ws.send(JSON.stringify({ id, method, params }));
       }),
+    on: (method, handler) => void handlers.set(method, handler),
     close: () => ws.close(),
   };
 }

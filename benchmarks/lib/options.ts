@@ -12,6 +12,8 @@ export const SCENARIOS = [
   'history',
   'flaky',
   'queues',
+  'connect-storm',
+  'resume-storm',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -41,6 +43,8 @@ export interface BenchOptions {
   /** Fleet sizes at which steps/s, latency and CPU per step are measured; `halfLoadAt`: the size also driven at half its maximum. */
   scaling: { fleets: number[]; halfLoadAt: number; stepsPerRun: number };
   sessions: { count: number; keepaliveSec: number; rounds: number };
+  /** connect-storm, resume-storm: the fleet (capped by the open-file limit) and, resuming, how many have runs in flight. */
+  storms: { sessions: number; busy: number };
   latency: { executors: number; maxParallel: number; stepsPerRun: number; stepDelayMs: number; workers: number };
   rest: { connections: number; stepsPerRun: number; rounds: number };
   /** The history the flaky scenario builds (runs of 5 test cases of 10 steps) and the requests it times. */
@@ -70,6 +74,8 @@ Scenarios: ${SCENARIOS.join(', ')} (all when none is named)
   --sessions=N            sessions: sessions to hold (default 10000, capped by the open-file limit)
   --keepalive=S           sessions: OTP_KEEPALIVE_SEC of the service (default 5)
   --rounds=N              sessions: keepalive rounds to watch (default 3)
+  --storm-sessions=N      connect-storm, resume-storm: the fleet (default 19000, capped by the open-file limit)
+  --storm-busy=N          resume-storm: sessions with runs in flight (default 200)
   --latency-executors=N   latency: executors (default 100)
   --latency-parallel=N    latency: maxParallel of each (default 10)
   --latency-steps=N       latency: steps of the longest run; runs of 1/5 to 5/5 of it mix (default 100)
@@ -113,6 +119,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     'sessions',
     'keepalive',
     'rounds',
+    'storm-sessions',
+    'storm-busy',
     'latency-executors',
     'latency-parallel',
     'latency-steps',
@@ -175,6 +183,10 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       count: num('sessions', smoke ? 50 : 10_000),
       keepaliveSec: num('keepalive', smoke ? 1 : 5),
       rounds: num('rounds', smoke ? 1 : 3),
+    },
+    storms: {
+      sessions: num('storm-sessions', smoke ? 20 : 19_000),
+      busy: Math.max(1, num('storm-busy', smoke ? 2 : 200)),
     },
     latency: {
       executors: num('latency-executors', smoke ? 4 : 100),

@@ -8,6 +8,8 @@ export interface OtpConnect {
   /** Connections opening at once in this worker. */
   concurrency: number;
   maxParallel: number;
+  /** After a 4503 close, resume the session here (after the reconnect frame's retryAfterMs). */
+  resumeUrl?: string;
 }
 
 export interface OtpDrive {
@@ -22,6 +24,8 @@ export interface OtpDrive {
   stepDelayMs: number;
   /** Runs each session posts in all (no limit when absent). */
   runsPerSession?: number;
+  /** Only the first this many executors of each worker post runs (all when absent). */
+  sessions?: number;
 }
 
 export interface RawConnect {
@@ -64,6 +68,12 @@ export interface Counters {
   postFailures: number;
   pings: number;
   errorFrames: number;
+  /** Sessions welcomed back (resumed) after a 4503. */
+  resumed: number;
+  /** step.exec for a step whose result was sent already (expected once per run in flight after a resume). */
+  resultsResent: number;
+  /** step.exec for a step before the last one performed: a step the service would have performed twice. */
+  performedTwice: number;
 }
 
 export interface Collected {
@@ -82,6 +92,8 @@ export interface Collected {
   maxPingGapMs: number;
   sessionsWithoutPing: number;
   errorSamples: string[];
+  /** When the worker's last session was resumed, ms since the epoch (0: none). */
+  lastResumedAt: number;
 }
 
 export type WorkerMessage =

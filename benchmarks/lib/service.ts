@@ -17,6 +17,8 @@ export const BENCH_KEY = `svc_pk_bench_${randomBytes(24).toString('base64url')}`
 export interface ServiceOptions {
   /** Base server URL for a fresh database; undefined = the service's embedded PostgreSQL. */
   databaseUrl?: string;
+  /** The database of another service under test, used as it is (a second process of one deployment). */
+  sharedDatabaseUrl?: string;
   /** Extra environment for the service (e.g. OTP_KEEPALIVE_SEC). */
   env?: Record<string, string>;
   /**
@@ -45,6 +47,8 @@ export interface ServiceUnderTest {
   collectGarbage(): Promise<number>;
   /** Evaluates an expression in the service (needs `inspect`; `require` is available); answers its JSON value. */
   evaluate<T = unknown>(expression: string): Promise<T>;
+  /** Writes a heap snapshot of the service into `file`, after a full GC (needs `inspect`). */
+  writeHeapSnapshot(file: string): Promise<void>;
   /**
    * Starts a CPU profile through the inspector (needs `inspect` and `cpuProfDir`, otherwise a no-op);
    * the function it answers stops it and writes `<name>.window.cpuprofile` into cpuProfDir.
@@ -54,7 +58,8 @@ export interface ServiceUnderTest {
   backendPids(): Promise<number[]>;
   /** Calls the REST API with the bench key; throws on a non-2xx answer. */
   request<T = any>(method: string, urlPath: string, body?: unknown): Promise<T>;
-  stop(): Promise<void>;
+  /** SIGTERM, then SIGKILL after `graceMs` (default 20 s: a drain that hands sessions over may need more). */
+  stop(graceMs?: number): Promise<void>;
 }
 
 async function createDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -91,7 +96,8 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'otp-bench-data-'));
   // Embedded PostgreSQL refuses to run as root from a directory its own user cannot reach.
   await fs.chmod(dataDir, 0o755);
-  const database = options.databaseUrl ? await createDatabase(options.databaseUrl) : undefined;
+  const shared = options.sharedDatabaseUrl;
+  const database = options.databaseUrl && !shared ? await createDatabase(options.databaseUrl) : undefined;
   const [port, wsPort, pgPort] = [await freePort(), await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -106,6 +112,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
     ...options.env,
   };
   if (database) env.DATABASE_URL = database.url;
+  else if (shared) env.DATABASE_URL = shared;
   else {
     delete env.DATABASE_URL;
     env.EMBEDDED_PG_PORT = String(pgPort);
@@ -142,7 +149,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
     await sleep(50);
   }
 
-  let dbUrl = database?.url;
+  let dbUrl = database?.url ?? shared;
   if (!dbUrl) {
     const { password } = JSON.parse(await fs.readFile(path.join(dataDir, 'embedded-pg.json'), 'utf8')) as {
       password: string;
@@ -200,6 +207,19 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
         inspector.close();
       }
     },
+    writeHeapSnapshot: async (file) => {
+      if (!inspectorUrl) throw new Error('the service was not started with inspect: true');
+      const inspector = await connectInspector(inspectorUrl);
+      const out = createWriteStream(file);
+      try {
+        inspector.on('HeapProfiler.addHeapSnapshotChunk', ({ chunk }: { chunk: string }) => out.write(chunk));
+        await inspector.call('HeapProfiler.collectGarbage');
+        await inspector.call('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+      } finally {
+        inspector.close();
+        await new Promise((resolve) => out.end(resolve));
+      }
+    },
     profileWindow: async (name) => {
       if (!inspectorUrl || !options.cpuProfDir) return async () => {};
       const inspector = await connectInspector(inspectorUrl);
@@ -225,9 +245,9 @@ export async function startService(options: ServiceOptions): Promise<ServiceUnde
         )
       ).rows.map((r: { pid: number }) => r.pid),
     request,
-    stop: async () => {
+    stop: async (graceMs = 20_000) => {
       await db.end().catch(() => {});
-      const code = await stopProcess(child, 20_000);
+      const code = await stopProcess(child, graceMs);
       if (code !== 0 && code !== 143 && code !== null)
         process.stderr.write(`service exited with ${code}:\n${tail()}\n`);
       await database?.drop();

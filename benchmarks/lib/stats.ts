@@ -36,5 +36,6 @@ export function merge(parts: Collected[]): Collected {
     maxPingGapMs: Math.max(...parts.map((p) => p.maxPingGapMs)),
     sessionsWithoutPing: parts.reduce((n, p) => n + p.sessionsWithoutPing, 0),
     errorSamples: parts.flatMap((p) => p.errorSamples).slice(0, 5),
+    lastResumedAt: Math.max(...parts.map((p) => p.lastResumedAt)),
   };
 }

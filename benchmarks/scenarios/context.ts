@@ -7,7 +7,11 @@ export interface ScenarioContext {
   options: BenchOptions;
   progress: Progress;
   /** Starts a service under test on a fresh database (extra env for the service, e.g. keepalive). */
-  startService(options?: { env?: Record<string, string>; inspect?: boolean }): Promise<ServiceUnderTest>;
+  startService(options?: {
+    env?: Record<string, string>;
+    inspect?: boolean;
+    sharedDatabaseUrl?: string;
+  }): Promise<ServiceUnderTest>;
 }
 
 export interface Scenario {

@@ -4,8 +4,8 @@
 // a statement that fails whole is tried again item by item, so only the items that fail learn of it.
 // An outage of the database is no item's fault: every item of the batch fails with it at once (the
 // callers wait for the database and submit again).
-// Used for the step results of every run (RunStore.writeSteps), for new runs (RunStore.insertRun) and for
-// their verdicts (RunStore.finishRun).
+// Used for the step results of every run (RunStore.writeSteps), for new runs (RunStore.insertRun), for
+// their verdicts (RunStore.finishRun) and for new sessions' rows (RunStore.insertSession).
 
 import { isDatabaseUnavailable } from './unavailable.js';
 

@@ -59,6 +59,8 @@ export class OtpSession extends EventEmitter {
   private livenessTimer?: NodeJS.Timeout;
   /** The session lost with the connection, to resume on the next one. */
   private resumeFrom?: string;
+  /** A draining service said when to come back (`reconnect`): the wait after its 4503 close. */
+  private comeBackAfterMs?: number;
 
   constructor(private readonly options: SessionOptions) {
     super();
@@ -176,6 +178,9 @@ export class OtpSession extends EventEmitter {
         this.emit('finished', runId, p);
         return;
       }
+      case 'reconnect':
+        this.comeBackAfterMs = Math.max(0, Number(frame.payload?.retryAfterMs) || 0);
+        return;
       case 'error':
         if (this.resumeFrom && !this.sessionId && String(frame.payload?.message).includes('cannot be resumed'))
           return this.resumeRefused();
@@ -252,13 +257,23 @@ export class OtpSession extends EventEmitter {
       this.emit('fatal', new Error(`${fatal} (close ${code}${reason ? `: ${reason}` : ''})`));
       return;
     }
-    const { baseMs, maxMs } = this.options.backoff ?? { baseMs: 250, maxMs: 15_000 };
-    // Full jitter: a random delay up to the exponential bound, so that many runners do not return at once.
-    const delay = Math.round(Math.random() * Math.min(maxMs, baseMs * 2 ** this.attempt));
+    const delay = this.reconnectDelay(code);
     this.attempt++;
     this.options.log(
       `${wasSession ? `session ${wasSession} lost` : 'could not connect'} (close ${code}); reconnecting in ${delay} ms`,
     );
     this.retryTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  /**
+   * After a drain's 4503, what the service said (`reconnect` retryAfterMs: it spreads its fleet);
+   * otherwise exponential backoff with full jitter, so that many runners do not return at once.
+   */
+  private reconnectDelay(code: number): number {
+    const told = this.comeBackAfterMs;
+    this.comeBackAfterMs = undefined;
+    if (code === 4503 && told !== undefined) return told;
+    const { baseMs, maxMs } = this.options.backoff ?? { baseMs: 250, maxMs: 15_000 };
+    return Math.round(Math.random() * Math.min(maxMs, baseMs * 2 ** this.attempt));
   }
 }

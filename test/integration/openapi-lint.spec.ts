@@ -16,6 +16,7 @@ const ACCEPTED: ReadonlyArray<{ rule: string; pointer: string; why: string }> = 
     'Envelope',
     ...['Hello', 'Pong', 'Ack', 'Error', 'StepResult', 'EventRecorded', 'RecordStartRequest', 'RecordStopRequest'],
     ...['Welcome', 'Ping', 'RunStart', 'StepExec', 'RunCancel', 'RunFinished', 'RecordStart', 'RecordStop'],
+    'Reconnect',
     'ServiceError',
   ].map((name) => ({
     rule: 'no-unused-components',

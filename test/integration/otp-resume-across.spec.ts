@@ -134,6 +134,35 @@ describe('OTP: resuming a session on another service process', () => {
     second.close();
   });
 
+  it('a drain first tells each executor when to come back (reconnect: retryAfterMs, spread over the fleet), then closes 4503', async () => {
+    const p = await project(1);
+    const d = await another(0);
+    more.push(d);
+    const fleet = await Promise.all([0, 1, 2, 3].map(() => TestExecutor.connect(`${d.wsUrl}/otp`, { key: p.key })));
+    const sessionIds: string[] = [];
+    for (const executor of fleet) sessionIds.push((await executor.hello()).payload.sessionId as string);
+    const stopped = d.stop();
+    const delays: number[] = [];
+    for (const [i, executor] of fleet.entries()) {
+      const told = await executor.next('reconnect');
+      expect(told.sessionId).to.equal(sessionIds[i]);
+      expect((await executor.closed).code).to.equal(4503);
+      delays.push(told.payload.retryAfterMs as number);
+    }
+    // Each its own time, from at once to a share of the resume window (10 s here): never all at once.
+    expect(new Set(delays).size).to.equal(fleet.length);
+    expect(Math.min(...delays)).to.equal(0);
+    expect(Math.max(...delays)).to.be.below(10_000 / 3);
+    // The executors come back (here at once) and every session resumes on the other process.
+    for (const [i, sessionId] of sessionIds.entries()) {
+      const back = await TestExecutor.connect(`${b.wsUrl}/otp`, { key: p.key });
+      expect((await back.hello({}, { resumeSessionId: sessionId })).payload.resumed).to.equal(true);
+      fleet[i] = back;
+    }
+    await stopped;
+    for (const executor of fleet) executor.close();
+  });
+
   it('a drain lets the run in flight finish and claims no new run; the queued run goes to the resumed session elsewhere', async () => {
     const p = await project(2);
     const d = await another(20_000);

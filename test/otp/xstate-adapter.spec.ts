@@ -1,8 +1,17 @@
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
-import { type AnyTransitionDefinition, createActor, type InspectionEvent, SimulatedClock } from 'xstate';
+import { type AnyTransitionDefinition, createActor, fromCallback, type InspectionEvent, SimulatedClock } from 'xstate';
 import { runMachine } from '../../machines/run.machine.js';
-import { eventLabel, fastInspection, transitionsOf, XSTATE_VERIFIED } from '../../src/otp/engine/xstate-adapter.js';
+import { sessionMachine } from '../../machines/session.machine.js';
+import {
+  cancelAllByIds,
+  delayedEventIds,
+  eventLabel,
+  fastInspection,
+  stopChildActor,
+  transitionsOf,
+  XSTATE_VERIFIED,
+} from '../../src/otp/engine/xstate-adapter.js';
 import { runInput, step } from '../machines/harness.js';
 
 type Microstep = Extract<InspectionEvent, { type: '@xstate.microstep' }>;
@@ -67,5 +76,43 @@ describe("The XState adapter: what the service needs beyond XState's documented 
     ]);
     expect(plain.some((t) => t.startsWith('xstate.after.stepTimeout'))).to.equal(true);
     expect(plain.at(-1)).to.equal('RUN_FINISH_WRITTEN:finishing>done');
+  });
+
+  it('stops an actor that has a parent (stop() refuses one), its delayed events cancelled by their ids', () => {
+    const clock = new SimulatedClock();
+    const root = createActor(
+      fromCallback(() => {}),
+      { clock },
+    );
+    root.start();
+    const ids = delayedEventIds(sessionMachine.root);
+    expect(ids.some((id) => id.startsWith('xstate.after.helloTimeout'))).to.equal(true);
+    cancelAllByIds(root.system, ids);
+    const input = {
+      keepaliveMs: 1000,
+      pongTimeoutMs: 1000,
+      helloTimeoutMs: 1000,
+      maxInvalidFrames: 3,
+      resumeWindowMs: 0,
+    };
+    const child = createActor(sessionMachine, { input, parent: root });
+    const effects: string[] = [];
+    child.on('*', (effect) => effects.push(effect.type));
+    child.start();
+    // The hello time-out is scheduled in the shared system, under the child's session id.
+    const scheduled = () => Object.keys(root.system.getSnapshot()._scheduledEvents);
+    expect(scheduled()).to.have.length(1);
+    expect(() => child.stop()).to.throw(/non-root/);
+    stopChildActor(child);
+    expect(scheduled()).to.deep.equal([]);
+    clock.increment(5_000);
+    // Stopped: its hello time-out never fired (no closeSocket effect).
+    expect(effects).to.deep.equal([]);
+    // It is the replaced cancelAll that cancels: given no ids, a stopped actor's time-out stays scheduled.
+    cancelAllByIds(root.system, []);
+    const other = createActor(sessionMachine, { input, parent: root });
+    other.start();
+    stopChildActor(other);
+    expect(scheduled()).to.have.length(1);
   });
 });

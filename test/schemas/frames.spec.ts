@@ -333,6 +333,10 @@ describe('Frames from the service: every outbound type validates and bad ones ar
     }),
     'step.exec': envelope('step.exec', { sessionId: SESSION, runId: RUN, payload: stepExec }),
     'run.cancel': envelope('run.cancel', { sessionId: SESSION, runId: RUN, payload: { runId: RUN, reason: 'asked' } }),
+    reconnect: envelope('reconnect', {
+      sessionId: SESSION,
+      payload: { retryAfterMs: 3120, reason: 'service draining' },
+    }),
     'run.finished': envelope('run.finished', {
       sessionId: SESSION,
       runId: RUN,
@@ -356,6 +360,11 @@ describe('Frames from the service: every outbound type validates and bad ones ar
   }
 
   it('rejects bad service frames', () => {
+    expectOnly(
+      validateOutbound({ ...frames.reconnect!, payload: { retryAfterMs: -1 } }),
+      'payload.retryAfterMs',
+      'must be >= 0',
+    );
     expectOnly(
       validateOutbound(envelope('welcome', { payload: frames.welcome!.payload as object })),
       'ref',

@@ -57,6 +57,8 @@ export class OtpSession {
   private keepaliveTimer?: ReturnType<typeof setInterval>;
   private lastPingId?: string;
   private resumeFrom?: string;
+  /** What a draining service said (`reconnect`): the wait after its 4503 close. */
+  private comeBackAfterMs?: number;
   private stopped = false;
   readonly listeners = {
     welcome: [] as Array<(id: string) => void>,
@@ -189,6 +191,10 @@ export class OtpSession {
         return this.serviceError(frame.payload);
       case 'ack':
         return;
+      case 'reconnect':
+        // A draining service says when to come back after its 4503 close (it spreads its fleet).
+        this.comeBackAfterMs = frame.payload.retryAfterMs;
+        return;
       default:
         if (this.options.onFrame?.(frame, (t, f, p) => this.send(t, f, p))) return;
         this.send(
@@ -284,13 +290,15 @@ export class OtpSession {
       void this.endRuns();
       return this.options.log(`stopped: ${fatal} (close ${code}${reason ? `: ${reason}` : ''})`);
     }
-    this.retry(`connection closed (${code})`);
+    const told = code === 4503 ? this.comeBackAfterMs : undefined;
+    this.comeBackAfterMs = undefined;
+    this.retry(`connection closed (${code})`, told);
   }
 
-  /** Reconnects after an exponential backoff with full jitter (250 ms doubling up to 15 s). */
-  private retry(why: string): void {
+  /** Reconnects after `delayMs`, else an exponential backoff with full jitter (250 ms doubling up to 15 s). */
+  private retry(why: string, delayMs?: number): void {
     if (this.stopped) return;
-    const delay = Math.round(Math.random() * Math.min(15_000, 250 * 2 ** this.attempt));
+    const delay = delayMs ?? Math.round(Math.random() * Math.min(15_000, 250 * 2 ** this.attempt));
     this.attempt++;
     this.options.log(`${why}; reconnecting in ${delay} ms`);
     clearTimeout(this.retryTimer);

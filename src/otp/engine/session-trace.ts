@@ -29,18 +29,67 @@ export const sessionChanges = diagnostics.channel('otp:session.change');
 
 type Microstep = Extract<InspectionEvent, { type: '@xstate.microstep' }>;
 
+/** A kept transition's names: one object per transition of the machine, shared by every session. */
+interface TransitionLabel {
+  event: string;
+  from: string;
+  to: string;
+}
+
+const INIT: TransitionLabel = { event: 'xstate.init', from: '', to: 'awaitingHello' };
+const labels = new WeakMap<AnyTransitionDefinition, TransitionLabel>();
+
+function labelOf(t: AnyTransitionDefinition): TransitionLabel {
+  let label = labels.get(t);
+  if (!label) {
+    const from = t.source.path.length ? t.source.path.join('.') : '*';
+    label = { event: eventLabel(t), from, to: t.target![0]!.path.join('.') };
+    labels.set(t, label);
+  }
+  return label;
+}
+
+/**
+ * Held by every session for as long as it lives, so kept small: the transitions as pairs of a time
+ * (ms since the epoch) and a shared label in one array, the keepalive's times as numbers; the
+ * objects the console reads (SessionTransition, Date) are made when it reads them.
+ */
 export class SessionTrace {
-  readonly transitions: SessionTransition[] = [];
+  /** [ms, label, ms, label, ...], oldest first. */
+  private readonly kept: Array<number | TransitionLabel>;
   dropped = 0;
   pings = 0;
   pongs = 0;
-  lastPingAt: Date | null = null;
-  lastPongAt: Date | null = null;
-  /** The state entered last (a dotted path). */
-  state = 'awaitingHello';
+  private lastPingMs = 0;
+  private lastPongMs = 0;
+  private last: TransitionLabel = INIT;
 
   constructor(private readonly session: SessionChange['session']) {
-    this.transitions.push({ at: new Date().toISOString(), event: 'xstate.init', from: null, to: this.state });
+    this.kept = [Date.now(), INIT];
+  }
+
+  /** The transitions kept, oldest first. */
+  get transitions(): SessionTransition[] {
+    const out: SessionTransition[] = [];
+    for (let i = 0; i < this.kept.length; i += 2) {
+      const label = this.kept[i + 1] as TransitionLabel;
+      const at = new Date(this.kept[i] as number).toISOString();
+      out.push({ at, event: label.event, from: label === INIT ? null : label.from, to: label.to });
+    }
+    return out;
+  }
+
+  /** The state entered last (a dotted path). */
+  get state(): string {
+    return this.last.to;
+  }
+
+  get lastPingAt(): Date | null {
+    return this.lastPingMs ? new Date(this.lastPingMs) : null;
+  }
+
+  get lastPongAt(): Date | null {
+    return this.lastPongMs ? new Date(this.lastPongMs) : null;
   }
 
   /** XState's inspection: each microstep's transitions. */
@@ -48,26 +97,25 @@ export class SessionTrace {
     let kind: SessionChange['kind'] | undefined;
     for (const t of event._transitions as AnyTransitionDefinition[]) {
       if (!t.target?.length) continue;
-      const from = t.source.path.length ? t.source.path.join('.') : '*';
-      const to = t.target[0]!.path.join('.');
-      const now = new Date();
-      if (from === 'ready.alive' && to === 'ready.awaitingPong') {
+      const label = labelOf(t);
+      const now = Date.now();
+      if (label.from === 'ready.alive' && label.to === 'ready.awaitingPong') {
         this.pings++;
-        this.lastPingAt = now;
+        this.lastPingMs = now;
         kind ??= 'keepalive';
-      } else if (from === 'ready.awaitingPong' && to === 'ready.alive') {
+      } else if (label.from === 'ready.awaitingPong' && label.to === 'ready.alive') {
         this.pongs++;
-        this.lastPongAt = now;
+        this.lastPongMs = now;
         kind ??= 'keepalive';
       } else {
-        this.transitions.push({ at: now.toISOString(), event: eventLabel(t), from, to });
-        if (this.transitions.length > SESSION_TRACE_LIMIT) {
-          this.transitions.shift();
+        this.kept.push(now, label);
+        if (this.kept.length > 2 * SESSION_TRACE_LIMIT) {
+          this.kept.splice(0, 2);
           this.dropped++;
         }
         kind = 'lifecycle';
       }
-      this.state = to;
+      this.last = label;
     }
     if (kind && sessionChanges.hasSubscribers) {
       const change: SessionChange = { session: this.session, trace: this, kind };
@@ -76,6 +124,6 @@ export class SessionTrace {
   }
 
   get closed(): boolean {
-    return this.state === 'closed';
+    return this.last.to === 'closed';
   }
 }

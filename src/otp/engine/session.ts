@@ -3,8 +3,7 @@
 // adapter hands it text and a Connection. Where the session is (welcomed, detached, moving to another
 // process, closed) is read from its machine's snapshot; what happens to it is published on the
 // process's SessionEvents (sessions.ts).
-import { type Actor, createActor } from 'xstate';
-import { sessionMachine } from '../../../machines/session.machine.js';
+import type { InspectionEvent } from 'xstate';
 import {
   type Capabilities,
   CloseCode,
@@ -19,6 +18,7 @@ import { buildFrame, errorFrame } from '../protocol/frames.js';
 import type { InboundMessage } from '../protocol/schemas/index.js';
 import { type Refusal, readFrame } from './frame-intake.js';
 import type { RunDriver } from './run-driver.js';
+import { createSessionActor, type SessionActor, stopSessionActor } from './session-actors.js';
 import type { Connection, SessionDeps as Deps } from './session-deps.js';
 import { HeldFrames, welcomeFrame } from './session-frames.js';
 import { SessionTrace } from './session-trace.js';
@@ -39,8 +39,8 @@ export class ExecutorSession {
   readonly runs = new Map<string, RunDriver>();
   capabilities: Capabilities = {};
   maxParallel = 1;
-  /** When the executor last answered a ping (shown by the console; not stored). */
-  lastPongAt: Date | null = null;
+  /** When the executor last answered a ping, ms since the epoch (0: never; a number, not a Date, held per session). */
+  private lastPongMs = 0;
   /** A hello with resumeSessionId is being answered (another process may be asked): no second hello. */
   private resuming = false;
   /** What was sent while detached (made when the first frame is held). */
@@ -54,7 +54,7 @@ export class ExecutorSession {
    * resume moved the session to a new socket: what the old socket still delivers is ignored.
    */
   private readonly socket: Connection;
-  private readonly actor: Actor<typeof sessionMachine>;
+  private readonly actor: SessionActor;
   /** Its machine's transitions, pings and pongs, in memory, for the console (session-trace.ts). */
   readonly trace = new SessionTrace(this);
 
@@ -65,27 +65,29 @@ export class ExecutorSession {
   ) {
     this.id = newId('ots');
     this.socket = conn;
-    const { otp } = deps;
-    // One machine for every session: each session only listens to its own actor's effects.
-    this.actor = createActor(sessionMachine, {
-      input: {
-        keepaliveMs: otp.keepaliveSec * 1000,
-        pongTimeoutMs: otp.pongTimeoutMs,
-        helloTimeoutMs: otp.helloTimeoutMs,
-        maxInvalidFrames: otp.maxInvalidFrames,
-        resumeWindowMs: otp.resumeWindowMs,
-      },
-      inspect: (event) => event.type === '@xstate.microstep' && this.trace.microstep(event),
-    });
-    this.actor.subscribe({
-      complete: () => {
-        const snapshot = this.actor.getSnapshot();
-        if (snapshot.status === 'done') this.finish(snapshot.output);
-      },
-      error: (err) => this.failed('session actor failed', err),
-    });
-    this.actor.on('*', (effect) => this.carryOut(effect));
+    // One machine, input and actor system for every session (session-actors.ts). Bound methods, not
+    // arrows: under tsx each arrow keeps its name in a property of its own, ~300 bytes per session.
+    this.actor = createSessionActor(this, deps.otp);
+    this.actor.on('*', this.carryOut.bind(this));
     this.actor.start();
+  }
+
+  /**
+   * The system's inspection of this session's actor: its transitions, and its end. No subscribe (an
+   * observer Set and bound callbacks per session): an actor with a parent reports a failure to it,
+   * never as an unhandled error, and both a failure and the final state show as its snapshot here.
+   */
+  inspected(event: InspectionEvent): void {
+    if (event.type === '@xstate.microstep') return this.trace.microstep(event);
+    if (event.type !== '@xstate.snapshot' || event.actorRef !== this.actor) return;
+    const snapshot = this.actor.getSnapshot();
+    if (snapshot.status === 'done') this.finish(snapshot.output);
+    else if (snapshot.status === 'error') this.failed('session actor failed', snapshot.error);
+  }
+
+  /** When the executor last answered a ping (shown by the console; not stored). */
+  get lastPongAt(): Date | null {
+    return this.lastPongMs ? new Date(this.lastPongMs) : null;
   }
 
   /** Welcomed (or resumed) and attached: it works. (Read for every frame: no `matches`, which parses its argument.) */
@@ -140,7 +142,7 @@ export class ExecutorSession {
     } catch (err) {
       // An effect that throws ends the session, as a failed actor would.
       this.failed('session effect failed', err);
-      this.actor.stop();
+      stopSessionActor(this.actor);
     }
   }
 
@@ -224,7 +226,7 @@ export class ExecutorSession {
    */
   switchTo(target: ExecutorSession, ref: string): void {
     this.forward = target;
-    this.actor.stop();
+    stopSessionActor(this.actor);
     target.takeConnection(this.conn, this.principal, ref);
   }
 
@@ -251,9 +253,11 @@ export class ExecutorSession {
     );
   }
 
-  /** Close the socket with 4503 (reconnect elsewhere) and wait detached to be resumed there. */
-  askToReconnectElsewhere(): void {
+  /** Close with 4503 (reconnect elsewhere), told first when to come back, and wait detached to be resumed there. */
+  askToReconnectElsewhere(retryAfterMs = 0): void {
     const reason = 'service draining: reconnect and resume the session';
+    if (this.ready && !this.detached)
+      this.conn.send(buildFrame('reconnect', { sessionId: this.id }, { retryAfterMs, reason }));
     this.actor.send({ type: 'RECONNECT_ELSEWHERE', code: CloseCode.reconnect, reason });
   }
 
@@ -355,7 +359,7 @@ export class ExecutorSession {
       return this.invalid(`sessionId ${message.sessionId} is not this session (${this.id})`, ref);
     switch (message.type) {
       case 'pong':
-        this.lastPongAt = new Date();
+        this.lastPongMs = Date.now();
         return void this.actor.send({ type: 'PONG' });
       case 'step.result': {
         this.validFrame();

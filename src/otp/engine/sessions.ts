@@ -14,7 +14,7 @@ import type { Logger } from '../../log.js';
 import type { RunStore } from '../store/run-store.js';
 import type { EngineEvents } from './diagnostics.js';
 import type { Phase } from './phase.js';
-import { type Connection, ExecutorSession, type TransferredSession } from './session.js';
+import { type Connection, ExecutorSession, type SessionDeps, type TransferredSession } from './session.js';
 import type { SessionEvents } from './session-deps.js';
 
 export interface SessionRegistryDeps {
@@ -45,6 +45,8 @@ export class SessionRegistry {
   // Sessions welcomed once (a resume makes a session ready again; it opened once).
   private readonly opened = new WeakSet<ExecutorSession>();
   private readonly beforeRowCloses: BeforeRowCloses[] = [];
+  /** What every session is given: one object for all of them (a fleet holds thousands). */
+  private readonly sessionDeps: SessionDeps;
 
   constructor(private readonly deps: SessionRegistryDeps) {
     // First in line: what the others hear of a session, it has already counted.
@@ -52,6 +54,16 @@ export class SessionRegistry {
     this.events.on('closed', (session, output) => this.closing(session, output));
     this.events.on('resumeAsked', (greeter, sessionId, ref) => this.resume(greeter, sessionId, ref));
     deps.notices?.on('revoke', (notice) => this.closeKey(notice.keyId));
+    const { config, health } = deps;
+    this.sessionDeps = {
+      otp: config.otp,
+      apiUrl: () => this.deps.apiUrl?.(),
+      store: deps.store,
+      instanceId: deps.instanceId,
+      log: deps.log,
+      unavailable: (err) => health?.report(err) ?? false,
+      events: this.events,
+    };
   }
 
   /** Subscribes to what happens to sessions; answers the unsubscribe. */
@@ -81,16 +93,7 @@ export class SessionRegistry {
 
   /** A new socket whose key was accepted at the upgrade. */
   connect(principal: Principal, conn: Connection): ExecutorSession {
-    const { config, health } = this.deps;
-    const session = new ExecutorSession(principal, conn, {
-      otp: config.otp,
-      apiUrl: () => this.deps.apiUrl?.(),
-      store: this.deps.store,
-      instanceId: this.deps.instanceId,
-      log: this.deps.log,
-      unavailable: (err) => health?.report(err) ?? false,
-      events: this.events,
-    });
+    const session = new ExecutorSession(principal, conn, this.sessionDeps);
     this.sessions.set(session.id, session);
     if (this.deps.phase.stopping) session.close(CloseCode.goingAway, 'service shutting down');
     return session;

@@ -12,6 +12,17 @@ import type { SessionRegistry } from './sessions.js';
 
 // After the resume window, what a driver still needs to write its verdict.
 const FINISH_WAIT_MS = 5_000;
+// A drain tells each executor when to come back (the `reconnect` frame): the fleet spread over
+// RESUME_PACE_MS per session (a thousand resumes a second, about what one process welcomes), at
+// most a third of the resume window, so that every session is back well inside it.
+export const RESUME_PACE_MS = 1;
+const TELL_SLICE = 500;
+
+/** The delay told to the `index`th of `count` sessions: evenly spread over the fleet's share of the window. */
+export function reconnectDelay(index: number, count: number, resumeWindowMs: number): number {
+  const spreadMs = Math.min(count * RESUME_PACE_MS, resumeWindowMs / 3);
+  return count > 1 ? Math.round((index * spreadMs) / count) : 0;
+}
 
 export interface ShutdownDeps {
   phase: Phase;
@@ -63,7 +74,13 @@ export class Shutdown {
     const peers = !this.hurried && config.otp.resumeWindowMs > 0 ? await this.livePeers() : 0;
     this.peers = peers;
     if (!peers) return;
-    for (const session of [...sessions.all.values()]) session.askToReconnectElsewhere();
+    const told = [...sessions.all.values()];
+    const windowMs = config.otp.resumeWindowMs;
+    for (const [i, session] of told.entries()) {
+      session.askToReconnectElsewhere(reconnectDelay(i, told.length, windowMs));
+      // Thousands told in one go would keep the event loop from the first ones' transfers: slices.
+      if (i % TELL_SLICE === TELL_SLICE - 1) await new Promise((resolve) => setImmediate(resolve));
+    }
     log.info('draining: executors told to resume their sessions elsewhere', { runs: drivers.size, peers });
   }
 
@@ -81,7 +98,7 @@ export class Shutdown {
     this.deps.phase.stopping = true;
     const { drivers, sessions, config } = this.deps;
     // Without another process nobody can take a session over: this one no longer listens.
-    const awaitingTransfer = () => this.peers > 0 && [...sessions.all.values()].some((s) => s.detached && !s.closed);
+    const awaitingTransfer = () => this.peers > 0 && someAwaitingTransfer(sessions);
     const deadline = Date.now() + config.otp.resumeWindowMs + FINISH_WAIT_MS;
     while (awaitingTransfer() && !this.hurried && Date.now() < deadline) {
       const hurried = new Promise<void>((resolve) => (this.wake = resolve));
@@ -107,4 +124,10 @@ export class Shutdown {
       return 0;
     }
   }
+}
+
+/** A session still waiting to be taken over: a loop that stops at the first (transferred ones leave the registry). */
+function someAwaitingTransfer(sessions: SessionRegistry): boolean {
+  for (const s of sessions.all.values()) if (s.detached && !s.closed) return true;
+  return false;
 }

@@ -3,8 +3,10 @@
 // package is pinned to the versions that test has passed (XSTATE_VERIFIED, package.json).
 //  - the transitions of a microstep (`_transitions` of an `@xstate.microstep` inspection event);
 //  - the inspection sender of an actor system (`_sendInspectionEvent`), replaced for speed;
-//  - the names XState gives delayed events (`xstate.after.<delay>.<state id>`).
-import type { AnyTransitionDefinition, InspectionEvent } from 'xstate';
+//  - the names XState gives delayed events (`xstate.after.<delay>.<state id>`);
+//  - stopping an actor that has a parent (`_stop`), and the scheduler's `cancelAll` replaced for a
+//    system shared by many actors of one machine (session-actors.ts).
+import type { AnyActorRef, AnyStateNode, AnyTransitionDefinition, InspectionEvent } from 'xstate';
 
 /** The XState versions whose internals this file was checked against (the adapter's test asserts it). */
 export const XSTATE_VERIFIED = ['5.33.3'];
@@ -41,4 +43,30 @@ export function eventLabel(t: Pick<AnyTransitionDefinition, 'eventType' | 'sourc
 /** The transitions a microstep took (eventless and delayed ones included). */
 export function transitionsOf(event: Microstep): readonly AnyTransitionDefinition[] {
   return event._transitions;
+}
+
+/**
+ * Stops an actor that has a parent: `stop()` refuses one ("a non-root actor cannot be stopped
+ * directly"); `_stop` is what XState's own stopChild calls, and stops it as a root would.
+ */
+export function stopChildActor(actor: AnyActorRef): void {
+  (actor as unknown as { _stop(): unknown })._stop();
+}
+
+/** The ids under which a machine's `after` transitions are scheduled (`xstate.after.<delay>.<state id>`). */
+export function delayedEventIds(node: AnyStateNode): string[] {
+  const own = node.after.map((t) => t.eventType);
+  return [...own, ...Object.values(node.states).flatMap((child) => delayedEventIds(child))];
+}
+
+/**
+ * XState's `cancelAll` (as an actor stops) walks every delayed event of the actor's system. In a
+ * system shared by thousands of actors of one machine that scheduling only its `after` events, the
+ * actor's own are known by id: cancel those instead (an id not scheduled is a no-op in `cancel`).
+ */
+export function cancelAllByIds(system: AnyActorRef['system'], ids: readonly string[]): void {
+  const { scheduler } = system;
+  scheduler.cancelAll = (source) => {
+    for (const id of ids) scheduler.cancel(source, id);
+  };
 }

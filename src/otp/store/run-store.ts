@@ -74,6 +74,13 @@ export class RunStore {
    * CPU per step (docs/decisions.md, "Measured reasons in the hot paths").
    */
   private readonly steps = new GroupCommit<StepWrite[]>((callers) => this.sendSteps(callers.flat()), 1);
+  /**
+   * New sessions' rows: a connect storm's hellos go together, one INSERT per batch (a welcome still
+   * waits for its own row; a row that fails fails only its own hello).
+   */
+  private readonly sessionRows = new GroupCommit<Record<string, unknown>>(async (rows) => {
+    await this.db('otp_sessions').insert(rows);
+  });
   /** Runs inserted queued here, whose steps a claim of this process need not read back. */
   readonly planned = new PlannedRuns();
 
@@ -317,7 +324,7 @@ export class RunStore {
     capabilities: Capabilities;
     maxParallel: number;
   }): Promise<void> {
-    await this.db('otp_sessions').insert({
+    await this.sessionRows.submit({
       id: session.id,
       tenant_id: session.tenantId,
       project_id: session.projectId,

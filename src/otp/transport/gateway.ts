@@ -96,66 +96,15 @@ export class OtpGateway {
 
   /** A socket has opened with these credentials: check them, then bind a session to it. */
   accept(socket: TransportSocket, secret: string | undefined): SocketEvents {
-    const { deps } = this;
-    let session: SocketSession | undefined;
-    let closed = false;
-    // Frames (or the size of one too large) that arrive while the credentials are being checked.
-    let early: Array<string | number> | undefined = [];
-    const fail = (what: string, err: unknown) => {
-      deps.log.error(what, { sessionId: session?.id, err });
-      if (!closed) socket.end(CloseCode.internalError, 'internal error');
-    };
-    // A frame as the session takes it: its text, or its size when it is over the protocol's limit.
-    const read = (data: ArrayBuffer | Uint8Array): string | number =>
-      data.byteLength > deps.maxFrameBytes ? data.byteLength : Buffer.from(data as Uint8Array).toString('utf8');
-    const deliver = (s: SocketSession, frame: string | number) =>
-      typeof frame === 'number' ? s.frameTooLarge(frame) : s.handleText(frame);
-
+    const accepted = new AcceptedSocket(socket, this.deps);
     void this.authorise(secret)
       .then(({ principal, refusal }) => {
-        if (closed) return;
+        if (accepted.ended) return;
         if (refusal) return this.refuse(socket, refusal);
-        session = deps.engine.connect(principal!, {
-          send: (text) => {
-            if (!closed) socket.send(text);
-          },
-          close: (code, reason) => {
-            if (!closed) socket.end(code, closeReason(reason));
-          },
-        });
-        const held = early ?? [];
-        early = undefined;
-        try {
-          socket.cork(() => {
-            for (const frame of held) deliver(session!, frame);
-          });
-        } catch (err) {
-          fail('frame handling failed', err);
-        }
+        accepted.bind(principal!);
       })
-      .catch((err) => fail('could not open the session', err));
-
-    return {
-      message: (data) => {
-        if (session) {
-          // An exception must never leave a socket library's callback: uWS would take the process down.
-          try {
-            deliver(session, read(data));
-          } catch (err) {
-            fail('frame handling failed', err);
-          }
-          return;
-        }
-        if (!early) return;
-        if (early.length >= MAX_EARLY_FRAMES)
-          return socket.end(CloseCode.protocolViolation, 'too many frames before the credentials were checked');
-        early.push(read(data));
-      },
-      closed: (code, reason) => {
-        closed = true;
-        session?.socketClosed(code, reason || `socket closed (${code})`);
-      },
-    };
+      .catch((err) => accepted.fail('could not open the session', err));
+    return accepted;
   }
 
   private refuse(socket: TransportSocket, refusal: Refusal): void {
@@ -214,4 +163,86 @@ export class OtpGateway {
     }
     return { principal };
   }
+}
+
+/**
+ * One accepted socket: what it delivers, to its session once bound (held until then), and the
+ * session's Connection to it. A class, not closures: a fleet holds one per idle executor, and each
+ * closure made per socket costs it (with tsx's kept function names) about 300 bytes.
+ */
+class AcceptedSocket implements SocketEvents {
+  session: SocketSession | undefined;
+  /** The socket has closed: nothing is sent on it any more. */
+  ended = false;
+  /** Frames (or the size of one too large) that arrive while the credentials are being checked. */
+  private early: Array<string | number> | undefined = [];
+
+  constructor(
+    private readonly socket: TransportSocket,
+    private readonly deps: GatewayDeps,
+  ) {}
+
+  /** The credentials are good: the session takes this socket, then the frames that waited. */
+  bind(principal: Principal): void {
+    const session = this.deps.engine.connect(principal, this);
+    this.session = session;
+    const held = this.early ?? [];
+    this.early = undefined;
+    try {
+      this.socket.cork(() => {
+        for (const frame of held) deliver(session, frame);
+      });
+    } catch (err) {
+      this.fail('frame handling failed', err);
+    }
+  }
+
+  fail(what: string, err: unknown): void {
+    this.deps.log.error(what, { sessionId: this.session?.id, err });
+    if (!this.ended) this.socket.end(CloseCode.internalError, 'internal error');
+  }
+
+  // The session's Connection.
+  send(text: string): void {
+    if (!this.ended) this.socket.send(text);
+  }
+
+  close(code: number, reason: string): void {
+    if (!this.ended) this.socket.end(code, closeReason(reason));
+  }
+
+  // SocketEvents, as the adapter reports them.
+  message(data: ArrayBuffer | Uint8Array): void {
+    const { session } = this;
+    if (session) {
+      // An exception must never leave a socket library's callback: uWS would take the process down.
+      try {
+        deliver(session, this.read(data));
+      } catch (err) {
+        this.fail('frame handling failed', err);
+      }
+      return;
+    }
+    if (!this.early) return;
+    if (this.early.length >= MAX_EARLY_FRAMES)
+      return this.socket.end(CloseCode.protocolViolation, 'too many frames before the credentials were checked');
+    this.early.push(this.read(data));
+  }
+
+  closed(code: number, reason: string): void {
+    this.ended = true;
+    this.session?.socketClosed(code, reason || `socket closed (${code})`);
+  }
+
+  /** A frame as the session takes it: its text, or its size when it is over the protocol's limit. */
+  private read(data: ArrayBuffer | Uint8Array): string | number {
+    return data.byteLength > this.deps.maxFrameBytes
+      ? data.byteLength
+      : Buffer.from(data as Uint8Array).toString('utf8');
+  }
+}
+
+function deliver(session: SocketSession, frame: string | number): void {
+  if (typeof frame === 'number') session.frameTooLarge(frame);
+  else session.handleText(frame);
 }

@@ -4,13 +4,41 @@
 // first frame about once in a hundred connections with this uWS build; and a refusal needs an open
 // socket anyway, to carry its E_AUTH frame (a browser cannot read an HTTP 401).
 import type { TemplatedApp, us_listen_socket, WebSocket } from 'uWebSockets.js';
-import { HARD_FRAME_LIMIT, MAX_BACKPRESSURE, type OtpGateway, type SocketEvents, upgradeSecret } from './gateway.js';
+import {
+  HARD_FRAME_LIMIT,
+  MAX_BACKPRESSURE,
+  type OtpGateway,
+  type SocketEvents,
+  type TransportSocket,
+  upgradeSecret,
+} from './gateway.js';
 import type { OtpTransport, UwsModule } from './port.js';
 
 interface SocketData {
   /** The credentials copied out of the upgrade request; dropped once handed to the gateway. */
   secret?: string;
   events?: SocketEvents;
+}
+
+/** A uWS socket as the gateway sees it (a class: no closures per socket). */
+class UwsSocket implements TransportSocket {
+  constructor(private readonly ws: WebSocket<SocketData>) {}
+
+  send(text: string): void {
+    this.ws.send(text, false);
+  }
+
+  end(code: number, reason: string): void {
+    this.ws.end(code, reason);
+  }
+
+  cork(fn: () => void): void {
+    this.ws.cork(fn);
+  }
+
+  remoteAddress(): string {
+    return Buffer.from(this.ws.getRemoteAddressAsText()).toString();
+  }
 }
 
 export class UwsTransport implements OtpTransport {
@@ -44,15 +72,7 @@ export class UwsTransport implements OtpTransport {
         const secret = data.secret;
         data.secret = undefined;
         // The gateway calls send and end only while the socket is open (uWS must not touch a closed one).
-        data.events = gateway.accept(
-          {
-            send: (text) => void ws.send(text, false),
-            end: (code, reason) => ws.end(code, reason),
-            cork: (fn) => void ws.cork(fn),
-            remoteAddress: () => Buffer.from(ws.getRemoteAddressAsText()).toString(),
-          },
-          secret,
-        );
+        data.events = gateway.accept(new UwsSocket(ws), secret);
       },
       message: (ws, message) => ws.getUserData().events?.message(message),
       close: (ws, code, message) => ws.getUserData().events?.closed(code, Buffer.from(message).toString('utf8')),

@@ -6,10 +6,61 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from '../../log.js';
-import { HARD_FRAME_LIMIT, MAX_BACKPRESSURE, type OtpGateway, upgradeSecret } from './gateway.js';
+import {
+  HARD_FRAME_LIMIT,
+  MAX_BACKPRESSURE,
+  type OtpGateway,
+  type SocketEvents,
+  type TransportSocket,
+  upgradeSecret,
+} from './gateway.js';
 import type { OtpTransport } from './port.js';
 
 const OTP_PATH = '/otp';
+
+/**
+ * A `ws` socket as the gateway sees it. A class, and listeners shared by every socket (they find
+ * their socket's events through `this`, the WebSocket): no closures made per socket.
+ */
+class WsSocket implements TransportSocket {
+  events?: SocketEvents;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly address: string,
+  ) {
+    sockets.set(ws, this);
+  }
+
+  send(text: string): void {
+    this.ws.send(text);
+    // The uWS adapter's closeOnBackpressureLimit: a reader that stopped reading is cut off.
+    if (this.ws.bufferedAmount > MAX_BACKPRESSURE) this.ws.terminate();
+  }
+
+  end(code: number, reason: string): void {
+    this.ws.close(code, reason);
+  }
+
+  // ws writes each frame with one call already; there is nothing more to batch.
+  cork(fn: () => void): void {
+    fn();
+  }
+
+  remoteAddress(): string {
+    return this.address;
+  }
+}
+
+const sockets = new WeakMap<WebSocket, WsSocket>();
+
+function onMessage(this: WebSocket, data: Buffer): void {
+  sockets.get(this)?.events?.message(data);
+}
+
+function onClose(this: WebSocket, code: number, reason: Buffer): void {
+  sockets.get(this)?.events?.closed(code, reason.toString('utf8'));
+}
 
 export class WsTransport implements OtpTransport {
   readonly name = 'ws' as const;
@@ -44,26 +95,16 @@ export class WsTransport implements OtpTransport {
   }
 
   private open(ws: WebSocket, secret: string | undefined, address: string): void {
-    const events = this.gateway.accept(
-      {
-        send: (text) => {
-          ws.send(text);
-          // The uWS adapter's closeOnBackpressureLimit: a reader that stopped reading is cut off.
-          if (ws.bufferedAmount > MAX_BACKPRESSURE) ws.terminate();
-        },
-        end: (code, reason) => ws.close(code, reason),
-        // ws writes each frame with one call already; there is nothing more to batch.
-        cork: (fn) => fn(),
-        remoteAddress: () => address,
-      },
-      secret,
-    );
-    ws.on('message', (data: Buffer) => events.message(data));
-    ws.on('close', (code, reason) => events.closed(code, reason.toString('utf8')));
+    const socket = new WsSocket(ws, address);
+    socket.events = this.gateway.accept(socket, secret);
+    ws.on('message', onMessage);
+    ws.on('close', onClose);
     // A protocol error (a frame over the hard limit, invalid UTF-8, a bad opcode) closes the socket
     // with its code; without a listener it would be thrown.
-    ws.on('error', (err) => this.log.debug('OTP socket error', { err: err.message }));
+    ws.on('error', this.onError);
   }
+
+  private readonly onError = (err: Error) => this.log.debug('OTP socket error', { err: err.message });
 
   listen(host: string, port: number): Promise<number> {
     return new Promise((resolve, reject) => {

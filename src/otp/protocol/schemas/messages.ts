@@ -200,6 +200,28 @@ export const RecordStopMessageSchema = messageSchema(
   recordStopPayload,
 );
 
+export const ReconnectMessageSchema = messageSchema(
+  'reconnect',
+  'ReconnectMessage',
+  'The service is draining: this socket closes next (4503); reconnect after retryAfterMs and resume the session with hello.resumeSessionId. Each executor of a process is given its own delay, spread so that the fleet does not return at once. An executor that ignores this frame reconnects as after any 4503.',
+  ['sessionId'],
+  ['sessionId', 'payload'],
+  {
+    description: 'When to come back.',
+    type: 'object',
+    properties: {
+      retryAfterMs: {
+        description: 'Wait this long (ms) after the close before reconnecting; 0: at once.',
+        type: 'integer',
+        minimum: 0,
+      },
+      reason: { description: 'Why the socket closes.', type: 'string' },
+    },
+    required: ['retryAfterMs'],
+    additionalProperties: false,
+  },
+);
+
 export const ServiceErrorMessageSchema = messageSchema(
   'error',
   'ServiceErrorMessage',
@@ -234,6 +256,7 @@ const FROM_SERVICE = {
   'record.start': RecordStartMessageSchema,
   'record.stop': RecordStopMessageSchema,
   ack: AckMessageSchema,
+  reconnect: ReconnectMessageSchema,
   error: ServiceErrorMessageSchema,
 } as const;
 
@@ -288,6 +311,7 @@ export const MESSAGE_TYPES = [
   'record.start',
   'record.stop',
   'event.recorded',
+  'reconnect',
 ] as const satisfies readonly MessageType[];
 type EveryTypeListed = Exclude<MessageType, (typeof MESSAGE_TYPES)[number]> extends never ? true : never;
 const everyTypeListed: EveryTypeListed = true;

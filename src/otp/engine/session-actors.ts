@@ -1,0 +1,69 @@
+// Every session machine of the process runs in one XState actor system. A root actor (createActor)
+// makes a system of its own: two Maps, a WeakMap, a Set, a scheduler and a dozen closures, about
+// 2 KiB, which a fleet of idle sessions paid once each. Here each session's actor is created with a
+// shared root as its `parent` and so joins the root's system; the root does nothing (a callback
+// actor: what its children report when they stop, it ignores). Inspection is the system's: one
+// observer on the root hands each microstep to the session whose actor made it.
+import { type Actor, type AnyActorRef, createActor, fromCallback, type InspectionEvent } from 'xstate';
+import { sessionMachine } from '../../../machines/session.machine.js';
+import type { SessionInput } from '../../../machines/types.js';
+import type { Config } from '../../config.js';
+import { cancelAllByIds, delayedEventIds, stopChildActor } from './xstate-adapter.js';
+
+export interface InspectedSession {
+  inspected(event: InspectionEvent): void;
+}
+
+export type SessionActor = Actor<typeof sessionMachine>;
+
+const owners = new WeakMap<object, InspectedSession>();
+let root: AnyActorRef | undefined;
+
+function inspectedBySession(event: InspectionEvent): void {
+  owners.get(event.actorRef)?.inspected(event);
+}
+
+function sharedRoot(): AnyActorRef {
+  if (root) return root;
+  const actor = createActor(
+    fromCallback(() => {}),
+    { inspect: inspectedBySession },
+  );
+  actor.start();
+  // XState's cancelAll (as an actor stops) walks every delayed event of the system: shared by
+  // 10,000 sessions, a drain that stops them all would walk 10,000 × 10,000. A session machine
+  // schedules only its `after` events, under ids known from its definition: cancel those.
+  cancelAllByIds(actor.system, delayedEventIds(sessionMachine.root));
+  root = actor;
+  return actor;
+}
+
+const inputs = new WeakMap<Config['otp'], SessionInput>();
+
+/** The session machine's input: the same for every session of a configuration, so made once. */
+function sessionInput(otp: Config['otp']): SessionInput {
+  let input = inputs.get(otp);
+  if (!input) {
+    input = {
+      keepaliveMs: otp.keepaliveSec * 1000,
+      pongTimeoutMs: otp.pongTimeoutMs,
+      helloTimeoutMs: otp.helloTimeoutMs,
+      maxInvalidFrames: otp.maxInvalidFrames,
+      resumeWindowMs: otp.resumeWindowMs,
+    };
+    inputs.set(otp, input);
+  }
+  return input;
+}
+
+/** A session machine's actor in the shared system, its inspection events to `owner` (not started). */
+export function createSessionActor(owner: InspectedSession, otp: Config['otp']): SessionActor {
+  const actor = createActor(sessionMachine, { input: sessionInput(otp), parent: sharedRoot() });
+  owners.set(actor, owner);
+  return actor;
+}
+
+/** Stops a session's actor (it has a parent: xstate-adapter.ts). */
+export function stopSessionActor(actor: SessionActor): void {
+  stopChildActor(actor);
+}
