@@ -7,18 +7,16 @@
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { buildFrame } from '../otp/protocol/frames.js';
-import type { Capabilities, StepResultPayload, WelcomePayload } from '../otp/protocol/schemas/messages.js';
+import type {
+  Capabilities,
+  OutboundMessage,
+  StepResultPayload,
+  WelcomePayload,
+} from '../otp/protocol/schemas/messages.js';
 import { type RunDeps, RunExecutor } from './run.js';
 
-export interface InboundFrame {
-  otp: string;
-  id: string;
-  type: string;
-  sessionId?: string;
-  runId?: string;
-  ref?: string;
-  payload?: any;
-}
+/** A frame the service sends (the protocol's catalogue), narrowed by its type. */
+export type InboundFrame = OutboundMessage;
 
 export interface SessionOptions {
   server: string;
@@ -122,62 +120,19 @@ export class OtpSession extends EventEmitter {
   }
 
   private dispatch(frame: InboundFrame): void {
-    const { type, runId } = frame;
-    switch (type) {
+    switch (frame.type) {
       case 'welcome':
         return this.welcomed(frame.payload as WelcomePayload);
       case 'ping':
         return this.send('pong', { ref: frame.id });
-      case 'run.start': {
-        if (!runId) return;
-        this.send('ack', { runId, ref: frame.id });
-        // Sent again by a process that took the session over: the run goes on where it was.
-        if (this.runs.has(runId)) return;
-        const run = new RunExecutor(runId, frame.payload, {
-          ...this.options.runDeps,
-          sendResult: (id, ref, payload) => this.result(id, ref, payload),
-          stepStarted: (id, stepIndex) => this.emit('step', id, stepIndex),
-        });
-        this.runs.set(runId, run);
-        this.options.log(`run ${runId}: started (${frame.payload.totalSteps} steps)`);
-        return;
-      }
-      case 'step.exec': {
-        const run = runId ? this.runs.get(runId) : undefined;
-        if (!run || !runId) {
-          return this.send(
-            'step.result',
-            { runId, ref: frame.id },
-            {
-              stepIndex: frame.payload?.stepIndex ?? 0,
-              status: 'error',
-              durationMs: 0,
-              error: { code: 'E_INTERNAL', message: 'step.exec for a run this runner did not start' },
-            },
-          );
-        }
-        return run.enqueue(frame.id, frame.payload);
-      }
-      case 'run.cancel': {
-        if (runId) this.send('ack', { runId, ref: frame.id });
-        const run = runId ? this.runs.get(runId) : undefined;
-        if (run) {
-          this.options.log(`run ${runId}: cancelled`);
-          void run.cancel();
-        }
-        return;
-      }
-      case 'run.finished': {
-        const run = runId ? this.runs.get(runId) : undefined;
-        if (runId) this.runs.delete(runId);
-        const p = frame.payload;
-        this.options.log(
-          `run ${runId}: ${p.status} (passed ${p.passed}, failed ${p.failed}, skipped ${p.skipped} of ${p.total}) in ${p.durationMs} ms`,
-        );
-        void run?.finish();
-        this.emit('finished', runId, p);
-        return;
-      }
+      case 'run.start':
+        return this.runStart(frame);
+      case 'step.exec':
+        return this.stepExec(frame);
+      case 'run.cancel':
+        return this.runCancel(frame);
+      case 'run.finished':
+        return this.runFinished(frame);
       case 'reconnect':
         this.comeBackAfterMs = Math.max(0, Number(frame.payload?.retryAfterMs) || 0);
         return;
@@ -187,8 +142,60 @@ export class OtpSession extends EventEmitter {
         return this.options.log(`service error ${frame.payload?.code}: ${frame.payload?.message}`);
       default:
         if (this.options.onFrame?.(frame, (t, fields, payload) => this.send(t, fields, payload))) return;
-        this.options.log(`${type} ignored`);
+        this.options.log(`${frame.type} ignored`);
     }
+  }
+
+  private runStart(frame: Extract<InboundFrame, { type: 'run.start' }>): void {
+    const { runId } = frame;
+    if (!runId) return;
+    this.send('ack', { runId, ref: frame.id });
+    // Sent again by a process that took the session over: the run goes on where it was.
+    if (this.runs.has(runId)) return;
+    const run = new RunExecutor(runId, frame.payload, {
+      ...this.options.runDeps,
+      sendResult: (id, ref, payload) => this.result(id, ref, payload),
+      stepStarted: (id, stepIndex) => this.emit('step', id, stepIndex),
+    });
+    this.runs.set(runId, run);
+    this.options.log(`run ${runId}: started (${frame.payload.totalSteps} steps)`);
+  }
+
+  private stepExec(frame: Extract<InboundFrame, { type: 'step.exec' }>): void {
+    const { runId } = frame;
+    const run = runId ? this.runs.get(runId) : undefined;
+    if (run) return run.enqueue(frame.id, frame.payload);
+    this.send(
+      'step.result',
+      { runId, ref: frame.id },
+      {
+        stepIndex: frame.payload?.stepIndex ?? 0,
+        status: 'error',
+        durationMs: 0,
+        error: { code: 'E_INTERNAL', message: 'step.exec for a run this runner did not start' },
+      },
+    );
+  }
+
+  private runCancel(frame: Extract<InboundFrame, { type: 'run.cancel' }>): void {
+    const { runId } = frame;
+    if (runId) this.send('ack', { runId, ref: frame.id });
+    const run = runId ? this.runs.get(runId) : undefined;
+    if (!run) return;
+    this.options.log(`run ${runId}: cancelled`);
+    void run.cancel();
+  }
+
+  private runFinished(frame: Extract<InboundFrame, { type: 'run.finished' }>): void {
+    const { runId } = frame;
+    const run = runId ? this.runs.get(runId) : undefined;
+    if (runId) this.runs.delete(runId);
+    const p = frame.payload;
+    this.options.log(
+      `run ${runId}: ${p.status} (passed ${p.passed}, failed ${p.failed}, skipped ${p.skipped} of ${p.total}) in ${p.durationMs} ms`,
+    );
+    void run?.finish();
+    this.emit('finished', runId, p);
   }
 
   private welcomed(payload: WelcomePayload): void {
