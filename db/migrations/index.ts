@@ -20,6 +20,7 @@ import * as stepAttempts from './050_step_attempts.js';
 import * as aiFailurePosition from './060_ai_failure_position.js';
 import * as aiEnvironmentOutcomes from './062_ai_environment_outcomes.js';
 import * as queue from './070_queue.js';
+import * as queueClaimRows from './071_queue_claim_rows.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -46,6 +47,7 @@ const migrations: Array<[string, Migration]> = [
   ['060_ai_failure_position', aiFailurePosition],
   ['062_ai_environment_outcomes', aiEnvironmentOutcomes],
   ['070_queue', queue],
+  ['071_queue_claim_rows', queueClaimRows],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -176,21 +176,15 @@ export const CLAIM_RUNS = hot(
 );
 
 // The same claim by the queue rule (docs/queues.md): otp_queue_claim (migration 070) takes one at a
-// time the run the rule chooses (or an older run pinned to the session), and answers their ids in
-// that order. The rows it changed are read as they were before (the statement's snapshot): the columns
-// read here do not change with a claim.
+// time the run the rule chooses (or an older run pinned to the session); otp_queue_claim_rows
+// (migration 071) answers the claimed runs in that order, read after the claim in a snapshot of their
+// own (a join in this statement would not see a run committed after it began).
 // Parameters: project id, session id, instance id, how many, the policy (jsonb), the ids whose
 // steps the claimer has.
 export const CLAIM_QUEUE = hot(
   'otp_claim_queue',
-  `WITH claimed AS (SELECT q.run_id, q.ord FROM otp_queue_claim($1, $2, $3, $4, now(), $5::jsonb) WITH ORDINALITY AS q(run_id, ord))
-   SELECT r.id, r.project_id, r.vars, r.allowed_origins, r.test_cases, p.ord,
-          CASE WHEN r.id = ANY($6::text[]) THEN NULL ELSE (SELECT json_agg(json_build_object('step_index', s.step_index, 'case_index', s.case_index, 'action', s.action,
-                                                  'timeout_ms', s.timeout_ms, 'continue_on_fail', s.continue_on_fail,
-                                                  'evidence_policy', s.evidence_policy, 'label', s.label) ORDER BY s.step_index)
-                  FROM otp_run_steps s WHERE s.run_id = r.id) END AS steps
-     FROM claimed p JOIN otp_runs r ON r.id = p.run_id
-    ORDER BY p.ord`,
+  `SELECT id, project_id, vars, allowed_origins, test_cases, ord, steps
+     FROM otp_queue_claim_rows($1, $2, $3, $4, now(), $5::jsonb, $6::text[])`,
 );
 
 // New runs and their steps in one statement: the runs travel as one jsonb parameter ($1, $2 rows),
