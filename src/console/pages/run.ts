@@ -8,6 +8,7 @@ import { isFinalRunStatus } from '../../../machines/types.js';
 import type { Principal } from '../../auth/principal.js';
 import { errors } from '../../errors.js';
 import { locatorPhrase, stepSentence } from '../../otp/protocol/sentences.js';
+import { startsIn } from '../../otp/queue/words.js';
 import type { RunView, StepAttemptView, StepView } from '../../otp/store/run-views.js';
 import type { ConsoleData } from '../data.js';
 import { clock, duration, gap, type Html, html, statusBadge, time } from '../html.js';
@@ -172,7 +173,7 @@ function queueFacts(run: RunView, pair: (term: string, value: Html | string, id?
   const { position, estimatedStart } = run.queue;
   const ahead = position === 0 ? 'next to start' : `${position} run${position === 1 ? '' : 's'} ahead`;
   const when = estimatedStart
-    ? html`, starts between ${time(estimatedStart.from)} and ${time(estimatedStart.to)}`
+    ? html`, starts ${startsIn(estimatedStart, Date.now())} <span class="muted">(between ${time(estimatedStart.from)} and ${time(estimatedStart.to)})</span>`
     : ' (no estimate yet: no open session, or no finished run to go by)';
   return html`${group}${pair('Queue', html`${ahead}${when}`, 'run-queue')}`;
 }

@@ -38,7 +38,7 @@ export const MAY_IMPORT: Record<string, string[]> = {
   runner: ['otp/protocol', 'recorder'],
   extension: ['otp/protocol', 'recorder'],
   reports: ['machines'],
-  cli: ['reports'],
+  cli: ['reports', 'otp/queue'],
   oauth: ['db', 'auth'],
   mcp: [
     'validation',
@@ -55,6 +55,7 @@ export const MAY_IMPORT: Record<string, string[]> = {
   'webhook-delivery': ['rest', 'validation', 'db', 'artifacts', 'otp/http', 'ai'],
   console: [
     'auth',
+    'otp/queue',
     'rest',
     'db:types',
     'machines',
