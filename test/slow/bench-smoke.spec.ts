@@ -38,8 +38,9 @@ function parseTable(stdout: string): Array<Record<string, string>> {
 }
 
 describe('benchmarks: smoke run of the harness', function () {
-  // Ten scenarios, two of them in real Chromium (runner, extension): about 100 s on a busy 2-core machine.
-  this.timeout(300_000);
+  // Twelve scenarios, three at a time, two of them in real Chromium (runner, extension): about 160 s
+  // on a busy 2-core machine.
+  this.timeout(480_000);
 
   it('runs every scenario with its baseline and prints a figure for each', async () => {
     const { code, stdout, stderr } = await runBench(['--smoke']);
