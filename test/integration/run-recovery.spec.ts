@@ -5,6 +5,7 @@ import diagnostics from 'node:diagnostics_channel';
 import { expect } from 'chai';
 import { newId } from '../../src/ids.js';
 import type { StepWriteMessage } from '../../src/otp/engine/diagnostics.js';
+import { CLAIM_QUEUE, CLAIM_RUNS } from '../../src/otp/store/run-sql.js';
 import { type NewRun, RunStore, type StepWrite } from '../../src/otp/store/run-store.js';
 import { eventually } from '../support/eventually.js';
 import { type Frame, TestExecutor } from '../support/executor.js';
@@ -341,12 +342,14 @@ describe('Runs left without a driver, and results that cannot be written', () =>
     // What each claim asked and what PostgreSQL answered.
     const claims: Array<{ known: unknown; steps: unknown[] }> = [];
     const asked: unknown[] = [];
+    // Either claim statement (by the queue rule, or first come first served with OTP_QUEUE=fifo).
+    // knex reports a raw statement with $n placeholders.
+    const isClaim = (sql: string) => sql === CLAIM_QUEUE.text || sql === CLAIM_RUNS.text;
     const onQuery = (q: { sql: string; bindings?: unknown[] }) => {
-      if (q.sql.includes('WITH claimed AS')) asked.push(q.bindings?.[5]);
+      if (isClaim(q.sql)) asked.push(q.bindings?.[5]);
     };
     const onResponse = (response: { rows?: Array<{ steps: unknown }> }, q: { sql: string }) => {
-      if (q.sql.includes('WITH claimed AS'))
-        claims.push({ known: asked.shift(), steps: (response.rows ?? []).map((row) => row.steps) });
+      if (isClaim(q.sql)) claims.push({ known: asked.shift(), steps: (response.rows ?? []).map((row) => row.steps) });
     };
     t.service.db.on('query', onQuery).on('query-response', onResponse);
     let fromDatabase, fromMemory;
