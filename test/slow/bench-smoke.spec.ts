@@ -44,7 +44,9 @@ describe('benchmarks: smoke run of the harness', function () {
 
   it('runs every scenario with its baseline and prints a figure for each', async () => {
     const { code, stdout, stderr } = await runBench(['--smoke']);
-    expect(code, `npm run bench -- --smoke failed:\n${stderr.slice(-3000)}`).to.equal(0);
+    // The scenarios that failed say why on a line of their own: first those, then the end of the log.
+    const failures = stderr.split('\n').filter((line) => / FAILED: /.test(line));
+    expect(code, `npm run bench -- --smoke failed:\n${failures.join('\n')}\n…\n${stderr.slice(-2000)}`).to.equal(0);
     const rows = parseTable(stdout);
     expect(rows.length).to.be.greaterThan(0);
     expect(rows.filter((r) => r.Measure?.startsWith('failed'))).to.deep.equal([]);
