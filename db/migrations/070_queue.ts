@@ -255,7 +255,7 @@ BEGIN
   END LOOP;
 END $$;`;
 
-const POSITION = `
+export const POSITION = `
 -- How many runs start before this queued one (docs/queues.md, "Position and estimated start"): the
 -- runs of a better class, its group's older runs of its class, and of every other group's runs of its
 -- class as many as fair shares let start meanwhile (by group weight). The part of its own class is

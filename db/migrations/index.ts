@@ -21,6 +21,7 @@ import * as aiFailurePosition from './060_ai_failure_position.js';
 import * as aiEnvironmentOutcomes from './062_ai_environment_outcomes.js';
 import * as queue from './070_queue.js';
 import * as queueClaimRows from './071_queue_claim_rows.js';
+import * as recentDurations from './072_recent_durations.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -48,6 +49,7 @@ const migrations: Array<[string, Migration]> = [
   ['062_ai_environment_outcomes', aiEnvironmentOutcomes],
   ['070_queue', queue],
   ['071_queue_claim_rows', queueClaimRows],
+  ['072_recent_durations', recentDurations],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

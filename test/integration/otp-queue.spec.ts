@@ -1,6 +1,7 @@
 // The queue through POST /otp/runs (docs/queues.md): classes, groups, maxInFlight from the project's
 // settings, cancelInProgress, and the request's checks; a real service, PostgreSQL and executor.
 import { expect } from 'chai';
+import pg from 'pg';
 import { TestExecutor } from '../support/executor.js';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -137,6 +138,34 @@ describe('OTP: the queue (groups, priorities, limits, superseded runs)', () => {
     );
     expect(text).to.contain('a (normal)');
     e.close();
+  });
+
+  it('reads a queued run where it stands without writing it again while what it shows holds', async () => {
+    const p = await project();
+    const e = await p.executor(1);
+    await p.post();
+    await e.next('run.start');
+    const queued = await p.post();
+    expect(queued.status).to.equal('queued');
+    const db = new pg.Client({ connectionString: t.database.url });
+    await db.connect();
+    try {
+      // The row's version (xmin) changes with every write of it.
+      const version = async () =>
+        (await db.query('SELECT xmin::text AS v FROM otp_runs WHERE id = $1', [queued.runId])).rows[0].v as string;
+      const written = await version();
+      for (let i = 0; i < 3; i++) {
+        expect((await p.req('GET', `/otp/runs/${queued.runId}`)).body.queue.position).to.equal(0);
+      }
+      expect(await version()).to.equal(written);
+      // A gate run goes ahead: the position shown rises, its own-class part is still not written.
+      await p.post({ priority: 'gate' });
+      expect((await p.req('GET', `/otp/runs/${queued.runId}`)).body.queue.position).to.equal(1);
+      expect(await version()).to.equal(written);
+    } finally {
+      await db.end();
+      e.close();
+    }
   });
 
   it('refuses a bad priority, and cancelRunning without cancelInProgress, with a clear error', async () => {
