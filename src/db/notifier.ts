@@ -35,6 +35,9 @@ export type Notice =
   // An executor asks process `to` to resume a session that process `holder` holds: the holder transfers
   // the session and its runs (engine/transfers.ts), then answers `handed-off` (`ok` false: it could not).
   | { kind: 'handoff'; sessionId: string; holder: string; to: string }
+  // The holder heard these asks and is working on them: the asker waits for `handed-off` longer than
+  // it waits for a holder that may be gone (a draining process answers thousands in turn).
+  | { kind: 'handoff-ack'; sessionIds: string[]; to: string }
   // `finished`: runs of the session that ended while it was detached, whose run.finished the holder had not delivered.
   | { kind: 'handed-off'; sessionId: string; to: string; ok: boolean; finished?: string[] };
 
@@ -148,8 +151,31 @@ export class Notifier implements Notices {
     this.retry.unref();
   }
 
-  async notify(notice: Notice): Promise<void> {
-    await this.db.raw('SELECT pg_notify(?, ?)', [CHANNEL, JSON.stringify({ ...notice, from: this.instanceId })]);
+  /**
+   * Sends at the end of this turn of the event loop, in one statement with every other notice sent
+   * in it (a drain answers thousands of hand-overs; a burst of posts wakes the same listeners), in
+   * the order they were given.
+   */
+  notify(notice: Notice): Promise<void> {
+    const payload = JSON.stringify({ ...notice, from: this.instanceId });
+    if (!this.batch) {
+      const batch: string[] = [];
+      this.batch = batch;
+      this.batchSent = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.batch = undefined;
+        return this.send(batch);
+      });
+    }
+    this.batch.push(payload);
+    return this.batchSent!;
+  }
+
+  private batch?: string[];
+  private batchSent?: Promise<void>;
+
+  private async send(payloads: string[]): Promise<void> {
+    if (payloads.length === 1) await this.db.raw('SELECT pg_notify(?, ?)', [CHANNEL, payloads[0]!]);
+    else await this.db.raw('SELECT count(pg_notify(?, p)) FROM unnest(?::text[]) AS p', [CHANNEL, payloads]);
   }
 
   async stop(): Promise<void> {

@@ -2,6 +2,7 @@
 // another process, and after a drain (4503). Services on one database, real sockets; where both OTP
 // transports load, neighbours use different ones, so a session also moves from one adapter to the other.
 import { expect } from 'chai';
+import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { type Service, startService } from '../../src/service.js';
@@ -94,6 +95,96 @@ describe('OTP: resuming a session on another service process', () => {
     expect((await p.req('GET', `/otp/sessions/${sessionId}`)).body.status).to.equal('open');
     expect(second.violations).to.deep.equal([]);
     second.close();
+  });
+
+  it('a fleet resuming at once on another process: every ask acknowledged, every session back, each run going on from its step', async () => {
+    const p = await project(2);
+    const fleet = await Promise.all(
+      Array.from({ length: 12 }, () => TestExecutor.connect(`${a.otpUrl}`, { key: p.key })),
+    );
+    const sessionIds = await Promise.all(fleet.map(async (e) => (await e.hello()).payload.sessionId as string));
+    const runIds: string[] = [];
+    for (let i = 0; i < fleet.length; i++) runIds.push(await p.startRun());
+    const execs = await Promise.all(fleet.map((e) => e.next('step.exec')));
+    // What the processes say to each other, heard as a third listener.
+    const listener = new pg.Client({ connectionString: a.database.url });
+    await listener.connect();
+    const acks: string[][] = [];
+    listener.on('notification', (msg) => {
+      const notice = JSON.parse(msg.payload ?? '{}');
+      if (notice.kind === 'handoff-ack' && notice.to === b.instanceId) acks.push(notice.sessionIds);
+    });
+    await listener.query('LISTEN otp_events');
+    for (const e of fleet) e.terminate();
+    await Promise.all(fleet.map((e) => e.closed));
+    try {
+      const back = await Promise.all(fleet.map(() => TestExecutor.connect(`${b.wsUrl}/otp`, { key: p.key })));
+      const welcomes = await Promise.all(back.map((e, i) => e.hello({}, { resumeSessionId: sessionIds[i] })));
+      expect(welcomes.map((w) => w.payload.resumed)).to.deep.equal(fleet.map(() => true));
+      await Promise.all(
+        back.map(async (e, i) => {
+          const again = await e.next('step.exec');
+          expect(again.payload.stepIndex).to.equal(execs[i]!.payload.stepIndex);
+          e.result(again, 'pass');
+          e.result(await e.next('step.exec'), 'pass');
+          expect((await e.next('run.finished')).payload).to.deep.include({ status: 'passed', passed: 2 });
+          e.close();
+        }),
+      );
+      // Every ask was acknowledged (the asker then waits for a busy holder longer than for a gone one).
+      expect(acks.flat().sort()).to.deep.equal([...sessionIds].sort());
+      const rows = await a.service.db('otp_runs').whereIn('id', runIds).pluck('instance_id');
+      expect(rows).to.deep.equal(runIds.map(() => b.instanceId));
+    } finally {
+      await listener.end();
+    }
+  });
+
+  it('the asks a holder hears together are acknowledged in one notice and handed over in one transaction', async () => {
+    const p = await project(1);
+    const fleet = await Promise.all(
+      Array.from({ length: 12 }, () => TestExecutor.connect(`${a.otpUrl}`, { key: p.key })),
+    );
+    const sessionIds = await Promise.all(fleet.map(async (e) => (await e.hello()).payload.sessionId as string));
+    for (const e of fleet) e.terminate();
+    await Promise.all(fleet.map((e) => e.closed));
+    // The test is the asking process: its asks sent in one statement reach the holder together.
+    const asker = 'test-asker';
+    const listener = new pg.Client({ connectionString: a.database.url });
+    await listener.connect();
+    const heard: Array<{ kind: string; sessionId?: string; sessionIds?: string[]; ok?: boolean }> = [];
+    const answered = new Promise<void>((resolve) => {
+      listener.on('notification', (msg) => {
+        const notice = JSON.parse(msg.payload ?? '{}');
+        if (notice.to !== asker || notice.kind === 'handoff') return;
+        heard.push(notice);
+        if (heard.filter((n) => n.kind === 'handed-off').length === sessionIds.length) resolve();
+      });
+    });
+    try {
+      await listener.query('LISTEN otp_events');
+      const asks = sessionIds.map((sessionId) =>
+        JSON.stringify({ kind: 'handoff', sessionId, holder: a.service.instanceId, to: asker, from: asker }),
+      );
+      await listener.query('SELECT count(pg_notify($1, p)) FROM unnest($2::text[]) AS p', ['otp_events', asks]);
+      await answered;
+      const acks = heard.filter((n) => n.kind === 'handoff-ack');
+      expect(acks.map((n) => [...n.sessionIds!].sort())).to.deep.equal([[...sessionIds].sort()]);
+      const answers = heard.filter((n) => n.kind === 'handed-off');
+      expect(answers.every((n) => n.ok)).to.equal(true);
+      // The acknowledgement came before the first answer.
+      expect(heard[0]!.kind).to.equal('handoff-ack');
+      const held = await a.service.db('otp_sessions').whereIn('id', sessionIds).pluck('instance_id');
+      expect(held).to.deep.equal(sessionIds.map(() => asker));
+      // Handed over together: one transaction gave every row the same transaction id.
+      const moved = await a.service
+        .db('otp_sessions')
+        .whereIn('id', sessionIds)
+        .distinct(a.service.db.raw('xmin::text'));
+      expect(moved).to.have.length(1);
+    } finally {
+      await listener.end();
+    }
   });
 
   it('refuses to resume a session no process holds any more', async () => {

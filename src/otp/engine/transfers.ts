@@ -5,19 +5,22 @@
 // Both sides talk through notices (LISTEN/NOTIFY) and PostgreSQL:
 // 1. The process the executor reached (the requester) checks the session row (open, same project, held
 //    by another process) and asks for it: `handoff` { sessionId, holder, to: itself }.
-// 2. The holder puts the session in `transferring` (its machine: frames held, runs paused, no claim),
-//    waits until no write of its runs is in flight, moves the session and its running runs to the
-//    requester in one transaction, stops their drivers without deciding anything, ends its side
-//    (TRANSFERRED_OUT: 4409 on a socket still open), and answers `handed-off` { ok: true }. A holder
-//    that cannot (does not hold it, a write that does not end, the transaction failed) cancels the
-//    transfer and answers ok: false; the session goes on there.
+// 2. The holder acknowledges the asks it heard (`handoff-ack`), then, for every session asked of it
+//    meanwhile at once (a drain hands thousands over): puts the session in `transferring` (its
+//    machine: frames held, runs paused, no claim), waits until no write of its runs is in flight,
+//    moves the sessions and their running runs to the requester in one transaction, stops their
+//    drivers without deciding anything, ends its side (TRANSFERRED_OUT: 4409 on a socket still open),
+//    and answers `handed-off` { ok: true } for each (the answers in one statement). A session it
+//    cannot hand over (not held here, a write that does not end, the transaction failed) is answered
+//    ok: false and goes on there.
 // 3. The requester reads the runs with the outcomes already recorded, makes the new connection that
 //    session, welcomes the executor (resumed) and drives each run on from its first step without an
 //    outcome (run.start first, again). It also delivers the run.finished of runs that ended while the
 //    session was detached on the holder.
-// No answer within ANSWER_WAIT_MS (the holder is gone): the resume is refused. The notices keep the
-// kinds `handoff` and `handed-off`, so that processes of the previous version still understand them
-// during a rolling restart.
+// No acknowledgement within ANSWER_WAIT_MS (the holder is gone), or no answer within ACKED_WAIT_MS
+// of it: the resume is refused. The notices keep the kinds `handoff` and `handed-off`, so that
+// processes of the previous version still understand them during a rolling restart (one that does
+// not acknowledge is waited for ANSWER_WAIT_MS, as before).
 
 import { CloseCode, OtpErrorCode } from '../../../machines/types.js';
 import type { NoticeOf, Notices } from '../../db/notifier.js';
@@ -30,8 +33,15 @@ import type { ExecutorSession } from './session.js';
 import type { SessionRegistry } from './sessions.js';
 
 const ANSWER_WAIT_MS = 5_000;
+// A holder that acknowledged is alive and working through its asks in turn: waited for up to the
+// resume window a drain gives its sessions.
+const ACKED_WAIT_MS = 30_000;
 // A write of a run being transferred normally ends within milliseconds.
 const QUIET_WAIT_MS = 3_000;
+// Sessions handed over in one transaction at most.
+const GIVE_BATCH = 500;
+// Session ids per acknowledgement (a notice's payload stays under PostgreSQL's 8,000 bytes).
+const ACK_IDS = 100;
 
 export interface SessionTransfersDeps {
   instanceId: string;
@@ -45,18 +55,30 @@ export interface SessionTransfersDeps {
 
 type Answer = Pick<NoticeOf<'handed-off'>, 'ok' | 'finished'>;
 
+interface Asking {
+  answer(answer: Answer): void;
+  acknowledged(): void;
+}
+
 const wait = (ms: number) => new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), ms).unref());
 
 export class SessionTransfers {
-  private readonly answers = new Map<string, (answer: Answer) => void>();
+  private readonly asking = new Map<string, Asking>();
+  /** The sessions other processes asked for and not yet given, by the process that asked. */
+  private readonly asked = new Map<string, Set<string>>();
+  private giving = false;
 
   constructor(private readonly deps: SessionTransfersDeps) {
     deps.sessions.on('resumeElsewhere', (greeter, sessionId, ref) => void this.ask(greeter, sessionId, ref));
     deps.notices?.on('handoff', (notice) => {
-      if (notice.holder === deps.instanceId) void this.give(notice.sessionId, notice.to);
+      if (notice.holder === deps.instanceId) this.heardAsk(notice.sessionId, notice.to);
+    });
+    deps.notices?.on('handoff-ack', (notice) => {
+      if (notice.to !== deps.instanceId) return;
+      for (const sessionId of notice.sessionIds) this.asking.get(sessionId)?.acknowledged();
     });
     deps.notices?.on('handed-off', (notice) => {
-      if (notice.to === deps.instanceId) this.answers.get(notice.sessionId)?.(notice);
+      if (notice.to === deps.instanceId) this.asking.get(notice.sessionId)?.answer(notice);
     });
   }
 
@@ -86,17 +108,26 @@ export class SessionTransfers {
     }
   }
 
-  /** Asks `holder` for the session; its answer, or ok: false when none comes in time. */
+  /**
+   * Asks `holder` for the session; its answer, or ok: false when none comes in time: ANSWER_WAIT_MS
+   * for a holder that may be gone, ACKED_WAIT_MS once it said it is working on it.
+   */
   private async answerOf(sessionId: string, holder: string): Promise<Answer> {
+    let timer: NodeJS.Timeout | undefined;
     const answered = new Promise<Answer>((resolve) => {
-      this.answers.set(sessionId, resolve);
-      void wait(ANSWER_WAIT_MS).then(() => resolve({ ok: false }));
+      const giveUpIn = (ms: number) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => resolve({ ok: false }), ms).unref();
+      };
+      giveUpIn(ANSWER_WAIT_MS);
+      this.asking.set(sessionId, { answer: resolve, acknowledged: () => giveUpIn(ACKED_WAIT_MS) });
     });
     try {
       await this.notify({ kind: 'handoff', sessionId, holder, to: this.deps.instanceId });
       return await answered;
     } finally {
-      this.answers.delete(sessionId);
+      clearTimeout(timer);
+      this.asking.delete(sessionId);
     }
   }
 
@@ -117,34 +148,86 @@ export class SessionTransfers {
     await this.deps.runs.closeSession(sessionId, CloseCode.goingAway, reason);
   }
 
-  /** The holder's side. */
-  private async give(sessionId: string, to: string): Promise<void> {
-    const answer = (ok: boolean, finished?: string[]) =>
-      this.notify({ kind: 'handed-off', sessionId, to, ok, ...(finished?.length ? { finished } : {}) });
+  // ---- the holder's side ---------------------------------------------------------------------
+
+  /** An ask heard: given with the others asked meanwhile, once the hand-over before it is done. */
+  private heardAsk(sessionId: string, to: string): void {
+    let sessions = this.asked.get(to);
+    if (!sessions) this.asked.set(to, (sessions = new Set()));
+    sessions.add(sessionId);
+    if (!this.giving) void this.giveAsked();
+  }
+
+  /** Hands over what was asked, in batches, until nothing waits. */
+  private async giveAsked(): Promise<void> {
+    this.giving = true;
+    try {
+      // The asks heard in this turn of the event loop join the first batch.
+      await new Promise((resolve) => setImmediate(resolve));
+      for (let next = this.nextBatch(); next; next = this.nextBatch()) await this.give(next.sessionIds, next.to);
+    } finally {
+      this.giving = false;
+    }
+  }
+
+  private nextBatch(): { to: string; sessionIds: string[] } | undefined {
+    for (const [to, sessions] of this.asked) {
+      const sessionIds = [...sessions].slice(0, GIVE_BATCH);
+      for (const id of sessionIds) sessions.delete(id);
+      if (!sessions.size) this.asked.delete(to);
+      return { to, sessionIds };
+    }
+    return undefined;
+  }
+
+  /** Hands these sessions over to `to` in one transaction, answering each. */
+  private async give(sessionIds: string[], to: string): Promise<void> {
+    const { instanceId, log } = this.deps;
+    for (let i = 0; i < sessionIds.length; i += ACK_IDS)
+      void this.notify({ kind: 'handoff-ack', sessionIds: sessionIds.slice(i, i + ACK_IDS), to });
+    const answer = (sessionId: string, ok: boolean, finished?: string[]) =>
+      void this.notify({ kind: 'handed-off', sessionId, to, ok, ...(finished?.length ? { finished } : {}) });
+    const quiet = await Promise.all(sessionIds.map((id) => this.quieted(id)));
+    const ready = quiet.filter((session): session is ExecutorSession => session !== undefined);
+    for (const [i, id] of sessionIds.entries()) if (!quiet[i]) answer(id, false);
+    let moved = new Set<string>();
+    try {
+      moved = await this.deps.store.transfer(
+        ready.map((session) => session.id),
+        instanceId,
+        to,
+      );
+    } catch (err) {
+      log.error('could not hand sessions over', { sessions: ready.length, to, err });
+    }
+    for (const session of ready) {
+      if (!moved.has(session.id)) {
+        session.cancelTransfer();
+        answer(session.id, false);
+        continue;
+      }
+      // Every run the move took, a run claimed meanwhile included.
+      const runs = session.runs.size;
+      for (const driver of [...session.runs.values()]) this.deps.drivers.release(driver, session);
+      session.transferredOut();
+      log.info('session handed over to another process', { sessionId: session.id, to, runs });
+      answer(session.id, true, session.heldFinishedRunIds());
+    }
+  }
+
+  /** The session put in `transferring`, once no write of its runs is in flight; undefined when it cannot be handed over. */
+  private async quieted(sessionId: string): Promise<ExecutorSession | undefined> {
     const session = this.deps.sessions.get(sessionId);
-    if (!session?.resumable) return void (await answer(false));
+    if (!session?.resumable) return undefined;
     session.transferOut();
     const drivers = [...session.runs.values()];
     const quiet = await Promise.race([Promise.all(drivers.map((d) => d.quiet())), wait(QUIET_WAIT_MS)]);
-    if (quiet === 'timeout' || session.closed) {
-      session.cancelTransfer();
-      return void (await answer(false));
-    }
-    try {
-      await this.deps.store.transfer(sessionId, this.deps.instanceId, to);
-    } catch (err) {
-      this.deps.log.error('could not hand a session over', { sessionId, to, err });
-      session.cancelTransfer();
-      return void (await answer(false));
-    }
-    // Every run the move took, a run claimed meanwhile included.
-    for (const driver of [...session.runs.values()]) this.deps.drivers.release(driver, session);
-    session.transferredOut();
-    this.deps.log.info('session handed over to another process', { sessionId, to, runs: drivers.length });
-    await answer(true, session.heldFinishedRunIds());
+    if (quiet !== 'timeout' && !session.closed) return session;
+    session.cancelTransfer();
+    return undefined;
   }
 
-  private async notify(notice: NoticeOf<'handoff' | 'handed-off'>): Promise<void> {
+  private async notify(notice: NoticeOf<'handoff' | 'handoff-ack' | 'handed-off'>): Promise<void> {
     await this.deps.notices?.notify(notice).catch((err) => this.deps.log.error('notify failed', { err }));
   }
 }

@@ -57,16 +57,26 @@ export class SessionTransferStore {
     );
   }
 
-  /** The session and its running runs now belong to process `to`, in one transaction. */
-  async transfer(sessionId: string, from: string, to: string): Promise<void> {
-    await this.db.transaction(async (trx) => {
-      const moved = await trx('otp_sessions')
-        .where({ id: sessionId, instance_id: from, status: 'open' })
-        .update({ instance_id: to });
-      if (!moved) throw new Error(`session ${sessionId} is not open on process ${from}`);
-      await trx('otp_runs')
-        .where({ session_id: sessionId, instance_id: from, status: 'running' })
-        .update({ instance_id: to });
+  /**
+   * The sessions (open, held by `from`) and their running runs now belong to process `to`, in one
+   * transaction; answers the ids of the sessions moved (one closed or held elsewhere meanwhile is not).
+   */
+  async transfer(sessionIds: string[], from: string, to: string): Promise<Set<string>> {
+    if (!sessionIds.length) return new Set();
+    return this.db.transaction(async (trx) => {
+      const moved: string[] = await trx('otp_sessions')
+        .whereIn('id', sessionIds)
+        .where({ instance_id: from, status: 'open' })
+        .update({ instance_id: to })
+        .returning('id')
+        .then((rows: Array<{ id: string }>) => rows.map((row) => row.id));
+      if (moved.length) {
+        await trx('otp_runs')
+          .whereIn('session_id', moved)
+          .where({ instance_id: from, status: 'running' })
+          .update({ instance_id: to });
+      }
+      return new Set(moved);
     });
   }
 
