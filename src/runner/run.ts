@@ -5,12 +5,13 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { cleanObservedText } from '../otp/protocol/observed-text.js';
 import type { RunStartPayload, StepExecPayload, StepResultPayload } from '../otp/protocol/schemas/messages.js';
+import { stepResult } from '../otp/protocol/step-result.js';
 import { type ActionOutcome, perform } from './actions.js';
 import { Deadline } from './deadline.js';
 import { ConsoleErrors, evidenceScreenshot, NavigationLog, storeScreenshot, wantsScreenshot } from './evidence.js';
 import { OriginGuard } from './origins.js';
 import type { ServiceRest } from './service-rest.js';
-import { StepError, shortMessage, statusOf } from './step-error.js';
+import { StepError, shortMessage } from './step-error.js';
 
 /**
  * The outer guard fires this long after a step's own deadline, so that the step's own error wins:
@@ -159,7 +160,7 @@ export class RunExecutor {
     if (!this.cancelled) await this.guard.settled(Math.min(NAVIGATION_SETTLE_MS, deadline.remaining()));
     const durationMs = deadline.elapsed();
     failure = this.blockedFailure(failure);
-    const result = resultOf(exec.stepIndex, durationMs, outcome, failure);
+    const result = stepResult(exec.stepIndex, durationMs, outcome, failure);
     if (this.cancelled) return result;
     const evidence = await this.evidence(exec, result.status, outcome);
     if (Object.keys(evidence).length) result.evidence = evidence;
@@ -242,29 +243,4 @@ export class RunExecutor {
         });
     });
   }
-}
-
-/** The step's result without its evidence: status, duration, the locators and value, the error. */
-function resultOf(
-  stepIndex: number,
-  durationMs: number,
-  outcome: ActionOutcome,
-  failure: StepError | undefined,
-): StepResultPayload {
-  const status = failure ? statusOf(failure.code) : 'pass';
-  const result: StepResultPayload = { stepIndex, status, durationMs };
-  const usedLocator = outcome.usedLocator ?? failure?.extra.usedLocator;
-  const actual = outcome.actual ?? failure?.extra.actual;
-  if (failure) {
-    const tried = failure.extra.triedLocators;
-    result.error = {
-      code: failure.code,
-      message: failure.message,
-      ...(tried?.length ? { triedLocators: tried.slice(0, 100) } : {}),
-    };
-  }
-  if (actual !== undefined) result.actual = actual.slice(0, 100_000);
-  if (usedLocator) result.usedLocator = usedLocator;
-  if (!failure && outcome.triedLocators) result.triedLocators = outcome.triedLocators.slice(0, 100);
-  return result;
 }

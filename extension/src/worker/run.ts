@@ -10,7 +10,8 @@ import type {
   StepExecPayload,
   StepResultPayload,
 } from '../../../src/otp/protocol/schemas/messages.js';
-import { firstLine, statusOf } from '../../../src/otp/protocol/step-rules.js';
+import { stepResult } from '../../../src/otp/protocol/step-result.js';
+import { firstLine } from '../../../src/otp/protocol/step-rules.js';
 import { type ActionOutcome, perform } from './actions.js';
 import { RunGuard } from './guard.js';
 import { PageGone, RunPage } from './page.js';
@@ -224,23 +225,9 @@ export class RunExecutor {
     failure: StepError | undefined,
     durationMs: number,
   ): Promise<StepResultPayload> {
-    const status = failure ? statusOf(failure.code) : 'pass';
-    const result: StepResultPayload = { stepIndex: exec.stepIndex, status, durationMs };
-    const usedLocator = outcome.usedLocator ?? failure?.extra.usedLocator;
-    const actual = outcome.actual ?? failure?.extra.actual;
-    if (failure) {
-      const tried = failure.extra.triedLocators;
-      result.error = {
-        code: failure.code,
-        message: failure.message,
-        ...(tried?.length ? { triedLocators: tried.slice(0, 100) } : {}),
-      };
-    }
-    if (actual !== undefined) result.actual = actual.slice(0, 100_000);
-    if (usedLocator) result.usedLocator = usedLocator;
-    if (!failure && outcome.triedLocators) result.triedLocators = outcome.triedLocators.slice(0, 100);
+    const result = stepResult(exec.stepIndex, durationMs, outcome, failure);
     if (this.cancelledFlag) return result;
-    await this.evidence(exec, status, outcome, result);
+    await this.evidence(exec, result.status, outcome, result);
     return result;
   }
 

@@ -1,17 +1,8 @@
 // How a step ends when it does not pass: its code (whose status is the protocol's rule, statusOf) and
 // what its result carries with it (actual, usedLocator, triedLocators), as otp-runner reports them.
-import type { Locator, TriedLocator } from '../../../src/otp/protocol/schemas/locator.js';
-import type { StepCode } from '../../../src/otp/protocol/step-rules.js';
+import { StepError } from '../../../src/otp/protocol/step-result.js';
 
-export class StepError extends Error {
-  constructor(
-    readonly code: StepCode,
-    message: string,
-    readonly extra: { actual?: string; usedLocator?: Locator; triedLocators?: TriedLocator[] } = {},
-  ) {
-    super(message);
-  }
-}
+export { StepError };
 
 export function isTimeout(err: unknown): boolean {
   return err instanceof Error && err.name === 'TimeoutError';
