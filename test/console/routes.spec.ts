@@ -45,6 +45,30 @@ describe('Console routes', () => {
     }
   });
 
+  it('starts a run from the form with its queue group and priority, and refuses a priority it does not know', async () => {
+    const testCase = await t.request('POST', '/tests/cases', {
+      body: { title: 'form', steps: [{ otp: { action: 'click', locator: { by: 'css', value: '#go' } } }] },
+    });
+    const post = (form: Record<string, string>) =>
+      get('/console/f/runs', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      });
+    const started = await post({ what: testCase.body.id, priority: 'gate', group: ' nightly ' });
+    const runId = started.headers.get('hx-redirect')?.split('/').pop();
+    expect(runId, await started.text()).to.match(/^otr_/);
+    expect((await t.request('GET', `/otp/runs/${runId}`)).body).to.include({ group: 'nightly', priority: 'gate' });
+    const plain = await post({ what: testCase.body.id, priority: 'normal', group: '' });
+    const plainId = plain.headers.get('hx-redirect')?.split('/').pop();
+    expect((await t.request('GET', `/otp/runs/${plainId}`)).body).to.include({ priority: 'normal' });
+    const refused = await post({ what: testCase.body.id, priority: 'urgent' });
+    expect(refused.headers.get('x-console-error')).to.match(/^400 /);
+    expect(await refused.text()).to.contain('Priority is one of gate, normal, batch');
+    const form = await (await get('/console/f/runs-controls', withKey(t.adminKey))).text();
+    expect(form).to.contain('name="priority"').and.to.contain('name="group"');
+  });
+
   it('answers fragments only with a key, and refuses a change to a read key inside the page', async () => {
     const anonymous = await get('/console/f/runs');
     expect(anonymous.status).to.equal(401);

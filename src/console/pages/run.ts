@@ -8,6 +8,7 @@ import { isFinalRunStatus } from '../../../machines/types.js';
 import type { Principal } from '../../auth/principal.js';
 import { errors } from '../../errors.js';
 import { locatorPhrase, stepSentence } from '../../otp/protocol/sentences.js';
+import { QUEUE_CLASSES, type QueueClass } from '../../otp/queue/model.js';
 import { startsIn } from '../../otp/queue/words.js';
 import type { RunView, StepAttemptView, StepView } from '../../otp/store/run-views.js';
 import type { ConsoleData } from '../data.js';
@@ -247,10 +248,25 @@ export async function startRun(
   // The case page's fields: var.<name>=value for each {{variable}} its steps use.
   const vars: Record<string, string> = {};
   for (const [name, value] of form) if (name.startsWith('var.')) vars[name.slice(4)] = value;
-  const run = await data.runs.start(principal, Object.keys(vars).length ? { ...request, vars } : request);
+  const queue = queueFields(form);
+  const run = await data.runs.start(principal, {
+    ...request,
+    ...queue,
+    ...(Object.keys(vars).length ? { vars } : {}),
+  });
   // htmx follows this header with a full navigation to the new run's page.
   ctx.set('HX-Redirect', `${BASE}/runs/${run.id}`);
   return html`Started <a href="${BASE}/runs/${run.id}">${run.id}</a>`;
+}
+
+/** The form's queue group and priority (docs/queues.md), as POST /otp/runs takes them; none when left empty. */
+function queueFields(form: URLSearchParams): { group?: string; priority?: QueueClass } {
+  const group = form.get('group')?.trim() ?? '';
+  const priority = form.get('priority') ?? '';
+  if (group.length > 200) throw errors.validation('A queue group is at most 200 characters');
+  if (priority && !(QUEUE_CLASSES as readonly string[]).includes(priority))
+    throw errors.validation(`Priority is one of ${QUEUE_CLASSES.join(', ')}`);
+  return { ...(group ? { group } : {}), ...(priority ? { priority: priority as QueueClass } : {}) };
 }
 
 export async function cancelRun(data: ConsoleData, principal: Principal, runId: string, origin: string): Promise<Html> {

@@ -2,6 +2,7 @@
 
 import { RUN_STATUSES } from '../../../machines/types.js';
 import type { Principal } from '../../auth/principal.js';
+import { QUEUE_CLASSES } from '../../otp/queue/model.js';
 import type { ConsoleData } from '../data.js';
 import { duration, type Html, html, statusBadge, time } from '../html.js';
 import { BASE } from '../layout.js';
@@ -36,6 +37,11 @@ export async function startForm(data: ConsoleData, principal: Principal, selecte
         ${cases.items.length ? html`<optgroup label="Test cases">${cases.items.map((c) => html`<option value="${c.id}"${c.id === selected ? ' selected' : ''}>${c.title ?? c.id}</option>`)}</optgroup>` : ''}
         ${plans.items.length ? html`<optgroup label="Plans">${plans.items.map((p) => html`<option value="${p.id}"${p.id === selected ? ' selected' : ''}>${p.title ?? p.id} (plan)</option>`)}</optgroup>` : ''}
       </select></div>
+    <div><label for="start-priority">Priority</label>
+      <select id="start-priority" name="priority">${QUEUE_CLASSES.map((c) => html`<option value="${c}"${c === 'normal' ? ' selected' : ''}>${c}</option>`)}</select></div>
+    <div><label for="start-group">Queue group</label>
+      <input id="start-group" name="group" maxlength="200" placeholder="this key's own" autocomplete="off"
+        title="Runs of one group share its part of the executors (docs/queues.md)"></div>
     <button type="submit">Start run</button>
     <span id="start-result" role="status"></span>
   </form>`;
