@@ -5,6 +5,7 @@
 import { Fleet, shares } from '../lib/fleet.js';
 import { defaultEcho, ephemeralPorts, fdLimit, openFds, rssKiB, sleep, startBaseline } from '../lib/procs.js';
 import { fmt, pct, type Row } from '../lib/report.js';
+import type { ServiceUnderTest } from '../lib/service.js';
 import { merge } from '../lib/stats.js';
 import type { Scenario, ScenarioContext } from './context.js';
 
@@ -89,6 +90,7 @@ export const sessionsScenario: Scenario = {
       await sleep(500);
       const heapBefore = await service.collectGarbage();
       const before = service.rssKiB();
+      const memoryBefore = await memoryOf(service);
       const parts = shares(p.sessions, fleet.size);
       const started = Date.now();
       const f = fleet;
@@ -126,6 +128,7 @@ export const sessionsScenario: Scenario = {
       // garbage their pings left since the last collection.
       const heapAfter = await service.collectGarbage();
       const afterGc = service.rssKiB();
+      const memoryAfter = await memoryOf(service);
       const collected = merge(await f.collect());
       const { rows: open } = await service.db.query(
         `SELECT count(*)::int AS n FROM otp_sessions WHERE status = 'open'`,
@@ -200,6 +203,7 @@ export const sessionsScenario: Scenario = {
           `${fmt(ok)} sessions over ${p.workers} client processes (${p.why}); connected in ${fmt(connectS)} s, ${CONNECT_CONCURRENCY} handshakes at once per process.`,
           `Service VmRSS after a full GC (forced through the V8 inspector): ${fmt(before / 1024, 'MiB')} before connecting, ${fmt(afterGc / 1024, 'MiB')} with the sessions open: ${fmt(perSession, 'KiB')} per session; a bare connection to the ${defaultEcho().label} costs ${fmt(baseline, 'KiB')} (${pct(perSession / baseline)}).`,
           `Without forcing a GC: ${fmt(after / 1024, 'MiB')} after ${rounds} keepalive rounds (peak ${fmt(peak / 1024, 'MiB')}), ${fmt(perSessionRaw, 'KiB')} per session. JS heap in use after a full GC: ${fmt(heapBefore / 1024, 'MiB')} → ${fmt(heapAfter / 1024, 'MiB')}, ${fmt(heapPerSession, 'KiB')} per session.`,
+          `Where the resident memory is, per session after the GC (process.memoryUsage): V8 heap committed ${perSessionOf(memoryBefore, memoryAfter, ok, 'heapTotal')} KiB, external ${perSessionOf(memoryBefore, memoryAfter, ok, 'external')} KiB; V8 spaces committed (KiB per session): ${spacesPerSession(memoryBefore, memoryAfter, ok)}.`,
           `OTP_KEEPALIVE_SEC=${keepaliveSec}: ${fmt(collected.window.pings)} pings answered in the window, longest gap ${fmt(collected.maxPingGapMs, 'ms')}, closes ${JSON.stringify(collected.closes)}.`,
         ],
       };
@@ -209,3 +213,32 @@ export const sessionsScenario: Scenario = {
     }
   },
 };
+
+interface Memory {
+  heapTotal: number;
+  external: number;
+  spaces: Record<string, number>;
+}
+
+/** The service's memory by kind: V8's committed heap and each of its spaces, and external memory (bytes). */
+function memoryOf(service: ServiceUnderTest): Promise<Memory> {
+  return service.evaluate<Memory>(`(() => {
+    const { heapTotal, external } = process.memoryUsage();
+    const v8 = process.getBuiltinModule('node:v8');
+    const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, s.space_size]));
+    return { heapTotal, external, spaces };
+  })()`);
+}
+
+function perSessionOf(before: Memory, after: Memory, sessions: number, field: 'heapTotal' | 'external'): string {
+  return fmt((after[field] - before[field]) / 1024 / sessions);
+}
+
+/** Each V8 space's committed growth per session, the spaces that grew by at least 0.1 KiB each. */
+function spacesPerSession(before: Memory, after: Memory, sessions: number): string {
+  return Object.entries(after.spaces)
+    .map(([space, size]) => [space, (size - (before.spaces[space] ?? 0)) / 1024 / sessions] as const)
+    .filter(([, kib]) => Math.abs(kib) >= 0.1)
+    .map(([space, kib]) => `${space} ${fmt(kib)}`)
+    .join(', ');
+}
