@@ -66,7 +66,7 @@ export const connectStormScenario: Scenario = {
   name: 'connect-storm',
   title: 'Connect storm: the largest fleet says hello at once',
   async run(ctx) {
-    const service = await ctx.startService({ env: { OTP_KEEPALIVE_SEC: '30' } });
+    const service = await ctx.startService({ inspect: true, env: { OTP_KEEPALIVE_SEC: '30' } });
     let p: ReturnType<typeof plan> | undefined;
     let ok = 0;
     let seconds = NaN;
@@ -76,9 +76,12 @@ export const connectStormScenario: Scenario = {
       ctx.progress(`connect-storm: ${fmt(p.sessions)} executors at once (${p.why})`);
       const fleet = await Fleet.start(p.workers);
       try {
+        // With --cpu-prof: where the service's time goes while the fleet says hello.
+        const stopProfile = await service.profileWindow('connect-storm');
         const started = performance.now();
         ok = await connectAll(ctx, fleet, 'connect-storm/engine', service.otpUrl, p.sessions, { key: service.key });
         seconds = (performance.now() - started) / 1000;
+        await stopProfile();
         const { rows } = await service.db.query(`SELECT count(*)::int AS n FROM otp_sessions WHERE status = 'open'`);
         held = rows[0].n;
       } finally {
