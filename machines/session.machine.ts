@@ -7,8 +7,11 @@
 //
 // States
 //   awaitingHello — waits for HELLO; `helloTimeout` without one closes with 4408 'no hello'.
-//                   TRANSFERRED_IN (its hello resumed a session another process transferred here)
-//                   → ready, with the welcome (resumed) and reattach.
+//                   RESUME_ASKED (its hello resumes a session another process may hold) → resuming.
+//   resuming      — the session is asked for (a draining holder may answer thousands in turn, so the
+//                   hello timeout no longer runs). TRANSFERRED_IN → ready, with the welcome (resumed)
+//                   and reattach; RESUME_REFUSED → awaitingHello (a plain hello may follow);
+//                   `resumeAnswer` without either closes with 4408 'resume not answered'.
 //   registering   — registerSession stores the session; welcome is sent on SESSION_REGISTERED.
 //                   SESSION_NOT_REGISTERED closes with 1011, or 1013 when the database is unavailable
 //                   (retryable: the executor was told E_DATABASE_UNAVAILABLE and says hello again later).
@@ -59,6 +62,8 @@ export interface SessionContext {
   close: SessionOutput | null;
   /** How long a dropped session waits in `detached` to be resumed; 0: it closes at once. */
   resumeWindowMs: number;
+  /** How long a hello resuming a session held elsewhere waits in `resuming`. */
+  resumeAnswerMs: number;
 }
 
 // Why a session transferred to another process ends here (its socket, if still open, closes with it).
@@ -122,6 +127,7 @@ export const sessionMachine = setup({
     pongTimeout: ({ context }) => context.pongTimeoutMs,
     helloTimeout: ({ context }) => context.helloTimeoutMs,
     resumeWindow: ({ context }) => context.resumeWindowMs,
+    resumeAnswer: ({ context }) => context.resumeAnswerMs,
   },
 }).createMachine({
   id: 'session',
@@ -135,6 +141,7 @@ export const sessionMachine = setup({
     strikes: 0,
     close: null,
     resumeWindowMs: input.resumeWindowMs ?? 0,
+    resumeAnswerMs: input.resumeAnswerMs ?? input.helloTimeoutMs,
   }),
   initial: 'awaitingHello',
   output: ({ context }) => context.close!,
@@ -184,7 +191,17 @@ export const sessionMachine = setup({
           target: 'registering',
           actions: { type: 'keepHello', params: ({ event }) => ({ hello: event.hello, ref: event.ref }) },
         },
+        RESUME_ASKED: { target: 'resuming' },
+      },
+    },
+
+    resuming: {
+      after: {
+        resumeAnswer: { target: 'closed', actions: closeWith(CloseCode.timeout, 'resume not answered') },
+      },
+      on: {
         TRANSFERRED_IN: { target: 'ready', actions: ['resetStrikes', 'sendResumedWelcome', 'reattach'] },
+        RESUME_REFUSED: { target: 'awaitingHello' },
       },
     },
 

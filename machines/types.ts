@@ -227,6 +227,8 @@ export interface SessionInput {
   maxInvalidFrames: number;
   /** How long a session whose socket dropped waits to be resumed (`detached`); 0 or absent: no resume. */
   resumeWindowMs?: number;
+  /** How long a hello that resumes a session held by another process waits for it (`resuming`); helloTimeoutMs when absent. */
+  resumeAnswerMs?: number;
 }
 
 export interface HelloPayload {
@@ -253,6 +255,10 @@ export type SessionEvent =
   | { type: 'RESUME'; ref: string }
   /** The service drains: close the socket (4503), telling the executor to reconnect elsewhere, and wait detached. */
   | { type: 'RECONNECT_ELSEWHERE'; code: number; reason: string }
+  /** This connection's hello resumes a session another process may hold: it is being asked for. */
+  | { type: 'RESUME_ASKED' }
+  /** The session named by the hello cannot be resumed (the executor was told): a plain hello may follow. */
+  | { type: 'RESUME_REFUSED' }
   /** This new connection became a session transferred from another process (its runs come with it); ref: its hello. */
   | { type: 'TRANSFERRED_IN'; ref: string }
   /** Another process asks for the session (its executor reconnected there): hold everything while its rows move. */

@@ -109,17 +109,36 @@ describe('session machine: resume', () => {
     expect(h.actor.getSnapshot().output).to.deep.equal({ code: 4503, reason: 'draining; not resumed within 20000 ms' });
   });
 
-  it('TRANSFERRED_IN (a session transferred from another process) welcomes a new connection as resumed, without registering', () => {
-    const h = track(startSession(input));
+  it('a hello resuming a session held elsewhere waits past the hello timeout; TRANSFERRED_IN welcomes it as resumed, without registering', () => {
+    const h = track(startSession({ ...input, resumeAnswerMs: 40_000 }));
+    h.actor.send({ type: 'RESUME_ASKED' });
+    expect(h.actor.getSnapshot().value).to.equal('resuming');
+    // A draining holder answers in turn: the hello timeout (10 s) no longer runs.
+    h.clock.increment(30_000);
+    expect(h.actor.getSnapshot().value).to.equal('resuming');
     h.actor.send({ type: 'TRANSFERRED_IN', ref: 'msg_a' });
     expect(h.calls).to.deep.equal([
       { type: 'sendWelcome', params: { ref: 'msg_a', resumed: true } },
       { type: 'reattach', params: {} },
     ]);
     expect(h.actor.getSnapshot().value).to.deep.equal({ ready: 'alive' });
-    // The hello timer no longer runs.
-    h.clock.increment(10_000);
-    expect(h.actor.getSnapshot().status).to.equal('active');
+  });
+
+  it('a refused resume waits for a plain hello again, with its own hello timeout; an unanswered one closes 4408', () => {
+    const refused = track(startSession({ ...input, resumeAnswerMs: 40_000 }));
+    refused.actor.send({ type: 'RESUME_ASKED' });
+    refused.clock.increment(20_000);
+    refused.actor.send({ type: 'RESUME_REFUSED' });
+    expect(refused.actor.getSnapshot().value).to.equal('awaitingHello');
+    refused.actor.send({ type: 'HELLO', hello, ref: 'msg_b' });
+    expect(refused.actor.getSnapshot().value).to.equal('registering');
+
+    const unanswered = track(startSession({ ...input, resumeAnswerMs: 40_000 }));
+    unanswered.actor.send({ type: 'RESUME_ASKED' });
+    unanswered.clock.increment(40_000);
+    const snapshot = unanswered.actor.getSnapshot();
+    expect(snapshot.status).to.equal('done');
+    expect(snapshot.output).to.deep.include({ code: 4408, reason: 'resume not answered' });
   });
 
   it('TRANSFER_OUT holds everything (detach, no ping) while the rows move; TRANSFERRED_OUT ends it with 4409 on its socket', async () => {

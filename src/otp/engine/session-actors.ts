@@ -8,6 +8,7 @@ import { type Actor, type AnyActorRef, createActor, fromCallback, type Inspectio
 import { sessionMachine } from '../../../machines/session.machine.js';
 import type { SessionInput } from '../../../machines/types.js';
 import type { Config } from '../../config.js';
+import { LONGEST_TRANSFER_WAIT_MS } from './transfers.js';
 import { cancelAllByIds, delayedEventIds, stopChildActor } from './xstate-adapter.js';
 
 export interface InspectedSession {
@@ -50,6 +51,8 @@ function sessionInput(otp: Config['otp']): SessionInput {
       helloTimeoutMs: otp.helloTimeoutMs,
       maxInvalidFrames: otp.maxInvalidFrames,
       resumeWindowMs: otp.resumeWindowMs,
+      // The asker's own deadline (transfers.ts) comes first: its refusal, or the session.
+      resumeAnswerMs: otp.helloTimeoutMs + LONGEST_TRANSFER_WAIT_MS,
     };
     inputs.set(otp, input);
   }

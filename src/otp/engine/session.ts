@@ -41,8 +41,6 @@ export class ExecutorSession {
   maxParallel = 1;
   /** When the executor last answered a ping, ms since the epoch (0: never; a number, not a Date, held per session). */
   private lastPongMs = 0;
-  /** A hello with resumeSessionId is being answered (another process may be asked): no second hello. */
-  private resuming = false;
   /** What was sent while detached (made when the first frame is held). */
   private held?: HeldFrames;
   /** Set on a connection whose hello resumed another session: its frames go to that session. */
@@ -245,8 +243,8 @@ export class ExecutorSession {
 
   /** The session named by hello.resumeSessionId cannot be resumed: say so; a plain hello may follow. */
   refuseResume(sessionId: string, ref: string): void {
-    this.resuming = false;
     if (this.closed) return;
+    this.actor.send({ type: 'RESUME_REFUSED' });
     this.unexpected(
       `session ${sessionId} cannot be resumed: unknown, of another project, closed, or past its resume window (its runs then ended as error). Send hello without resumeSessionId to open a new session`,
       ref,
@@ -389,15 +387,15 @@ export class ExecutorSession {
   }
 
   private hello(hello: HelloPayload, ref: string): void {
-    if (!this.actor.getSnapshot().matches('awaitingHello'))
-      return this.unexpected('hello was already received on this session', ref);
+    const state = this.actor.getSnapshot();
+    if (state.matches('resuming')) return this.unexpected('a resume of this connection is still being answered', ref);
+    if (!state.matches('awaitingHello')) return this.unexpected('hello was already received on this session', ref);
     if (hello.projectId && hello.projectId !== this.principal.projectId) {
       this.send(errorFrame(OtpErrorCode.auth, `the key does not belong to project ${hello.projectId}`, { ref }));
       return this.close(CloseCode.forbidden, 'project mismatch');
     }
-    if (this.resuming) return this.unexpected('a resume of this connection is still being answered', ref);
     if (hello.resumeSessionId) {
-      this.resuming = true;
+      this.actor.send({ type: 'RESUME_ASKED' });
       return void this.deps.events.emit('resumeAsked', this, hello.resumeSessionId, ref);
     }
     this.actor.send({ type: 'HELLO', hello, ref });
