@@ -179,7 +179,7 @@ DROP TRIGGER IF EXISTS otp_queue_changed ON otp_runs;
 CREATE TRIGGER otp_queue_changed AFTER UPDATE ON otp_runs REFERENCING OLD TABLE AS old_runs NEW TABLE AS new_runs
   FOR EACH STATEMENT EXECUTE FUNCTION otp_queue_changed();`;
 
-const CLAIM = `
+export const CLAIM = `
 -- Claims up to p_limit queued runs for a session at p_now, one at a time: the run the rule chooses (choice.ts FairQueue.next): the best rank
 -- (aged, gate capped per owner), the owner with the least virtual time, its group with the least,
 -- that group's oldest run of that rank), or the oldest run pinned to the session when it is older.

@@ -22,6 +22,7 @@ import * as aiEnvironmentOutcomes from './062_ai_environment_outcomes.js';
 import * as queue from './070_queue.js';
 import * as queueClaimRows from './071_queue_claim_rows.js';
 import * as recentDurations from './072_recent_durations.js';
+import * as claimWaits from './073_queue_claim_waits.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -50,6 +51,7 @@ const migrations: Array<[string, Migration]> = [
   ['070_queue', queue],
   ['071_queue_claim_rows', queueClaimRows],
   ['072_recent_durations', recentDurations],
+  ['073_queue_claim_waits', claimWaits],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -63,4 +63,37 @@ describe('queue claim: a run posted while a claim waits', function () {
       expect(claimed).to.deep.equal([]);
     }
   });
+
+  it('a claim that meets the accounts another claim holds waits for it, and takes the next run', async () => {
+    for (const id of ['otr_wait_1', 'otr_wait_2'])
+      await db.raw(
+        `INSERT INTO otp_runs (id, tenant_id, project_id, status, test_cases, total_steps, queue_owner, queue_group)
+         VALUES (?, 'ten_snapshot', ?, 'queued', '[]', 0, 'key_b', 'key_b')`,
+        [id, PROJECT],
+      );
+    // The first claim holds the owner's and group's rows in a transaction still open.
+    const first = await db.transaction();
+    let second: Array<{ id: string }> | undefined;
+    try {
+      const taken = await first.raw(CLAIM_QUEUE.knexText, [PROJECT, 'ots_1', 'ins_1', 1, POLICY, []]);
+      expect(taken.rows.map((r: { id: string }) => r.id)).to.deep.equal(['otr_wait_1']);
+      const claim = db
+        .raw(CLAIM_QUEUE.knexText, [PROJECT, 'ots_2', 'ins_2', 1, POLICY, []])
+        .then((result: { rows: Array<{ id: string }> }) => (second = result.rows));
+      // It waits (skipping them, it found nothing to take while a run waited).
+      await eventually(async () => {
+        const { rows } = await db.raw(
+          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE NOT l.granted AND a.query LIKE '%otp_queue_claim%'`,
+        );
+        expect(rows[0].n).to.be.greaterThan(0);
+      });
+      expect(second).to.equal(undefined);
+      await first.commit();
+      await claim;
+    } finally {
+      if (!first.isCompleted()) await first.rollback();
+    }
+    expect(second?.map((r) => r.id)).to.deep.equal(['otr_wait_2']);
+  });
 });
