@@ -1,10 +1,10 @@
 // queues-live (issue 37): the queue rule on the real service. Three service processes on one database,
 // executors (maxParallel 1) spread over them. In one project the group "flood" has N runs queued before
-// the executors connect (as if posted at once: copies of a POSTed run, see copyRun); then, for a window, two burst groups
-// add about 30% more load, the group "single" posts one run now and then and "gate" a gate run. A
-// second project (the other tenant) keeps a few executors stepping and GETs its runs list, first alone,
-// then during the flood. The same with OTP_QUEUE=fifo on a fresh database is the baseline. Waits and
-// executor time come from the runs' rows afterwards (created_at, started_at, finished_at: one clock).
+// the executors connect (as if posted at once: copies of a POSTed run, see copyRun); then, for a window,
+// two burst groups add about 30% more load, the group "single" posts one run now and then and "gate" a
+// gate run. A second project (the other tenant) keeps a few executors stepping and GETs its runs list,
+// alone first, then during the flood. The same with OTP_QUEUE=fifo on a fresh database is the baseline.
+// Waits and executor time come from the runs' rows afterwards (created_at, started_at, finished_at).
 import { Fleet, shares } from '../lib/fleet.js';
 import { testCaseBody } from '../lib/frames.js';
 import { sleep } from '../lib/procs.js';
@@ -56,6 +56,8 @@ async function call<T>(url: string, key: string, method: string, body?: unknown)
   return JSON.parse(text) as T;
 }
 
+let firstFailure: string | undefined;
+
 /** Posts `count` runs, POSTS_IN_FLIGHT at a time, round-robin over the processes; answers the failures. */
 async function post(services: ServiceUnderTest[], count: number, body: () => object): Promise<number> {
   let next = 0;
@@ -63,7 +65,10 @@ async function post(services: ServiceUnderTest[], count: number, body: () => obj
   const lane = async () => {
     while (next < count) {
       const s = services[next++ % services.length]!;
-      await call(`${s.api}/otp/runs`, s.key, 'POST', body()).catch(() => failures++);
+      await call(`${s.api}/otp/runs`, s.key, 'POST', body()).catch((err) => {
+        failures++;
+        firstFailure ??= String(err).slice(0, 200);
+      });
     }
   };
   await Promise.all(Array.from({ length: Math.min(POSTS_IN_FLIGHT, count) }, lane));
@@ -286,6 +291,9 @@ interface Figures {
   jain: number;
   /** Per group: its executor time over its fair share, while some run waited. */
   shareOfFair: Map<string, number>;
+  /** Slots held on average while a run waited; runs posted in the window that started while flood runs older than them waited. */
+  busy: number;
+  overtook: number;
 }
 
 /** Max-min fair shares of `capacity` slots among demands (a group wanting less than an equal part gets what it wants). */
@@ -305,6 +313,13 @@ function waterFill(capacity: number, demands: number[]): number[] {
  * water-filled over the groups with runs queued or in flight (each wanting one slot per run), against
  * the slots each holds.
  */
+/** Runs posted in the window that started while a flood run (all posted before it) was queued. */
+function overtakes(runs: LiveRun[], from: number, to: number): number {
+  const flood = runs.filter((r) => r.group === 'flood');
+  const started = Float64Array.from(flood.map((r) => r.started)).sort();
+  return runs.filter((r) => r.created >= from && r.started <= to && atMost(started, r.started) < flood.length).length;
+}
+
 function figures({ runs, from, to }: Phase): Figures {
   const releases = Float64Array.from(runs.filter((r) => r.finished <= to).map((r) => r.finished)).sort();
   const waits = new Map<string, number[]>();
@@ -331,10 +346,13 @@ function figures({ runs, from, to }: Phase): Figures {
   }));
   const used = groups.map(() => 0);
   const fair = groups.map(() => 0);
+  let [samples, busy] = [0, 0];
   for (let t = from; t < to; t += SAMPLE_MS) {
     const queued = times.map((x) => atMost(x.created, t) - atMost(x.started, t));
     if (!queued.some((q) => q > 0)) continue;
     const held = times.map((x) => atMost(x.started, t) - atMost(x.finished, t));
+    samples++;
+    busy += held.reduce((a, b) => a + b, 0);
     const shares = waterFill(
       held.reduce((a, b) => a + b, 0),
       held.map((h, i) => h + queued[i]!),
@@ -352,6 +370,8 @@ function figures({ runs, from, to }: Phase): Figures {
     throughput: (runs.filter((r) => r.finished >= from && r.finished <= to).length * 1000) / (to - from),
     jain: jain([...shareOfFair.values()]),
     shareOfFair,
+    busy: busy / Math.max(1, samples),
+    overtook: overtakes(runs, from, to),
   };
 }
 
@@ -439,7 +459,8 @@ export const queuesLiveScenario: Scenario = {
       `steps p50 ${fmt(summarize(c.roundTripMs).p50, 'ms')} / p99 ${fmt(summarize(c.roundTripMs).p99, 'ms')} (${c.roundTripMs.length}), GET p50 ${fmt(summarize(c.restMs).p50, 'ms')} / p99 ${fmt(summarize(c.restMs).p99, 'ms')} (${c.restMs.length})`;
     const notes = [
       `three service processes on one database, ${slots} executors of maxParallel 1 spread over them (${ctx.options.workers} client processes); runs of 1 or 2 steps, each step answered after ${STEP_DELAY_MS / 2}-${(STEP_DELAY_MS * 3) / 2} ms. The flood: ${fmt(floodSize)} runs queued before the pool's executors connect: one run of each test case POSTed, the rest copies of their rows and steps made in one statement (as if posted at once); then a window of ${fmt(windowMs(ctx) / 1000, 's')}: two burst groups post 30% of the runs ended, every few seconds, a gate run and a single run in turn every tick. Waits from the runs' rows (started_at − created_at; a run not started by the window's end counts to the end).`,
-      `runs by status at the window's end: rule ${JSON.stringify(fair.statuses)}, first-come ${JSON.stringify(fifo.statuses)}; failed POSTs ${fair.postFailures} / ${fifo.postFailures}`,
+      `slots held on average while a run waited: rule ${fmt(f.busy)}, first-come ${fmt(b.busy)} of ${slots}; runs posted in the window that started while the flood (posted before them) still had runs queued: rule ${f.overtook}, first-come ${b.overtook}; first failed POST: ${firstFailure ?? 'none'}`,
+      `runs by status when read (after the window): rule ${JSON.stringify(fair.statuses)}, first-come ${JSON.stringify(fifo.statuses)}; failed POSTs ${fair.postFailures} / ${fifo.postFailures}`,
       `p99 wait of the runs posted in the window: rule ${waits(f)}; first-come ${waits(b)}`,
       `executor time over max-min fair share (every ${SAMPLE_MS} ms while a run waited: the busy slots water-filled over the groups with runs queued or in flight, each wanting one slot per run): rule ${shares(f)}; first-come ${shares(b)}`,
       `the other tenant (a project of its own, ${tenantExecutors} executors, runs of 10 steps pinned to themselves, GET its runs list every 50 ms round-robin over the processes from its client process): alone ${tenant(fair.quiet)}; during the flood ${tenant(fair.flood)}; first-come: alone ${tenant(fifo.quiet)}, during the flood ${tenant(fifo.flood)}`,
