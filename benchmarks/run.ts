@@ -13,6 +13,7 @@ import { flakyScenario } from './scenarios/flaky.js';
 import { historyScenario } from './scenarios/history.js';
 import { latencyScenario } from './scenarios/latency.js';
 import { queuesScenario } from './scenarios/queues.js';
+import { queuesLiveScenario } from './scenarios/queues-live.js';
 import { restScenario } from './scenarios/rest.js';
 import { runnerScenario } from './scenarios/runner.js';
 import { scalingScenario } from './scenarios/scaling.js';
@@ -34,6 +35,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   history: historyScenario,
   flaky: flakyScenario,
   queues: queuesScenario,
+  'queues-live': queuesLiveScenario,
   'connect-storm': connectStormScenario,
   'resume-storm': resumeStormScenario,
 };

@@ -12,6 +12,7 @@ import type {
   OtpConnect,
   OtpDrive,
   RawConnect,
+  RestProbe,
   WorkerMessage,
 } from './protocol.js';
 
@@ -39,6 +40,7 @@ let recordLatency = false;
 let roundTripMs: number[] = [];
 let dispatchMs: number[] = [];
 let postMs: number[] = [];
+let restMs: number[] = [];
 const closes: Record<string, number> = {};
 const errorSamples: string[] = [];
 let quiesced = false;
@@ -313,6 +315,23 @@ async function otpConnect(cmd: OtpConnect) {
   });
 }
 
+// ---- REST probe ---------------------------------------------------------------------------------
+
+async function restProbe(cmd: RestProbe): Promise<void> {
+  for (let i = 0; !quiesced; i++) {
+    const started = performance.now();
+    try {
+      const res = await fetch(cmd.urls[i % cmd.urls.length]!, { headers: { authorization: `Bearer ${cmd.key}` } });
+      await res.arrayBuffer();
+      if (!res.ok) throw new Error(`GET answered ${res.status}`);
+      sample(restMs, performance.now() - started);
+    } catch (err) {
+      noteError(String(err));
+    }
+    await new Promise((resolve) => setTimeout(resolve, cmd.pauseMs));
+  }
+}
+
 // ---- raw connections (baselines) ----------------------------------------------------------------
 
 const raws: WebSocket[] = [];
@@ -377,6 +396,7 @@ function collect(): Collected {
     roundTripMs,
     dispatchMs,
     postMs,
+    restMs,
     closes: { ...closes },
     maxPingGapMs,
     sessionsWithoutPing,
@@ -418,6 +438,9 @@ async function handle(cmd: Command): Promise<unknown> {
       echo = cmd;
       for (const ws of raws) (ws as WebSocket & { streamsFor?: (n: number) => void }).streamsFor?.(cmd.streams);
       return undefined;
+    case 'rest-probe':
+      void restProbe(cmd);
+      return undefined;
     case 'reset':
       atReset = { ...total };
       windowStart = performance.now();
@@ -425,6 +448,7 @@ async function handle(cmd: Command): Promise<unknown> {
       roundTripMs = [];
       dispatchMs = [];
       postMs = [];
+      restMs = [];
       for (const e of executors) {
         e.pingsInWindow = 0;
         e.maxPingGapMs = 0;

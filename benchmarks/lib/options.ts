@@ -12,6 +12,7 @@ export const SCENARIOS = [
   'history',
   'flaky',
   'queues',
+  'queues-live',
   'connect-storm',
   'resume-storm',
 ] as const;
@@ -51,6 +52,8 @@ export interface BenchOptions {
   flaky: { runs: number; requests: number };
   /** The queues scenario: runs queued for the claim's timing, claims timed, simulated hours of the rule. */
   queues: { queued: number; claims: number; hours: number };
+  /** The queues-live scenario: the flood's runs, executor slots in all, the other tenant's executors. */
+  queuesLive: { runs: number; slots: number; tenantExecutors: number };
   runner: {
     stepsPerRun: number;
     rounds: number;
@@ -89,6 +92,9 @@ Scenarios: ${SCENARIOS.join(', ')} (all when none is named)
   --queue-runs=N          queues: runs queued when claims are timed (default 100000)
   --queue-claims=N        queues: claims timed, each order (default 300)
   --queue-hours=N         queues: simulated hours of the rule at the issue's scale (default 2)
+  --live-runs=N           queues-live: runs the flood posts at once (default 10000)
+  --live-slots=N          queues-live: executor slots over the three processes (default 200)
+  --live-tenant=N         queues-live: the other tenant's executors (default 4)
   --runner-steps=N        runner, extension: steps of the browser flow (default 30)
   --runner-rounds=N       runner, extension: alternating rounds, bare and through the service (default 5)
   --runner-probe-max=N    runner: most parallel contexts the capacity probe tries (default 32)
@@ -139,6 +145,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     'queue-runs',
     'queue-claims',
     'queue-hours',
+    'live-runs',
+    'live-slots',
+    'live-tenant',
     'no-baselines',
   ]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}\n\n${HELP}`);
@@ -204,6 +213,11 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       queued: Math.max(100, num('queue-runs', smoke ? 1_000 : 100_000)),
       claims: Math.max(10, num('queue-claims', smoke ? 20 : 300)),
       hours: Math.max(0.1, num('queue-hours', smoke ? 0.2 : 2)),
+    },
+    queuesLive: {
+      runs: Math.max(10, num('live-runs', smoke ? 400 : 10_000)),
+      slots: Math.max(3, num('live-slots', smoke ? 12 : 200)),
+      tenantExecutors: Math.max(1, num('live-tenant', smoke ? 2 : 4)),
     },
     flaky: {
       runs: Math.max(10, num('flaky-runs', smoke ? 500 : 100_000)),

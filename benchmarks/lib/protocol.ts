@@ -42,11 +42,20 @@ export interface EchoDrive {
   delayMs: number;
 }
 
+/** GETs the urls in turn, one request at a time, pausing between them (a tenant's REST latency). */
+export interface RestProbe {
+  op: 'rest-probe';
+  urls: string[];
+  key: string;
+  pauseMs: number;
+}
+
 export type Command =
   | OtpConnect
   | OtpDrive
   | RawConnect
   | EchoDrive
+  | RestProbe
   /** Zero the window counters and start recording latency samples. */
   | { op: 'reset'; latency: boolean }
   /** The counters and samples since the last reset. */
@@ -86,6 +95,8 @@ export interface Collected {
   dispatchMs: number[];
   /** ms, POST /otp/runs request start → its response. */
   postMs: number[];
+  /** ms, a rest-probe GET request start → its response. */
+  restMs: number[];
   /** Closes by code, since the worker started. */
   closes: Record<string, number>;
   /** The longest time between two pings on one session, and the sessions that saw no ping in the window. */

@@ -32,6 +32,7 @@ export function merge(parts: Collected[]): Collected {
     roundTripMs: parts.flatMap((p) => p.roundTripMs),
     dispatchMs: parts.flatMap((p) => p.dispatchMs),
     postMs: parts.flatMap((p) => p.postMs),
+    restMs: parts.flatMap((p) => p.restMs),
     closes,
     maxPingGapMs: Math.max(...parts.map((p) => p.maxPingGapMs)),
     sessionsWithoutPing: parts.reduce((n, p) => n + p.sessionsWithoutPing, 0),
