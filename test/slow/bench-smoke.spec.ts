@@ -38,7 +38,7 @@ function parseTable(stdout: string): Array<Record<string, string>> {
 }
 
 describe('benchmarks: smoke run of the harness', function () {
-  // Twelve scenarios, three at a time, two of them in real Chromium (runner, extension): about 160 s
+  // Fourteen scenarios, three at a time, two of them in real Chromium (runner, extension): about 160 s
   // on a busy 2-core machine.
   this.timeout(480_000);
 
