@@ -8,7 +8,7 @@ import { type Actor, type AnyActorRef, createActor, fromCallback, type Inspectio
 import { sessionMachine } from '../../../machines/session.machine.js';
 import type { SessionInput } from '../../../machines/types.js';
 import type { Config } from '../../config.js';
-import { LONGEST_TRANSFER_WAIT_MS } from './transfers.js';
+import { LONGEST_TRANSFER_WAIT_MS } from './transfer-waits.js';
 import { cancelAllByIds, delayedEventIds, stopChildActor } from './xstate-adapter.js';
 
 export interface InspectedSession {

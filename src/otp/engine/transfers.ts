@@ -31,13 +31,8 @@ import type { SessionTransferStore, TransferredRun, TransferredSessionRow } from
 import type { RunDrivers } from './drivers.js';
 import type { ExecutorSession } from './session.js';
 import type { SessionRegistry } from './sessions.js';
+import { ACKED_WAIT_MS, ANSWER_WAIT_MS } from './transfer-waits.js';
 
-const ANSWER_WAIT_MS = 5_000;
-// A holder that acknowledged is alive and working through its asks in turn: waited for up to the
-// resume window a drain gives its sessions.
-const ACKED_WAIT_MS = 30_000;
-/** The longest the asker waits for a session from another process (the greeter's `resuming` lasts a little longer). */
-export const LONGEST_TRANSFER_WAIT_MS = ANSWER_WAIT_MS + ACKED_WAIT_MS;
 // A write of a run being transferred normally ends within milliseconds.
 const QUIET_WAIT_MS = 3_000;
 // Sessions handed over in one transaction at most.
