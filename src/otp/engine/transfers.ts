@@ -182,8 +182,10 @@ export class SessionTransfers {
     const { instanceId, log } = this.deps;
     for (let i = 0; i < sessionIds.length; i += ACK_IDS)
       void this.notify({ kind: 'handoff-ack', sessionIds: sessionIds.slice(i, i + ACK_IDS), to });
+    // Sent together at the end of this turn (db/notifier.ts).
+    const sent: Promise<void>[] = [];
     const answer = (sessionId: string, ok: boolean, finished?: string[]) =>
-      void this.notify({ kind: 'handed-off', sessionId, to, ok, ...(finished?.length ? { finished } : {}) });
+      sent.push(this.notify({ kind: 'handed-off', sessionId, to, ok, ...(finished?.length ? { finished } : {}) }));
     const quiet = await Promise.all(sessionIds.map((id) => this.quieted(id)));
     const ready = quiet.filter((session): session is ExecutorSession => session !== undefined);
     for (const [i, id] of sessionIds.entries()) if (!quiet[i]) answer(id, false);
@@ -197,6 +199,7 @@ export class SessionTransfers {
     } catch (err) {
       log.error('could not hand sessions over', { sessions: ready.length, to, err });
     }
+    const given: ExecutorSession[] = [];
     for (const session of ready) {
       if (!moved.has(session.id)) {
         session.cancelTransfer();
@@ -206,10 +209,14 @@ export class SessionTransfers {
       // Every run the move took, a run claimed meanwhile included.
       const runs = session.runs.size;
       for (const driver of [...session.runs.values()]) this.deps.drivers.release(driver, session);
-      session.transferredOut();
       log.info('session handed over to another process', { sessionId: session.id, to, runs });
       answer(session.id, true, session.heldFinishedRunIds());
+      given.push(session);
     }
+    // Ended here once the answers are sent: a drain waits for its sessions to end, so it never stops
+    // the process with an answer unsent.
+    await Promise.allSettled(sent);
+    for (const session of given) session.transferredOut();
   }
 
   /** The session put in `transferring`, once no write of its runs is in flight; undefined when it cannot be handed over. */
