@@ -5,7 +5,7 @@
 // Both sides talk through notices (LISTEN/NOTIFY) and PostgreSQL:
 // 1. The process the executor reached (the requester) checks the session row (open, same project, held
 //    by another process) and asks for it: `handoff` { sessionId, holder, to: itself }.
-// 2. The holder acknowledges the asks it heard (`handoff-ack`), then, for every session asked of it
+// 2. The holder acknowledges the asks as it hears them (`handoff-ack`), then, for every session asked of it
 //    meanwhile at once (a drain hands thousands over): puts the session in `transferring` (its
 //    machine: frames held, runs paused, no claim), waits until no write of its runs is in flight,
 //    moves the sessions and their running runs to the requester in one transaction, stops their
@@ -64,6 +64,8 @@ export class SessionTransfers {
   /** The sessions other processes asked for and not yet given, by the process that asked. */
   private readonly asked = new Map<string, Set<string>>();
   private giving = false;
+  /** The asks heard in this turn of the event loop, to acknowledge at its end, by the process that asked. */
+  private readonly unacknowledged = new Map<string, string[]>();
 
   constructor(private readonly deps: SessionTransfersDeps) {
     deps.sessions.on('resumeElsewhere', (greeter, sessionId, ref) => void this.ask(greeter, sessionId, ref));
@@ -147,12 +149,27 @@ export class SessionTransfers {
 
   // ---- the holder's side ---------------------------------------------------------------------
 
-  /** An ask heard: given with the others asked meanwhile, once the hand-over before it is done. */
+  /**
+   * An ask heard: acknowledged at once (with the others heard in this turn), given with the others
+   * asked meanwhile once the hand-over before it is done.
+   */
   private heardAsk(sessionId: string, to: string): void {
     let sessions = this.asked.get(to);
     if (!sessions) this.asked.set(to, (sessions = new Set()));
     sessions.add(sessionId);
+    let acks = this.unacknowledged.get(to);
+    if (!acks) this.unacknowledged.set(to, (acks = []));
+    acks.push(sessionId);
+    if (this.unacknowledged.size === 1 && acks.length === 1) setImmediate(() => this.acknowledge());
     if (!this.giving) void this.giveAsked();
+  }
+
+  /** The asks heard since the last time, acknowledged: ACK_IDS session ids per notice. */
+  private acknowledge(): void {
+    for (const [to, sessionIds] of this.unacknowledged)
+      for (let i = 0; i < sessionIds.length; i += ACK_IDS)
+        void this.notify({ kind: 'handoff-ack', sessionIds: sessionIds.slice(i, i + ACK_IDS), to });
+    this.unacknowledged.clear();
   }
 
   /** Hands over what was asked, in batches, until nothing waits. */
@@ -180,8 +197,6 @@ export class SessionTransfers {
   /** Hands these sessions over to `to` in one transaction, answering each. */
   private async give(sessionIds: string[], to: string): Promise<void> {
     const { instanceId, log } = this.deps;
-    for (let i = 0; i < sessionIds.length; i += ACK_IDS)
-      void this.notify({ kind: 'handoff-ack', sessionIds: sessionIds.slice(i, i + ACK_IDS), to });
     // Sent together at the end of this turn (db/notifier.ts).
     const sent: Promise<void>[] = [];
     const answer = (sessionId: string, ok: boolean, finished?: string[]) =>
