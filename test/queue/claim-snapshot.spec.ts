@@ -65,20 +65,22 @@ describe('queue claim: a run posted while a claim waits', function () {
   });
 
   it('a claim that meets the accounts another claim holds waits for it, and takes the next run', async () => {
+    const project = 'prj_waits';
+    await db.raw(`INSERT INTO projects (id, tenant_id, name) VALUES (?, 'ten_snapshot', 'waits')`, [project]);
     for (const id of ['otr_wait_1', 'otr_wait_2'])
       await db.raw(
         `INSERT INTO otp_runs (id, tenant_id, project_id, status, test_cases, total_steps, queue_owner, queue_group)
          VALUES (?, 'ten_snapshot', ?, 'queued', '[]', 0, 'key_b', 'key_b')`,
-        [id, PROJECT],
+        [id, project],
       );
     // The first claim holds the owner's and group's rows in a transaction still open.
     const first = await db.transaction();
     let second: Array<{ id: string }> | undefined;
     try {
-      const taken = await first.raw(CLAIM_QUEUE.knexText, [PROJECT, 'ots_1', 'ins_1', 1, POLICY, []]);
+      const taken = await first.raw(CLAIM_QUEUE.knexText, [project, 'ots_1', 'ins_1', 1, POLICY, []]);
       expect(taken.rows.map((r: { id: string }) => r.id)).to.deep.equal(['otr_wait_1']);
       const claim = db
-        .raw(CLAIM_QUEUE.knexText, [PROJECT, 'ots_2', 'ins_2', 1, POLICY, []])
+        .raw(CLAIM_QUEUE.knexText, [project, 'ots_2', 'ins_2', 1, POLICY, []])
         .then((result: { rows: Array<{ id: string }> }) => (second = result.rows));
       // It waits (skipping them, it found nothing to take while a run waited).
       await eventually(async () => {
