@@ -33,16 +33,23 @@ function usedNow(): number {
 
 /**
  * Samples live memory (heap and buffers) until stopped; answers the highest value seen. A full
- * collection costs tens of milliseconds here, hence the interval: a service that kept the file
- * would grow steadily through the transfer, which a few samples a second catch.
+ * collection costs tens of milliseconds on a quiet machine and hundreds on a busy one: the next
+ * sample waits at least three times as long as the last took, so that the transfer keeps most of
+ * the time (sampling on a fixed interval, a collection slower than the interval left the transfer
+ * almost none, and it timed out). A service that kept the file would grow steadily through the
+ * transfer, which a few samples a second catch.
  */
 function peakUse() {
   let peak = usedNow();
-  const timer = setInterval(() => {
+  let timer: NodeJS.Timeout;
+  const sample = () => {
+    const started = performance.now();
     peak = Math.max(peak, usedNow());
-  }, 200);
+    timer = setTimeout(sample, Math.max(200, 3 * (performance.now() - started)));
+  };
+  timer = setTimeout(sample, 200);
   return () => {
-    clearInterval(timer);
+    clearTimeout(timer);
     return Math.max(peak, usedNow());
   };
 }
