@@ -99,17 +99,20 @@ describe('otp-runner, slow: eight runs at once in one runner', function () {
     const h = await startHarness({ maxParallel: 8 });
     try {
       // Eight contexts open at once on the first navigate: on a busy 2-core machine that alone can take
-      // longer than the short time-out of the other steps.
+      // longer than the short time-out of the other steps; and eight pages acting at once in one
+      // browser there answer a step in more than the default 3 s (what is tested is that each run
+      // keeps its own storage and passes, not how fast).
+      const slow = { timeoutMs: 15_000 };
       const runOf = (value: string) => [
         step({ action: 'navigate', url: pages.url('/') }, { timeoutMs: 30_000 }),
-        step({ action: 'assert', kind: 'text', locator: { by: 'css', value: '#kept' }, expected: 'none/none' }),
-        step({ action: 'type', locator: { by: 'label', value: 'Value' }, text: value }),
-        step({ action: 'click', locator: { by: 'role', value: 'button', name: 'Keep' } }),
+        step({ action: 'assert', kind: 'text', locator: { by: 'css', value: '#kept' }, expected: 'none/none' }, slow),
+        step({ action: 'type', locator: { by: 'label', value: 'Value' }, text: value }, slow),
+        step({ action: 'click', locator: { by: 'role', value: 'button', name: 'Keep' } }, slow),
         step({ action: 'wait', ms: 300 }),
-        step({ action: 'navigate', url: pages.url('/') }, { timeoutMs: 10_000 }),
+        step({ action: 'navigate', url: pages.url('/') }, slow),
         step(
           { action: 'assert', kind: 'text', locator: { by: 'css', value: '#kept' }, expected: `${value}/who=${value}` },
-          { timeoutMs: 10_000 },
+          slow,
         ),
       ];
       const started = await Promise.all(Array.from({ length: 8 }, (_, i) => h.start(runOf(`run${i}`))));
