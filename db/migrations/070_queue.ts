@@ -102,7 +102,7 @@ BEGIN
   END IF;
 END $$;`;
 
-const TRIGGERS = `
+export const TRIGGERS = `
 -- New runs: their groups activated (in key order), then counted queued or in flight.
 CREATE OR REPLACE FUNCTION otp_queue_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE r record;

@@ -23,6 +23,7 @@ import * as queue from './070_queue.js';
 import * as queueClaimRows from './071_queue_claim_rows.js';
 import * as recentDurations from './072_recent_durations.js';
 import * as claimWaits from './073_queue_claim_waits.js';
+import * as claimForSessions from './074_queue_claim_for_sessions.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -52,6 +53,7 @@ const migrations: Array<[string, Migration]> = [
   ['071_queue_claim_rows', queueClaimRows],
   ['072_recent_durations', recentDurations],
   ['073_queue_claim_waits', claimWaits],
+  ['074_queue_claim_for_sessions', claimForSessions],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

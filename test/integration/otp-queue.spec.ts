@@ -1,7 +1,12 @@
 // The queue through POST /otp/runs (docs/queues.md): classes, groups, maxInFlight from the project's
 // settings, cancelInProgress, and the request's checks; a real service, PostgreSQL and executor.
+import diagnostics from 'node:diagnostics_channel';
 import { expect } from 'chai';
 import pg from 'pg';
+import { newId } from '../../src/ids.js';
+import type { RunClaimMessage } from '../../src/otp/engine/diagnostics.js';
+import { RunStore } from '../../src/otp/store/run-store.js';
+import { eventually } from '../support/eventually.js';
 import { TestExecutor } from '../support/executor.js';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -15,7 +20,7 @@ describe('OTP: the queue (groups, priorities, limits, superseded runs)', () => {
   after(async () => t?.stop());
 
   async function project() {
-    const { key } = await t.newProject('admin');
+    const { key, projectId, tenantId } = await t.newProject('admin');
     const req = (method: string, path: string, body?: unknown) => t.request(method, path, { key, body });
     const testCase = (
       await req('POST', '/tests/cases', { title: 'one', steps: [{ otp: { action: 'click', locator } }] })
@@ -37,7 +42,7 @@ describe('OTP: the queue (groups, priorities, limits, superseded runs)', () => {
       await e.next('run.finished');
       return start.runId as string;
     };
-    return { key, req, post, executor, runNext };
+    return { key, projectId, tenantId, testCase, req, post, executor, runNext };
   }
 
   it('starts the best class first (gate, normal, batch), each run showing its group and class', async () => {
@@ -166,6 +171,74 @@ describe('OTP: the queue (groups, priorities, limits, superseded runs)', () => {
       expect(await version()).to.equal(written);
     } finally {
       await db.end();
+      e.close();
+    }
+  });
+
+  it("claims the runs waiting for a process's sessions in one statement, each session in turn", async () => {
+    const p = await project();
+    // Each session claims as it gets ready, and finds nothing: wait for those claims to be done.
+    const claims: RunClaimMessage[] = [];
+    const listen = (m: unknown) => claims.push(m as RunClaimMessage);
+    diagnostics.subscribe('otp:run.claim', listen);
+    const executors = [await p.executor(1), await p.executor(1), await p.executor(2)];
+    await eventually(async () => {
+      for (const e of executors) expect(claims.some((c) => c.sessionId === e.sessionId)).to.equal(true);
+    });
+    diagnostics.unsubscribe('otp:run.claim', listen);
+    // Four runs queued behind the engine's back (nothing wakes a claim), then the safety net finds them.
+    const store = new RunStore(t.service.db);
+    const ids = [newId('otr'), newId('otr'), newId('otr'), newId('otr')].sort();
+    for (const id of ids) {
+      await store.insertRun({
+        id,
+        tenantId: p.tenantId,
+        projectId: p.projectId,
+        requestedSessionId: null,
+        vars: {},
+        allowedOrigins: [],
+        testCases: [{ id: p.testCase, title: 'one', steps: 1 }],
+        planId: null,
+        testRunId: null,
+        finishTestRun: false,
+        steps: [
+          {
+            stepIndex: 0,
+            caseIndex: 0,
+            testCaseId: p.testCase,
+            action: { action: 'click', locator },
+            timeoutMs: 5000,
+            continueOnFail: false,
+          },
+        ],
+      });
+    }
+    await t.service.engine.reconcile();
+    const db = new pg.Client({ connectionString: t.database.url });
+    await db.connect();
+    try {
+      const { rows } = await db.query(
+        'SELECT id, session_id, xmin::text AS version FROM otp_runs WHERE id = ANY($1) ORDER BY id',
+        [ids],
+      );
+      // One transaction wrote them all; the session with the most room took first (the oldest two).
+      expect(new Set(rows.map((r) => r.version)).size).to.equal(1);
+      const [wide, ...narrow] = [executors[2]!, executors[0]!, executors[1]!];
+      expect(rows.slice(0, 2).map((r) => r.session_id)).to.deep.equal([wide.sessionId, wide.sessionId]);
+      expect(
+        rows
+          .slice(2)
+          .map((r) => r.session_id)
+          .sort(),
+      ).to.deep.equal(narrow.map((e) => e.sessionId).sort());
+    } finally {
+      await db.end();
+    }
+    for (const e of executors) {
+      const runs = e === executors[2] ? 2 : 1;
+      for (let i = 0; i < runs; i++) await e.next('run.start');
+      for (let i = 0; i < runs; i++) e.result(await e.next('step.exec'), 'pass');
+      for (let i = 0; i < runs; i++) expect((await e.next('run.finished')).payload.status).to.equal('passed');
       e.close();
     }
   });

@@ -41,7 +41,7 @@ describe('queue claim: a run posted while a claim waits', function () {
       await post.raw('LOCK TABLE otp_queue_groups IN EXCLUSIVE MODE');
       // The claim begins (its statement's snapshot without the run) and waits inside the function.
       const claim = db
-        .raw(CLAIM_QUEUE.knexText, [PROJECT, 'ots_1', 'ins_1', 1, POLICY, []])
+        .raw(CLAIM_QUEUE.knexText, [PROJECT, ['ots_1'], [1], 'ins_1', POLICY, []])
         .then((result: { rows: Array<{ id: string }> }) => (claimed = result.rows));
       await eventually(async () => {
         const { rows } = await db.raw(
@@ -77,10 +77,10 @@ describe('queue claim: a run posted while a claim waits', function () {
     const first = await db.transaction();
     let second: Array<{ id: string }> | undefined;
     try {
-      const taken = await first.raw(CLAIM_QUEUE.knexText, [project, 'ots_1', 'ins_1', 1, POLICY, []]);
+      const taken = await first.raw(CLAIM_QUEUE.knexText, [project, ['ots_1'], [1], 'ins_1', POLICY, []]);
       expect(taken.rows.map((r: { id: string }) => r.id)).to.deep.equal(['otr_wait_1']);
       const claim = db
-        .raw(CLAIM_QUEUE.knexText, [project, 'ots_2', 'ins_2', 1, POLICY, []])
+        .raw(CLAIM_QUEUE.knexText, [project, ['ots_2'], [1], 'ins_2', POLICY, []])
         .then((result: { rows: Array<{ id: string }> }) => (second = result.rows));
       // It waits (skipping them, it found nothing to take while a run waited).
       await eventually(async () => {

@@ -2,14 +2,16 @@
 // way of a new run"). It owns the queue decision: a new run starts at once on a session of this
 // process with room (a slot reserved before its insert, which writes it claimed), or waits queued;
 // and who hears of a run that waits (`queued`: the sessions of this process that may take it, and the
-// other processes by notice). A session that may take a waiting run claims it (FOR UPDATE SKIP
-// LOCKED in the store), one claim at a time per session, a project's run offered to its sessions with
-// the most room first; a run claimed by a session that left goes back to the queue.
+// other processes by notice). A session that may take a waiting run claims it, one claim at a time
+// per session (the claims of a project's sessions asked together share one statement), a project's
+// run offered to its sessions with the most room first; a run claimed by a session that left goes
+// back to the queue.
 import { OtpErrorCode } from '../../../machines/types.js';
 import type { Notices } from '../../db/notifier.js';
 import type { Logger } from '../../log.js';
 import type { ClaimedRun, NewRun, RunStore } from '../store/run-store.js';
 import type { RunRow } from '../store/view-rows.js';
+import { ClaimBatches } from './claim-batches.js';
 import { type RunClaimMessage, runClaim } from './diagnostics.js';
 import type { RunDrivers } from './drivers.js';
 import type { Phase } from './phase.js';
@@ -47,8 +49,10 @@ export class Dispatch {
   private readonly heardForProject = new Map<string, number>();
   private readonly heardForSession = new WeakMap<ExecutorSession, number>();
   private readonly settled = new WeakMap<ExecutorSession, number>();
+  private readonly batches: ClaimBatches;
 
   constructor(private readonly deps: DispatchDeps) {
+    this.batches = new ClaimBatches((projectId, asks) => deps.store.claimRunsFor(projectId, asks, deps.instanceId));
     deps.sessions.on('ready', (session) => this.ready(session));
     deps.sessions.on('detached', (session) => this.gone(session));
     deps.sessions.on('closed', (session) => this.gone(session));
@@ -270,11 +274,13 @@ export class Dispatch {
     return drained;
   }
 
-  /** One claim statement, published on `otp:run.claim`. */
+  /**
+   * One claim for the session, in one statement with those of the project's other sessions asked
+   * meanwhile (claim-batches.ts); published on `otp:run.claim`.
+   */
   private async claimBatch(session: ExecutorSession, wanted: number): Promise<ClaimedRun[]> {
     const began = performance.now();
-    const owner = { id: session.id, projectId: session.principal.projectId };
-    const claimed = await this.deps.store.claimRuns(owner, this.deps.instanceId, wanted);
+    const claimed = await this.batches.ask(session.principal.projectId, session.id, wanted);
     if (runClaim.hasSubscribers) {
       const message: RunClaimMessage = {
         sessionId: session.id,
@@ -287,7 +293,7 @@ export class Dispatch {
     return claimed;
   }
 
-  /** A run for any session of the project: offer it to the local sessions with the most room first. */
+  /** A run for any session of the project: offered to the local sessions with room, the most room first. */
   private wakeProject(projectId: string): Promise<void> {
     // No session of the project here (every process hears every project's dispatch notices).
     if (!this.readyByProject.has(projectId)) return Promise.resolve();
@@ -310,9 +316,9 @@ export class Dispatch {
         const sessions = [...(this.readyByProject.get(projectId) ?? [])]
           .filter((s) => this.room(s) > 0)
           .sort((a, b) => this.room(b) - this.room(a));
-        for (const session of sessions) {
-          if (this.deps.phase.draining || (await this.claim(session))) break;
-        }
+        // All at once: their claims share one statement, which gives the first the runs it has room
+        // for, then the next, and so on while runs wait.
+        if (!this.deps.phase.draining) await Promise.all(sessions.map((session) => this.claim(session)));
       } while (state.again && !this.deps.phase.draining);
     } finally {
       this.projectWakes.delete(projectId);

@@ -175,16 +175,17 @@ export const CLAIM_RUNS = hot(
      FROM claimed c`,
 );
 
-// The same claim by the queue rule (docs/queues.md): otp_queue_claim (migration 070) takes one at a
-// time the run the rule chooses (or an older run pinned to the session); otp_queue_claim_rows
-// (migration 071) answers the claimed runs in that order, read after the claim in a snapshot of their
-// own (a join in this statement would not see a run committed after it began).
-// Parameters: project id, session id, instance id, how many, the policy (jsonb), the ids whose
-// steps the claimer has.
+// The same claim by the queue rule (docs/queues.md), for several sessions of one project at once:
+// otp_queue_claim_for (migration 074) takes for each session in turn, one at a time, the run the rule
+// chooses (or an older run pinned to the session); otp_queue_claim_rows_for answers the claimed runs
+// with their sessions in that order, read after the claim in a snapshot of their own (a join in this
+// statement would not see a run committed after it began: migration 071).
+// Parameters: project id, the session ids, how many for each, instance id, the policy (jsonb), the
+// ids whose steps the claimer has.
 export const CLAIM_QUEUE = hot(
   'otp_claim_queue',
-  `SELECT id, project_id, vars, allowed_origins, test_cases, ord, steps
-     FROM otp_queue_claim_rows($1, $2, $3, $4, now(), $5::jsonb, $6::text[])`,
+  `SELECT session_id, id, project_id, vars, allowed_origins, test_cases, ord, steps
+     FROM otp_queue_claim_rows_for($1, $2::text[], $3::int[], $4, now(), $5::jsonb, $6::text[])`,
 );
 
 // New runs and their steps in one statement: the runs travel as one jsonb parameter ($1, $2 rows),

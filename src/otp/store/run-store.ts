@@ -132,42 +132,69 @@ export class RunStore {
   }
 
   /**
-   * Claims queued runs for one session: those asked for it, or for no session in particular, oldest
-   * first. SKIP LOCKED lets several service processes claim from one queue without waiting on each other.
+   * Claims queued runs for one session: those asked for it, or for no session in particular, in the
+   * queue's order (docs/queues.md).
    */
   async claimRuns(
     session: { id: string; projectId: string },
     instanceId: string,
     limit: number,
   ): Promise<ClaimedRun[]> {
-    if (limit <= 0) return [];
+    const claimed = await this.claimRunsFor(session.projectId, [{ sessionId: session.id, limit }], instanceId);
+    return claimed.get(session.id) ?? [];
+  }
+
+  /**
+   * Claims queued runs for several sessions of one project at once, each up to its limit: one
+   * statement under the queue rule (the owners' accounts locked once for all of them), one per
+   * session first come, first served (SKIP LOCKED on the runs, so several processes never wait on
+   * each other). Answers each session's runs in the order they were taken.
+   */
+  async claimRunsFor(
+    projectId: string,
+    asks: Array<{ sessionId: string; limit: number }>,
+    instanceId: string,
+  ): Promise<Map<string, ClaimedRun[]>> {
+    const wanted = asks.filter((a) => a.limit > 0);
+    const claimed = new Map<string, ClaimedRun[]>(wanted.map((a) => [a.sessionId, []]));
+    if (!wanted.length) return claimed;
     // One round trip: the claimed runs come back with their steps (one JSON array each), but for
     // those this process planned and still has (a few more than asked: older runs may be taken).
-    const known = this.planned.candidates(session.projectId, session.id, limit + 16);
-    const rows = await this.claimRows(session, instanceId, limit, [...known.keys()]);
-    return rows.map((row) => {
+    const known = new Map<string, ClaimedRun>();
+    for (const a of wanted) {
+      for (const [id, run] of this.planned.candidates(projectId, a.sessionId, a.limit + 16)) known.set(id, run);
+    }
+    const rows = await this.claimRows(projectId, wanted, instanceId, [...known.keys()]);
+    for (const row of rows) {
       const planned = known.get(row.id);
-      if (!planned) return claimedRunOf(row);
-      this.planned.forget(row.id);
-      return planned;
-    });
+      if (planned) this.planned.forget(row.id);
+      claimed.get(row.session_id)!.push(planned ?? claimedRunOf(row));
+    }
+    return claimed;
   }
 
   /** The claim's rows in the queue's order: the rule's (docs/queues.md), or the oldest first. */
   private async claimRows(
-    session: { id: string; projectId: string },
+    projectId: string,
+    asks: Array<{ sessionId: string; limit: number }>,
     instanceId: string,
-    limit: number,
     known: string[],
-  ): Promise<ClaimedRunRow[]> {
+  ): Promise<Array<ClaimedRunRow & { session_id: string }>> {
     if (this.queue.mode === 'fair') {
-      const policy = await (this.queue.policy?.(session.projectId) ?? DEFAULT_POLICY);
-      const values = [session.projectId, session.id, instanceId, limit, claimPolicy(policy), known];
-      return this.hot<ClaimedRunRow>(CLAIM_QUEUE, values, this.connections?.runs);
+      const policy = await (this.queue.policy?.(projectId) ?? DEFAULT_POLICY);
+      const sessions = asks.map((a) => a.sessionId);
+      const limits = asks.map((a) => a.limit);
+      const values = [projectId, sessions, limits, instanceId, claimPolicy(policy), known];
+      return this.hot(CLAIM_QUEUE, values, this.connections?.runs);
     }
-    const values = [session.id, instanceId, session.projectId, session.id, limit, known];
-    const rows = await this.hot<ClaimedRunRow>(CLAIM_RUNS, values, this.connections?.runs);
-    return rows.sort((x, y) => (x.id < y.id ? -1 : 1));
+    const each = await Promise.all(
+      asks.map(async ({ sessionId, limit }) => {
+        const values = [sessionId, instanceId, projectId, sessionId, limit, known];
+        const rows = await this.hot<ClaimedRunRow>(CLAIM_RUNS, values, this.connections?.runs);
+        return rows.sort((x, y) => (x.id < y.id ? -1 : 1)).map((row) => ({ ...row, session_id: sessionId }));
+      }),
+    );
+    return each.flat();
   }
 
   /**
