@@ -110,13 +110,15 @@ class Executor {
       this.send({ type: 'hello', payload: resumeSessionId ? { ...hello, resumeSessionId } : hello });
     });
     ws.on('message', (data) => this.onFrame(JSON.parse(data.toString()) as Frame));
-    ws.on('close', (code) => this.closed(ws, code));
+    ws.on('close', (code, reason) => this.closed(ws, code, reason.toString()));
     ws.on('error', () => {});
     return ws;
   }
 
-  private closed(ws: WebSocket, code: number): void {
-    closes[code] = (closes[code] ?? 0) + 1;
+  private closed(ws: WebSocket, code: number, reason: string): void {
+    // Closes other than a drain's say why (4408 is both 'no hello' and 'resume not answered').
+    const key = code === 4503 || code === 1000 || !reason ? String(code) : `${code} ${reason}`;
+    closes[key] = (closes[key] ?? 0) + 1;
     if (ws !== this.ws || !this.sessionId) return;
     total.connected--;
     if (code !== 4503 || !this.resumeUrl || quiesced) return;

@@ -136,7 +136,10 @@ export const sessionsScenario: Scenario = {
       const perSession = (afterGc - before) / ok;
       const perSessionRaw = (after - before) / ok;
       const heapPerSession = (heapAfter - heapBefore) / ok;
-      const lateCloses = collected.closes['4408'] ?? 0;
+      const lateCloses = Object.entries(collected.closes).reduce(
+        (n, [code, c]) => (code.startsWith('4408') ? n + c : n),
+        0,
+      );
       const otherCloses = Object.entries(collected.closes).reduce((n, [, c]) => n + c, 0) - lateCloses;
 
       const baseline = await baselinePerConnection(ctx, p.sessions, p.workers);

@@ -84,6 +84,7 @@ export interface EngineParts {
 export function otpEngine(parts: EngineParts, teardown: Teardown): OtpEngine {
   const { config, database, stores, instanceId } = parts;
   const { db, quietLog, notifier, health } = database;
+  const lately = Math.min(config.instanceTimeoutMs, 3 * config.heartbeatMs);
   const engine = new OtpEngine({
     store: stores.store,
     views: stores.views,
@@ -94,8 +95,9 @@ export function otpEngine(parts: EngineParts, teardown: Teardown): OtpEngine {
     traces: new RunTraceStore(db),
     transferStore: new SessionTransferStore(db),
     // Processes that heart-beat lately can take over the sessions of a draining one.
-    livePeers: () =>
-      stores.instanceStore.livePeerCount(instanceId, Math.min(config.instanceTimeoutMs, 3 * config.heartbeatMs)),
+    livePeers: () => stores.instanceStore.livePeerCount(instanceId, lately),
+    // A holder that heart-beats lately is alive, however long it takes to acknowledge an ask.
+    holderBeats: (holder) => stores.instanceStore.beatsWithin(holder, lately),
     config,
     apiUrl: parts.baseUrl,
     instanceId,

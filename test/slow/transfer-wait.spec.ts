@@ -1,6 +1,7 @@
 // The asker of a session transfer (src/otp/engine/transfers.ts) tells a busy holder from a gone one:
 // a holder that acknowledged the ask is waited for past the 5 s given to one that says nothing (a
-// draining process answers thousands of asks in turn). The test plays the holder over the notices.
+// draining process answers thousands of asks in turn), and so is one that heart-beats, acknowledged or
+// not. The test plays the holder over the notices (and its heartbeat row).
 import { expect } from 'chai';
 import pg from 'pg';
 import { newId } from '../../src/ids.js';
@@ -75,6 +76,39 @@ describe('OTP: a session transfer waits for a holder that acknowledged', () => {
       back.close();
     } finally {
       await holder.end();
+    }
+  });
+
+  it('waits for a holder that says nothing while it heart-beats, and resumes when it answers', async () => {
+    const holderId = `test-holder-3-${newId('ins')}`;
+    const { key, sessionId } = await sessionHeldBy(holderId);
+    const beat = () =>
+      t.service.db.raw(
+        `INSERT INTO service_instances (id, hostname, pid, heartbeat_at) VALUES (?, 'test', 1, now())
+         ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,
+        [holderId],
+      );
+    await beat();
+    const beating = setInterval(() => void beat(), 1_000);
+    const to = t.service.instanceId;
+    // No acknowledgement: the holder answers after 7 s (a process too busy to acknowledge in time).
+    const holder = await listen(async (asked, client) => {
+      await new Promise((resolve) => setTimeout(resolve, 7_000));
+      await t.service.db('otp_sessions').where({ id: asked }).update({ instance_id: to });
+      await say(client, { kind: 'handed-off', sessionId: asked, to, ok: true });
+    });
+    try {
+      const back = await TestExecutor.connect(t.otpUrl, { key });
+      const asked = Date.now();
+      back.send('hello', { executor: 'runner', capabilities: {}, resumeSessionId: sessionId });
+      const welcome = await back.next('welcome', () => true, 15_000);
+      expect(welcome.payload).to.deep.include({ sessionId, resumed: true });
+      expect(Date.now() - asked).to.be.at.least(7_000);
+      back.close();
+    } finally {
+      clearInterval(beating);
+      await holder.end();
+      await t.service.db('service_instances').where({ id: holderId }).delete();
     }
   });
 });

@@ -56,6 +56,8 @@ export interface EngineDeps {
   transferStore: SessionTransferStore;
   /** How many other service processes are alive (to take over the runs of a draining one). */
   livePeers?: () => Promise<number>;
+  /** Whether another process heart-beat lately (a holder slow to acknowledge a transfer is not gone). */
+  holderBeats?: (instanceId: string) => Promise<boolean>;
   config: Config;
   /** The service's HTTP base address told to executors in welcome.apiUrl (PUBLIC_URL or the REST listener). */
   apiUrl?(): string | undefined;
@@ -106,7 +108,16 @@ export class OtpEngine {
       log,
       health,
     });
-    new SessionTransfers({ instanceId, store: deps.transferStore, runs: store, log, sessions, drivers, notices });
+    new SessionTransfers({
+      instanceId,
+      store: deps.transferStore,
+      runs: store,
+      log,
+      sessions,
+      drivers,
+      notices,
+      holderBeats: deps.holderBeats,
+    });
     const { traces } = deps;
     this.watch = new RunWatch({
       drivers,

@@ -1,7 +1,7 @@
 // How long the process an executor resumed on waits for another process to hand its session over
 // (transfers.ts), and so how long that executor's new connection waits in `resuming` (session-actors.ts).
 
-/** A holder that says nothing in this time may be gone: the resume is refused. */
+/** A holder that says nothing in this time may be gone: the resume is refused, unless it still heart-beats (then again). */
 export const ANSWER_WAIT_MS = 5_000;
 /** A holder that acknowledged is alive and answering asks in turn: waited for up to the resume window a drain gives. */
 export const ACKED_WAIT_MS = 30_000;

@@ -17,8 +17,8 @@
 //    session, welcomes the executor (resumed) and drives each run on from its first step without an
 //    outcome (run.start first, again). It also delivers the run.finished of runs that ended while the
 //    session was detached on the holder.
-// No acknowledgement within ANSWER_WAIT_MS (the holder is gone), or no answer within ACKED_WAIT_MS
-// of it: the resume is refused. The notices keep the kinds `handoff` and `handed-off`, so that
+// No acknowledgement within ANSWER_WAIT_MS while the holder no longer heart-beats (it is gone), or no
+// answer within ACKED_WAIT_MS of one: the resume is refused. The notices keep the kinds `handoff` and `handed-off`, so that
 // processes of the previous version still understand them during a rolling restart (one that does
 // not acknowledge is waited for ANSWER_WAIT_MS, as before).
 
@@ -31,7 +31,7 @@ import type { SessionTransferStore, TransferredRun, TransferredSessionRow } from
 import type { RunDrivers } from './drivers.js';
 import type { ExecutorSession } from './session.js';
 import type { SessionRegistry } from './sessions.js';
-import { ACKED_WAIT_MS, ANSWER_WAIT_MS } from './transfer-waits.js';
+import { ACKED_WAIT_MS, ANSWER_WAIT_MS, LONGEST_TRANSFER_WAIT_MS } from './transfer-waits.js';
 
 // A write of a run being transferred normally ends within milliseconds.
 const QUIET_WAIT_MS = 3_000;
@@ -48,6 +48,8 @@ export interface SessionTransfersDeps {
   drivers: RunDrivers;
   runs: RunStore;
   notices?: Notices;
+  /** Whether the holder heart-beat lately; without it, a holder silent for ANSWER_WAIT_MS is taken for gone. */
+  holderBeats?: (instanceId: string) => Promise<boolean>;
 }
 
 type Answer = Pick<NoticeOf<'handed-off'>, 'ok' | 'finished'>;
@@ -109,17 +111,33 @@ export class SessionTransfers {
 
   /**
    * Asks `holder` for the session; its answer, or ok: false when none comes in time: ANSWER_WAIT_MS
-   * for a holder that may be gone, ACKED_WAIT_MS once it said it is working on it.
+   * for a holder that may be gone, and again while it heart-beats (a process answering thousands of
+   * asks, or this one too busy to hear its acknowledgement, is slow, not gone), ACKED_WAIT_MS once it
+   * said it is working on it; never past LONGEST_TRANSFER_WAIT_MS in all.
    */
   private async answerOf(sessionId: string, holder: string): Promise<Answer> {
     let timer: NodeJS.Timeout | undefined;
+    const deadline = Date.now() + LONGEST_TRANSFER_WAIT_MS;
+    let acknowledged = false;
     const answered = new Promise<Answer>((resolve) => {
-      const giveUpIn = (ms: number) => {
+      const after = (ms: number, then: () => void) => {
         clearTimeout(timer);
-        timer = setTimeout(() => resolve({ ok: false }), ms).unref();
+        timer = setTimeout(then, Math.min(ms, deadline - Date.now())).unref();
       };
-      giveUpIn(ANSWER_WAIT_MS);
-      this.asking.set(sessionId, { answer: resolve, acknowledged: () => giveUpIn(ACKED_WAIT_MS) });
+      const refuse = () => resolve({ ok: false });
+      const silent = async () => {
+        const beats = Date.now() < deadline && (await this.deps.holderBeats?.(holder).catch(() => false));
+        // An acknowledgement (or the answer) may have come while the database was asked.
+        if (!acknowledged) beats ? after(ANSWER_WAIT_MS, () => void silent()) : refuse();
+      };
+      after(ANSWER_WAIT_MS, () => void silent());
+      this.asking.set(sessionId, {
+        answer: resolve,
+        acknowledged: () => {
+          acknowledged = true;
+          after(ACKED_WAIT_MS, refuse);
+        },
+      });
     });
     try {
       await this.notify({ kind: 'handoff', sessionId, holder, to: this.deps.instanceId });

@@ -27,6 +27,15 @@ export class InstanceStore {
       .pluck('id');
   }
 
+  /** Whether the process heart-beat within `withinMs` (by the database's clock). */
+  async beatsWithin(id: string, withinMs: number): Promise<boolean> {
+    const row = await this.db('service_instances')
+      .where('id', id)
+      .where('heartbeat_at', '>=', this.db.raw(`now() - (? * interval '1 millisecond')`, [withinMs]))
+      .first('id');
+    return row !== undefined;
+  }
+
   /** How many other processes heart-beat within `timeoutMs`: those that could take work over. */
   async livePeerCount(selfId: string, timeoutMs: number): Promise<number> {
     const [row] = await this.db('service_instances')
