@@ -1,7 +1,9 @@
 // The estimated start of a queued run (docs/queues.md, "Position and estimated start"), from where it
 // stands and how long runs take. Two bounds, the later of each kept: the pool's slots free one by one,
 // each once per run's duration, so it starts once `position + 1` have freed; and its own group, when
-// it has runs in flight (its share now), starts its runs ahead of it at that pace.
+// it has runs in flight (its share now), starts its runs ahead of it at that pace. The upper bound
+// allows one release more than the runs counted ahead: a run posted meanwhile that the rule puts
+// first (another group below its share) takes a slot the position could not foresee.
 
 export interface Standing {
   /** Runs the rule starts before it. */
@@ -19,10 +21,10 @@ export function startWithin(standing: Standing, quick: number, slow: number): { 
   const { position, own, slots, groupInFlight } = standing;
   if (slots <= 0) return undefined;
   let from = (position * quick) / slots;
-  let to = ((position + 1) * slow) / slots;
+  let to = ((position + 2) * slow) / slots;
   if (groupInFlight > 0) {
     from = Math.max(from, (own * quick) / groupInFlight);
-    to = Math.max(to, ((own + 1) * slow) / groupInFlight);
+    to = Math.max(to, ((own + 2) * slow) / groupInFlight);
   }
   return { from, to };
 }
