@@ -8,6 +8,7 @@ import type { RunClaimMessage } from '../../src/otp/engine/diagnostics.js';
 import { RunStore } from '../../src/otp/store/run-store.js';
 import { eventually } from '../support/eventually.js';
 import { TestExecutor } from '../support/executor.js';
+import { insertOneStepRun } from '../support/queued-run.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 const locator = { by: 'role', value: 'button', name: 'Go' };
@@ -189,30 +190,14 @@ describe('OTP: the queue (groups, priorities, limits, superseded runs)', () => {
     // Four runs queued behind the engine's back (nothing wakes a claim), then the safety net finds them.
     const store = new RunStore(t.service.db);
     const ids = [newId('otr'), newId('otr'), newId('otr'), newId('otr')].sort();
-    for (const id of ids) {
-      await store.insertRun({
-        id,
+    for (const id of ids)
+      await insertOneStepRun(store, {
         tenantId: p.tenantId,
         projectId: p.projectId,
-        requestedSessionId: null,
-        vars: {},
-        allowedOrigins: [],
-        testCases: [{ id: p.testCase, title: 'one', steps: 1 }],
-        planId: null,
-        testRunId: null,
-        finishTestRun: false,
-        steps: [
-          {
-            stepIndex: 0,
-            caseIndex: 0,
-            testCaseId: p.testCase,
-            action: { action: 'click', locator },
-            timeoutMs: 5000,
-            continueOnFail: false,
-          },
-        ],
+        id,
+        testCaseId: p.testCase,
+        action: { action: 'click', locator },
       });
-    }
     await t.service.engine.reconcile();
     const db = new pg.Client({ connectionString: t.database.url });
     await db.connect();

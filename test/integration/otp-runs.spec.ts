@@ -1,10 +1,10 @@
 import diagnostics from 'node:diagnostics_channel';
 import { expect } from 'chai';
-import { newId } from '../../src/ids.js';
 import type { RunClaimMessage, StepDispatchMessage } from '../../src/otp/engine/diagnostics.js';
 import { RunStore } from '../../src/otp/store/run-store.js';
 import { eventually } from '../support/eventually.js';
 import { type Frame, TestExecutor } from '../support/executor.js';
+import { insertOneStepRun } from '../support/queued-run.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { describeEachTransport } from '../support/transports.js';
 
@@ -325,28 +325,12 @@ describeEachTransport('OTP: runs end to end', (transport) => {
     await eventually(async () => expect(claims.some((c) => c.sessionId === executor.sessionId)).to.equal(true));
     diagnostics.unsubscribe('otp:run.claim', listen);
     // A run that waits in the queue for this session, written behind the engine's back (nothing wakes a claim).
-    const waiting = newId('otr');
-    await new RunStore(t.service.db).insertRun({
-      id: waiting,
+    const waiting = await insertOneStepRun(new RunStore(t.service.db), {
       tenantId,
       projectId,
       requestedSessionId: executor.sessionId!,
-      vars: {},
-      allowedOrigins: [],
-      testCases: [{ id, title: 'order', steps: 1 }],
-      planId: null,
-      testRunId: null,
-      finishTestRun: false,
-      steps: [
-        {
-          stepIndex: 0,
-          caseIndex: 0,
-          testCaseId: id,
-          action: { action: 'click', locator },
-          timeoutMs: 5000,
-          continueOnFail: false,
-        },
-      ],
+      testCaseId: id,
+      action: { action: 'click', locator },
     });
     const created = await t.request('POST', '/otp/runs', {
       key,

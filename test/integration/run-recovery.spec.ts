@@ -9,42 +9,10 @@ import { CLAIM_QUEUE, CLAIM_RUNS } from '../../src/otp/store/run-sql.js';
 import { type NewRun, RunStore, type StepWrite } from '../../src/otp/store/run-store.js';
 import { eventually } from '../support/eventually.js';
 import { type Frame, TestExecutor } from '../support/executor.js';
+import { insertOneStepRun } from '../support/queued-run.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 const navigate = { otp: { action: 'navigate', url: 'https://app.test/' } };
-
-/** A queued run of one step, written straight through the store (no POST, no dispatch); answers its id. */
-async function insertOneStepRun(
-  store: RunStore,
-  tenantId: string,
-  projectId: string,
-  requestedSessionId: string | null = null,
-): Promise<string> {
-  const id = newId('otr');
-  await store.insertRun({
-    id,
-    tenantId,
-    projectId,
-    requestedSessionId,
-    vars: {},
-    allowedOrigins: [],
-    testCases: [{ id: 'tc_x', title: 'x', steps: 1 }],
-    planId: null,
-    testRunId: null,
-    finishTestRun: false,
-    steps: [
-      {
-        stepIndex: 0,
-        caseIndex: 0,
-        testCaseId: 'tc_x',
-        action: { action: 'navigate', url: 'https://a.test' },
-        timeoutMs: 1000,
-        continueOnFail: false,
-      },
-    ],
-  });
-  return id;
-}
 
 describe('Runs left without a driver, and results that cannot be written', () => {
   let t: TestService;
@@ -67,7 +35,7 @@ describe('Runs left without a driver, and results that cannot be written', () =>
     const store = new RunStore(t.service.db);
     const runIds: string[] = [];
     for (let i = 0; i < 4; i++) {
-      runIds.push(await insertOneStepRun(store, p.tenantId, p.projectId));
+      runIds.push(await insertOneStepRun(store, p));
     }
     const [first, ok1, poisoned, ok2] = runIds as [string, string, string, string];
     const write = (runId: string, actual?: string): StepWrite[] => [
@@ -110,7 +78,7 @@ describe('Runs left without a driver, and results that cannot be written', () =>
     const p = await project();
     const store = new RunStore(t.service.db);
     const runIds: string[] = [];
-    for (let i = 0; i < 4; i++) runIds.push(await insertOneStepRun(store, p.tenantId, p.projectId));
+    for (let i = 0; i < 4; i++) runIds.push(await insertOneStepRun(store, p));
     const [first, ok1, poisoned, ok2] = runIds as [string, string, string, string];
     const finish = (runId: string, actual?: string) =>
       store.finishRun({
@@ -177,10 +145,7 @@ describe('Runs left without a driver, and results that cannot be written', () =>
   it('ends a run one way only: a verdict that comes after the run was ended without its driver changes nothing', async () => {
     const p = await project();
     const store = new RunStore(t.service.db);
-    const [ended, driven] = [
-      await insertOneStepRun(store, p.tenantId, p.projectId),
-      await insertOneStepRun(store, p.tenantId, p.projectId),
-    ];
+    const [ended, driven] = [await insertOneStepRun(store, p), await insertOneStepRun(store, p)];
     // Ended as a stopped process's runs are: the unreported step skipped with the code given.
     await store.finishUndriven([ended], { status: 'error', code: 'E_INTERNAL', reason: 'the process is gone' });
     const late = await store.finishRun({
@@ -497,7 +462,8 @@ describe('A run claimed for a session that went away before it started', () => {
       });
       return id;
     };
-    const run = (requestedSessionId: string | null) => insertOneStepRun(store, tenantId, projectId, requestedSessionId);
+    const run = (requestedSessionId: string | null) =>
+      insertOneStepRun(store, { tenantId, projectId, requestedSessionId });
     const [open, closing] = [await session(), await session()];
     const [free, cancelled, pinnedOpen, pinnedClosed] = [
       await run(null),

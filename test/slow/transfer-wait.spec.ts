@@ -40,12 +40,16 @@ describe('OTP: a session transfer waits for a holder that acknowledged', () => {
   const say = (client: pg.Client, notice: object) =>
     client.query('SELECT pg_notify($1, $2)', ['otp_events', JSON.stringify({ ...notice, from: 'test-holder' })]);
 
-  it('resumes once a holder that acknowledged at once answers after 6 s', async () => {
-    const { key, sessionId } = await sessionHeldBy('test-holder-1');
+  /**
+   * The executor resumes a session `holderId` holds, which answers (acknowledging the ask at once when
+   * `acknowledge`) after `answerMs`: the welcome must come, and no sooner.
+   */
+  async function resumesOnceAnswered(holderId: string, answerMs: number, acknowledge: boolean): Promise<void> {
+    const { key, sessionId } = await sessionHeldBy(holderId);
     const to = t.service.instanceId;
     const holder = await listen(async (asked, client) => {
-      await say(client, { kind: 'handoff-ack', sessionIds: [asked], to });
-      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      if (acknowledge) await say(client, { kind: 'handoff-ack', sessionIds: [asked], to });
+      await new Promise((resolve) => setTimeout(resolve, answerMs));
       await t.service.db('otp_sessions').where({ id: asked }).update({ instance_id: to });
       await say(client, { kind: 'handed-off', sessionId: asked, to, ok: true });
     });
@@ -53,13 +57,17 @@ describe('OTP: a session transfer waits for a holder that acknowledged', () => {
       const back = await TestExecutor.connect(t.otpUrl, { key });
       const asked = Date.now();
       back.send('hello', { executor: 'runner', capabilities: {}, resumeSessionId: sessionId });
-      const welcome = await back.next('welcome', () => true, 10_000);
+      const welcome = await back.next('welcome', () => true, answerMs + 8_000);
       expect(welcome.payload).to.deep.include({ sessionId, resumed: true });
-      expect(Date.now() - asked).to.be.at.least(6_000);
+      expect(Date.now() - asked).to.be.at.least(answerMs);
       back.close();
     } finally {
       await holder.end();
     }
+  }
+
+  it('resumes once a holder that acknowledged at once answers after 6 s', async () => {
+    await resumesOnceAnswered('test-holder-1', 6_000, true);
   });
 
   it('refuses the resume when the holder says nothing for 5 s', async () => {
@@ -81,7 +89,6 @@ describe('OTP: a session transfer waits for a holder that acknowledged', () => {
 
   it('waits for a holder that says nothing while it heart-beats, and resumes when it answers', async () => {
     const holderId = `test-holder-3-${newId('ins')}`;
-    const { key, sessionId } = await sessionHeldBy(holderId);
     const beat = () =>
       t.service.db.raw(
         `INSERT INTO service_instances (id, hostname, pid, heartbeat_at) VALUES (?, 'test', 1, now())
@@ -90,24 +97,11 @@ describe('OTP: a session transfer waits for a holder that acknowledged', () => {
       );
     await beat();
     const beating = setInterval(() => void beat(), 1_000);
-    const to = t.service.instanceId;
-    // No acknowledgement: the holder answers after 7 s (a process too busy to acknowledge in time).
-    const holder = await listen(async (asked, client) => {
-      await new Promise((resolve) => setTimeout(resolve, 7_000));
-      await t.service.db('otp_sessions').where({ id: asked }).update({ instance_id: to });
-      await say(client, { kind: 'handed-off', sessionId: asked, to, ok: true });
-    });
     try {
-      const back = await TestExecutor.connect(t.otpUrl, { key });
-      const asked = Date.now();
-      back.send('hello', { executor: 'runner', capabilities: {}, resumeSessionId: sessionId });
-      const welcome = await back.next('welcome', () => true, 15_000);
-      expect(welcome.payload).to.deep.include({ sessionId, resumed: true });
-      expect(Date.now() - asked).to.be.at.least(7_000);
-      back.close();
+      // No acknowledgement: the holder answers after 7 s (a process too busy to acknowledge in time).
+      await resumesOnceAnswered(holderId, 7_000, false);
     } finally {
       clearInterval(beating);
-      await holder.end();
       await t.service.db('service_instances').where({ id: holderId }).delete();
     }
   });
