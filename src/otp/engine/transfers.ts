@@ -18,9 +18,9 @@
 //    outcome (run.start first, again). It also delivers the run.finished of runs that ended while the
 //    session was detached on the holder.
 // No acknowledgement within ANSWER_WAIT_MS while the holder no longer heart-beats (it is gone), or no
-// answer within ACKED_WAIT_MS of one: the resume is refused. The notices keep the kinds `handoff` and `handed-off`, so that
-// processes of the previous version still understand them during a rolling restart (one that does
-// not acknowledge is waited for ANSWER_WAIT_MS, as before).
+// answer within ACKED_WAIT_MS of one: the resume is refused. The notices keep the kinds `handoff` and
+// `handed-off`, so that processes of the previous version still understand them during a rolling
+// restart (one that does not acknowledge is waited for while it heart-beats).
 
 import { CloseCode, OtpErrorCode } from '../../../machines/types.js';
 import type { NoticeOf, Notices } from '../../db/notifier.js';
@@ -118,23 +118,28 @@ export class SessionTransfers {
   private async answerOf(sessionId: string, holder: string): Promise<Answer> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = Date.now() + LONGEST_TRANSFER_WAIT_MS;
-    let acknowledged = false;
+    // Acknowledged, or answered: a silent holder's check in flight then changes nothing.
+    let heard = false;
     const answered = new Promise<Answer>((resolve) => {
       const after = (ms: number, then: () => void) => {
         clearTimeout(timer);
         timer = setTimeout(then, Math.min(ms, deadline - Date.now())).unref();
       };
-      const refuse = () => resolve({ ok: false });
+      const settle = (answer: Answer) => {
+        heard = true;
+        clearTimeout(timer);
+        resolve(answer);
+      };
+      const refuse = () => settle({ ok: false });
       const silent = async () => {
         const beats = Date.now() < deadline && (await this.deps.holderBeats?.(holder).catch(() => false));
-        // An acknowledgement (or the answer) may have come while the database was asked.
-        if (!acknowledged) beats ? after(ANSWER_WAIT_MS, () => void silent()) : refuse();
+        if (!heard) beats ? after(ANSWER_WAIT_MS, () => void silent()) : refuse();
       };
       after(ANSWER_WAIT_MS, () => void silent());
       this.asking.set(sessionId, {
-        answer: resolve,
+        answer: settle,
         acknowledged: () => {
-          acknowledged = true;
+          heard = true;
           after(ACKED_WAIT_MS, refuse);
         },
       });
