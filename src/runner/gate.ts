@@ -158,15 +158,20 @@ export async function openGate(rules: GateRules): Promise<Gate> {
     const upstream = net.connect({ host: host.startsWith('[') ? host.slice(1, -1) : host, port });
     track(upstream);
     upstream.setNoDelay(true);
+    let connected = false;
     upstream.once('connect', () => {
       if (client.destroyed) return void upstream.destroy();
+      connected = true;
       client.write(reply(REPLY.ok));
       if (early.length) upstream.write(early);
       client.pipe(upstream);
       upstream.pipe(client);
     });
     upstream.once('error', (err: NodeJS.ErrnoException) => {
-      if (client.destroyed || client.writableEnded) return;
+      // Once the tunnel is up, an error of the origin (a reset keep-alive connection) ends the client
+      // as a reset would (the close below): a SOCKS reply there would be read as the origin's bytes,
+      // and the browser would take a broken answer instead of retrying on a new connection.
+      if (connected || client.destroyed || client.writableEnded) return;
       failed(err.code ?? err.message);
       const code =
         err.code === 'ECONNREFUSED'

@@ -156,6 +156,35 @@ describe('otp-runner: allowedOrigins', function () {
       }
     });
 
+    it('ends the tunnel as the origin ended it, with no SOCKS reply in its stream, when the origin resets it', async () => {
+      // An origin that answers, then resets the connection (as a server closing an idle keep-alive
+      // connection the browser was about to reuse).
+      const resetting = net.createServer((socket) =>
+        socket.once('data', () => {
+          socket.write('pong');
+          setTimeout(() => socket.resetAndDestroy(), 50);
+        }),
+      );
+      await new Promise<void>((resolve) => resetting.listen(0, '127.0.0.1', resolve));
+      const resetPort = (resetting.address() as AddressInfo).port;
+      const gate = await openGate({ allows: () => true });
+      try {
+        const { code, socket } = await connectThrough(gate.server, '127.0.0.1', resetPort);
+        expect(code).to.equal(0);
+        const got: Buffer[] = [];
+        socket.on('data', (d) => got.push(d));
+        socket.on('error', () => {});
+        socket.write('ping');
+        await new Promise((resolve) => socket.once('close', resolve));
+        expect(Buffer.concat(got).toString()).to.equal('pong');
+        // It connected: no failure is told for that origin.
+        expect(gate.failure('127.0.0.1', resetPort)).to.equal(undefined);
+      } finally {
+        await gate.close();
+        await new Promise((resolve) => resetting.close(resolve));
+      }
+    });
+
     it('cuts a client that does not speak SOCKS5, or only with a password', async () => {
       const gate = await openGate({ allows: () => true });
       const port = Number(gate.server.split(':').at(-1));
