@@ -20,8 +20,8 @@ interface Ask {
 export class ClaimBatches {
   /** Per project, the asks not sent yet. */
   private readonly waiting = new Map<string, Map<string, Ask>>();
-  /** Per project, the claim statement in flight, if any. */
-  private readonly sending = new Map<string, Promise<void>>();
+  /** The projects with a claim statement in flight. */
+  private readonly sending = new Set<string>();
 
   constructor(private readonly send: ClaimSender) {}
 
@@ -44,12 +44,12 @@ export class ClaimBatches {
     const asks = this.waiting.get(projectId);
     if (!asks) return;
     this.waiting.delete(projectId);
-    const sent = this.sendAll(projectId, asks).finally(() => {
+    this.sending.add(projectId);
+    void this.sendAll(projectId, asks).finally(() => {
       this.sending.delete(projectId);
       // Asked while this claim was in flight: theirs is the next statement.
       if (this.waiting.has(projectId)) this.flush(projectId);
     });
-    this.sending.set(projectId, sent);
   }
 
   private async sendAll(projectId: string, asks: Map<string, Ask>): Promise<void> {
