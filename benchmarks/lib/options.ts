@@ -45,7 +45,7 @@ export interface BenchOptions {
   scaling: { fleets: number[]; halfLoadAt: number; stepsPerRun: number };
   sessions: { count: number; keepaliveSec: number; rounds: number };
   /** connect-storm, resume-storm: the fleet (capped by the open-file limit) and, resuming, how many have runs in flight. */
-  storms: { sessions: number; busy: number };
+  storms: { sessions: number; busy: number; rounds: number };
   latency: { executors: number; maxParallel: number; stepsPerRun: number; stepDelayMs: number; workers: number };
   rest: { connections: number; stepsPerRun: number; rounds: number };
   /** The history the flaky scenario builds (runs of 5 test cases of 10 steps) and the requests it times. */
@@ -79,6 +79,7 @@ Scenarios: ${SCENARIOS.join(', ')} (all when none is named)
   --rounds=N              sessions: keepalive rounds to watch (default 3)
   --storm-sessions=N      connect-storm, resume-storm: the fleet (default 19000, capped by the open-file limit)
   --storm-busy=N          resume-storm: sessions with runs in flight (default 200)
+  --storm-rounds=N        connect-storm: rounds of the service and of the bare transport, taken in turn (default 3)
   --latency-executors=N   latency: executors (default 100)
   --latency-parallel=N    latency: maxParallel of each (default 10)
   --latency-steps=N       latency: steps of the longest run; runs of 1/5 to 5/5 of it mix (default 100)
@@ -127,6 +128,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     'rounds',
     'storm-sessions',
     'storm-busy',
+    'storm-rounds',
     'latency-executors',
     'latency-parallel',
     'latency-steps',
@@ -196,6 +198,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     storms: {
       sessions: num('storm-sessions', smoke ? 20 : 19_000),
       busy: Math.max(1, num('storm-busy', smoke ? 2 : 200)),
+      rounds: Math.max(1, num('storm-rounds', smoke ? 1 : 3)),
     },
     latency: {
       executors: num('latency-executors', smoke ? 4 : 100),

@@ -57,9 +57,14 @@ export interface Baseline {
 
 export type BaselineKind = 'uws-echo' | 'ws-echo' | 'koa-hello';
 
-/** The echo of the library the service carries OTP on by default here: uWS where its binding loads, else ws. */
+/**
+ * The echo of the library the service under test carries OTP on: the one OTP_TRANSPORT names (the
+ * service the harness starts inherits its environment), else uWS where its binding loads, else ws.
+ */
 export function defaultEcho(): { kind: BaselineKind; label: string } {
-  return loadUws().module ? { kind: 'uws-echo', label: 'uWS echo' } : { kind: 'ws-echo', label: 'ws echo' };
+  const transport = process.env.OTP_TRANSPORT;
+  const uws = transport === 'uws' || (transport !== 'ws' && loadUws().module);
+  return uws ? { kind: 'uws-echo', label: 'uWS echo' } : { kind: 'ws-echo', label: 'ws echo' };
 }
 
 /** Starts a baseline server from benchmarks/baselines; it prints {"port":N} once it listens. */

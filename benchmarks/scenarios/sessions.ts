@@ -13,7 +13,7 @@ import type { Scenario, ScenarioContext } from './context.js';
 const FD_RESERVE = 200;
 const CONNECT_CONCURRENCY = 64;
 
-interface Plan {
+export interface Plan {
   sessions: number;
   workers: number;
   why: string;
