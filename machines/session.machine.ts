@@ -53,7 +53,7 @@ export interface SessionContext {
   pongTimeoutMs: number;
   helloTimeoutMs: number;
   maxInvalidFrames: number;
-  /** The first HELLO and its frame id (welcome's ref), kept from HELLO until welcome is sent. */
+  /** The first HELLO and its frame id (welcome's ref), kept from HELLO until welcome is sent (an idle session holds neither). */
   hello: HelloPayload | null;
   helloRef: string | null;
   /** Invalid frames in a row. */
@@ -109,6 +109,7 @@ export const sessionMachine = setup({
       helloRef: params.ref,
       strikes: 0,
     })),
+    forgetHello: assign({ hello: null, helloRef: null }),
   },
   guards: {
     lastStrike: ({ context }) => context.strikes + 1 >= context.maxInvalidFrames,
@@ -208,7 +209,7 @@ export const sessionMachine = setup({
     registering: {
       entry: 'registerSession',
       on: {
-        SESSION_REGISTERED: { target: 'ready', actions: 'sendWelcome' },
+        SESSION_REGISTERED: { target: 'ready', actions: ['sendWelcome', 'forgetHello'] },
         SESSION_NOT_REGISTERED: [
           {
             // The database is unavailable: the executor says hello again later (1013 Try Again Later).

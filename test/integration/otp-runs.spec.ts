@@ -385,6 +385,62 @@ describeEachTransport('OTP: runs end to end', (transport) => {
     }
   });
 
+  it("asks PostgreSQL nothing as a new session is welcomed once a claim found its project's queue dry, and asks again once none of the project's sessions is left", async () => {
+    const { key, projectId, tenantId } = await t.newProject('admin');
+    const id = (
+      await t.request('POST', '/tests/cases', {
+        key,
+        body: { title: 'dry', steps: [step({ action: 'click', locator })] },
+      })
+    ).body.id;
+    const claims: RunClaimMessage[] = [];
+    const channel = diagnostics.channel('otp:run.claim');
+    const listen = (m: unknown) => claims.push(m as RunClaimMessage);
+    channel.subscribe(listen);
+    const claimsOf = (e: TestExecutor) => claims.filter((c) => c.sessionId === e.sessionId).map((c) => c.claimed);
+    const executor = async () => {
+      const e = await TestExecutor.connect(t.otpUrl, { key });
+      await e.hello({ maxParallel: 1 });
+      return e;
+    };
+    try {
+      const first = await executor();
+      await eventually(async () => expect(claimsOf(first)).to.deep.equal([0]));
+      const second = await executor();
+      // A POST for the second session waits for any claim of it in flight (Dispatch.reserve), so a
+      // claim made as it was welcomed would be counted by the time the run starts.
+      const pinned = await t.request('POST', '/otp/runs', {
+        key,
+        body: { testCaseIds: [id], sessionId: second.sessionId },
+      });
+      expect(pinned.body.status).to.equal('running');
+      expect((await second.next('run.start')).runId).to.equal(pinned.body.runId);
+      expect(claimsOf(second), 'no claim for the new session').to.deep.equal([]);
+      second.result(await second.next('step.exec'), 'pass');
+      expect((await second.next('run.finished')).payload.status).to.equal('passed');
+      first.close();
+      second.close();
+      await eventually(async () => {
+        const open = await t.service.db('otp_sessions').where({ project_id: projectId, status: 'open' }).count();
+        expect(Number(open[0]!.count)).to.equal(0);
+      });
+      // Queued while no session of the project was here, behind the engine's back (no notice): the
+      // next session of the project claims it as it is welcomed.
+      const waiting = await insertOneStepRun(new RunStore(t.service.db), {
+        tenantId,
+        projectId,
+        testCaseId: id,
+        action: { action: 'click', locator },
+      });
+      const third = await executor();
+      expect((await third.next('run.start')).runId).to.equal(waiting);
+      expect(claimsOf(third)).to.deep.equal([1]);
+      third.close();
+    } finally {
+      channel.unsubscribe(listen);
+    }
+  });
+
   it('sends a run with a sessionId to that session only', async () => {
     const p = await project();
     const id = await p.testCase('pinned', [step({ action: 'click', locator })]);

@@ -49,11 +49,15 @@ export class Dispatch {
   private readonly heardForProject = new Map<string, number>();
   private readonly heardForSession = new WeakMap<ExecutorSession, number>();
   private readonly settled = new WeakMap<ExecutorSession, number>();
+  // The newest number at which a claim of the project found its queue dry: a new session (no run can
+  // be pinned to it yet) can take only what that claim could, so it claims only after a later sign.
+  // A connect storm of one project then asks PostgreSQL once, not once per batch of welcomes.
+  private readonly dryForProject = new Map<string, number>();
   private readonly batches: ClaimBatches;
 
   constructor(private readonly deps: DispatchDeps) {
     this.batches = new ClaimBatches((projectId, asks) => deps.store.claimRunsFor(projectId, asks, deps.instanceId));
-    deps.sessions.on('ready', (session) => this.ready(session));
+    deps.sessions.on('ready', (session, fresh) => this.ready(session, fresh));
     deps.sessions.on('detached', (session) => this.gone(session));
     deps.sessions.on('closed', (session) => this.gone(session));
     deps.drivers.on('ended', (driver, session) => {
@@ -139,11 +143,21 @@ export class Dispatch {
 
   // ---- sessions ----------------------------------------------------------------------------------
 
-  /** A session got its welcome (or was resumed): it takes runs from now on. */
-  private ready(session: ExecutorSession): void {
-    const set = this.readyByProject.get(session.principal.projectId) ?? new Set();
+  /** A session got its welcome (`fresh`: its first) or was resumed: it takes runs from now on. */
+  private ready(session: ExecutorSession, fresh: boolean): void {
+    const { projectId } = session.principal;
+    let set = this.readyByProject.get(projectId);
+    if (!set) {
+      this.readyByProject.set(projectId, (set = new Set()));
+      // What was queued while no session of the project was here, this process did not count.
+      this.heardForProject.set(projectId, ++this.heard);
+    }
     set.add(session);
-    this.readyByProject.set(session.principal.projectId, set);
+    const dry = this.dryForProject.get(projectId);
+    if (fresh && dry !== undefined && dry >= (this.heardForProject.get(projectId) ?? 0)) {
+      this.settled.set(session, dry);
+      return;
+    }
     void this.claimFor(session);
   }
 
@@ -155,6 +169,7 @@ export class Dispatch {
       this.readyByProject.delete(session.principal.projectId);
       // A session of the project that is ready later claims as it gets ready: nothing to remember.
       this.heardForProject.delete(session.principal.projectId);
+      this.dryForProject.delete(session.principal.projectId);
     }
     this.settled.delete(session);
   }
@@ -268,10 +283,17 @@ export class Dispatch {
       drained = claimed.length < wanted;
       if (drained) {
         if (!session.closed) this.settled.set(session, heard);
+        this.dryAt(session.principal.projectId, heard);
         break;
       }
     }
     return drained;
+  }
+
+  /** A claim of the project found its queue dry at `heard` (kept while a session of it is ready here). */
+  private dryAt(projectId: string, heard: number): void {
+    if (this.readyByProject.has(projectId) && heard > (this.dryForProject.get(projectId) ?? -1))
+      this.dryForProject.set(projectId, heard);
   }
 
   /**

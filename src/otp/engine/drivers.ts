@@ -50,7 +50,7 @@ export class RunDrivers {
     // A session gone for good takes its runs with it; a transferred one handed them to another process.
     deps.sessions.on('closed', (session, { reason, transferred }) => {
       if (transferred) return;
-      for (const driver of session.runs.values()) driver.executorLost(`executor connection lost (${reason})`);
+      for (const driver of session.runs?.values() ?? []) driver.executorLost(`executor connection lost (${reason})`);
     });
     deps.notices?.on('cancel', (notice) => this.drivers.get(notice.runId)?.cancel());
   }
@@ -87,7 +87,7 @@ export class RunDrivers {
   /** Stops driving a run without deciding anything: another process drives it from now on. */
   release(driver: RunDriver, session: ExecutorSession): void {
     driver.release();
-    session.runs.delete(driver.id);
+    forgetRun(session, driver.id);
     if (this.drivers.get(driver.id) === driver) this.drivers.delete(driver.id);
   }
 
@@ -110,7 +110,7 @@ export class RunDrivers {
       },
       session.capabilities as Record<string, unknown>,
     );
-    session.runs.set(run.id, driver);
+    (session.runs ??= new Map()).set(run.id, driver);
     this.drivers.set(run.id, driver);
     const { log, events } = this.deps;
     log.info('run claimed', {
@@ -137,10 +137,15 @@ export class RunDrivers {
       })
       .catch(() => {})
       .finally(() => {
-        session.runs.delete(run.id);
+        forgetRun(session, run.id);
         if (this.drivers.get(run.id) === driver) this.drivers.delete(run.id);
         this.events.emit('ended', driver, session);
       });
     return driver;
   }
+}
+
+/** A session's last run gone, its Map goes too: an idle session holds none (about 200 bytes each). */
+function forgetRun(session: ExecutorSession, runId: string): void {
+  if (session.runs?.delete(runId) && !session.runs.size) session.runs = undefined;
 }

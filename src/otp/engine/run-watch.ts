@@ -115,7 +115,7 @@ export class RunWatch {
     const { state, dropped, pings, pongs, lastPingAt } = trace;
     return {
       lastPongAt: session?.lastPongAt ?? trace.lastPongAt,
-      runsInFlight: session?.runs.size ?? 0,
+      runsInFlight: session?.runs?.size ?? 0,
       state,
       transitions: [...trace.transitions],
       dropped,

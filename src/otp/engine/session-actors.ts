@@ -3,11 +3,15 @@
 // 2 KiB, which a fleet of idle sessions paid once each. Here each session's actor is created with a
 // shared root as its `parent` and so joins the root's system; the root does nothing (a callback
 // actor: what its children report when they stop, it ignores). Inspection is the system's: one
-// observer on the root hands each microstep to the session whose actor made it.
+// observer on the root hands each microstep to the session whose actor made it. Its clock is a
+// timer wheel (timer-wheel.ts): every session has a delay pending all its life (the keepalive, the
+// hello's or the pong's time-out), and a Node Timeout for each is about 120 bytes and a timer list
+// insert per keepalive round; the wheel's entry is a Map slot.
 import { type Actor, type AnyActorRef, createActor, fromCallback, type InspectionEvent } from 'xstate';
 import { sessionMachine } from '../../../machines/session.machine.js';
 import type { SessionInput } from '../../../machines/types.js';
 import type { Config } from '../../config.js';
+import { TimerWheel } from './timer-wheel.js';
 import { LONGEST_TRANSFER_WAIT_MS } from './transfer-waits.js';
 import { cancelAllByIds, delayedEventIds, stopChildActor } from './xstate-adapter.js';
 
@@ -20,6 +24,16 @@ export type SessionActor = Actor<typeof sessionMachine>;
 const owners = new WeakMap<object, InspectedSession>();
 let root: AnyActorRef | undefined;
 
+/** How late a session's delay may fire: keepalives are seconds, time-outs hundreds of ms. */
+const SESSION_TICK_MS = 25;
+
+/** What a delayed event's delivery throws is thrown again outside the wheel, as a Node timer's would be. */
+function rethrow(err: unknown): void {
+  queueMicrotask(() => {
+    throw err;
+  });
+}
+
 function inspectedBySession(event: InspectionEvent): void {
   owners.get(event.actorRef)?.inspected(event);
 }
@@ -28,7 +42,7 @@ function sharedRoot(): AnyActorRef {
   if (root) return root;
   const actor = createActor(
     fromCallback(() => {}),
-    { inspect: inspectedBySession },
+    { inspect: inspectedBySession, clock: new TimerWheel(SESSION_TICK_MS, rethrow) },
   );
   actor.start();
   // XState's cancelAll (as an actor stops) walks every delayed event of the system: shared by

@@ -19,8 +19,8 @@ export type RecordingFrameType = 'record.start' | 'record.stop' | 'event.recorde
  * import it). The parts of the engine that care subscribe where the engine builds them.
  */
 export interface SessionEvents<S> {
-  /** The welcome went out (or the session was resumed): the session may take runs. */
-  ready: [session: S];
+  /** The welcome went out (`fresh`: its first, a new session no run is pinned to yet) or the session was resumed: it may take runs. */
+  ready: [session: S, fresh: boolean];
   /** The socket dropped (or is being replaced, or the session is moving): it takes no run until it is ready again. */
   detached: [session: S];
   /** A hello with resumeSessionId on this new connection: find that session and hand this connection to it. */

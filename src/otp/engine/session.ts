@@ -36,7 +36,8 @@ export interface TransferredSession {
 export class ExecutorSession {
   /** A new id, or the id of the session this connection became (transferred from another process). */
   id: string;
-  readonly runs = new Map<string, RunDriver>();
+  /** The runs it drives, by id: made with the first, dropped with the last (drivers.ts). An idle session holds no Map. */
+  runs?: Map<string, RunDriver>;
   capabilities: Capabilities = {};
   maxParallel = 1;
   /** When the executor last answered a ping, ms since the epoch (0: never; a number, not a Date, held per session). */
@@ -114,7 +115,7 @@ export class ExecutorSession {
   /** Runs the session can take now; none when it declared replay false (a recorder, say). */
   get freeCapacity(): number {
     if (!this.ready || this.closed || this.capabilities.replay === false) return 0;
-    return this.maxParallel - this.runs.size;
+    return this.maxParallel - (this.runs?.size ?? 0);
   }
 
   /** Every effect the session machine requests arrives here, in the order the machine decided them. */
@@ -155,22 +156,22 @@ export class ExecutorSession {
     const { id: sessionId, maxParallel } = this;
     // A resumed session sends its welcome first, then what it held (reattach).
     this.send(welcomeFrame({ sessionId, ref, otp, apiUrl: this.deps.apiUrl(), maxParallel, resumed }));
-    if (!resumed) this.deps.events.emit('ready', this);
+    if (!resumed) this.deps.events.emit('ready', this, true);
   }
 
   private detach(reason: string): void {
     const windowMs = this.deps.otp.resumeWindowMs;
     this.deps.log.info('session detached; waiting to be resumed', { sessionId: this.id, reason, windowMs });
-    for (const run of this.runs.values()) run.detach();
+    for (const run of this.runs?.values() ?? []) run.detach();
     this.deps.events.emit('detached', this);
   }
 
   private reattach(): void {
     const held = this.held?.release() ?? [];
     for (const frame of held) this.conn.send(frame);
-    for (const run of this.runs.values()) run.resume();
-    this.deps.log.info('session resumed', { sessionId: this.id, runs: this.runs.size, heldFrames: held.length });
-    this.deps.events.emit('ready', this);
+    for (const run of this.runs?.values() ?? []) run.resume();
+    this.deps.log.info('session resumed', { sessionId: this.id, runs: this.runs?.size ?? 0, heldFrames: held.length });
+    this.deps.events.emit('ready', this, false);
   }
 
   /**
@@ -361,7 +362,7 @@ export class ExecutorSession {
         return void this.actor.send({ type: 'PONG' });
       case 'step.result': {
         this.validFrame();
-        const run = this.runs.get(message.runId);
+        const run = this.runs?.get(message.runId);
         if (!run) return this.unexpected(`run ${message.runId} is not running on this session`, ref);
         return run.stepResult(message.payload, ref, receivedAt);
       }

@@ -245,9 +245,9 @@ export class SessionTransfers {
         continue;
       }
       // Every run the move took, a run claimed meanwhile included.
-      const runs = session.runs.size;
-      for (const driver of [...session.runs.values()]) this.deps.drivers.release(driver, session);
-      log.info('session handed over to another process', { sessionId: session.id, to, runs });
+      const drivers = [...(session.runs?.values() ?? [])];
+      for (const driver of drivers) this.deps.drivers.release(driver, session);
+      log.info('session handed over to another process', { sessionId: session.id, to, runs: drivers.length });
       answer(session.id, true, session.heldFinishedRunIds());
       given.push(session);
     }
@@ -262,7 +262,7 @@ export class SessionTransfers {
     const session = this.deps.sessions.get(sessionId);
     if (!session?.resumable) return undefined;
     session.transferOut();
-    const drivers = [...session.runs.values()];
+    const drivers = [...(session.runs?.values() ?? [])];
     const quiet = await Promise.race([Promise.all(drivers.map((d) => d.quiet())), wait(QUIET_WAIT_MS)]);
     if (quiet !== 'timeout' && !session.closed) return session;
     session.cancelTransfer();

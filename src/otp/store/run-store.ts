@@ -29,6 +29,7 @@ import {
   type FinishAnswer,
   type HotStatement,
   INSERT_RUNS,
+  INSERT_SESSIONS,
   insertValues,
   preparedQuery,
   RECORD_STEPS,
@@ -75,11 +76,12 @@ export class RunStore {
    */
   private readonly steps = new GroupCommit<StepWrite[]>((callers) => this.sendSteps(callers.flat()), 1);
   /**
-   * New sessions' rows: a connect storm's hellos go together, one INSERT per batch (a welcome still
-   * waits for its own row; a row that fails fails only its own hello).
+   * New sessions' rows: a connect storm's hellos go together, one prepared INSERT per batch on the
+   * connection of the claims (a welcome still waits for its own row; a row that fails fails only its
+   * own hello).
    */
   private readonly sessionRows = new GroupCommit<Record<string, unknown>>(async (rows) => {
-    await this.db('otp_sessions').insert(rows);
+    await this.hot(INSERT_SESSIONS, [JSON.stringify(rows)], this.connections?.runs);
   });
   /** Runs inserted queued here, whose steps a claim of this process need not read back. */
   readonly planned = new PlannedRuns();
@@ -360,7 +362,7 @@ export class RunStore {
       executor: session.executor,
       name: session.name ?? null,
       version: session.version ?? null,
-      capabilities: JSON.stringify(session.capabilities),
+      capabilities: session.capabilities,
       max_parallel: session.maxParallel,
     });
   }
