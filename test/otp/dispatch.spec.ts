@@ -1,9 +1,11 @@
 // What Dispatch remembers of queued runs, against a real database (its claims find the queue empty).
 // The sessions are stand-ins that publish what the engine's SessionRegistry publishes.
+import diagnostics from 'node:diagnostics_channel';
 import { EventEmitter } from 'node:events';
 import { expect } from 'chai';
 import { createDb, type Db, migrate } from '../../src/db/connect.js';
 import { createLogger } from '../../src/log.js';
+import type { RunClaimMessage } from '../../src/otp/engine/diagnostics.js';
 import { Dispatch } from '../../src/otp/engine/dispatch.js';
 import type { RunDrivers } from '../../src/otp/engine/drivers.js';
 import { Phase } from '../../src/otp/engine/phase.js';
@@ -26,9 +28,10 @@ function sessionsOf() {
   } as unknown as SessionRegistry;
   return {
     registry,
-    ready: (s: ExecutorSession) => {
+    /** `fresh`: its first welcome (false: resumed), as the engine publishes it. */
+    ready: (s: ExecutorSession, fresh = true) => {
       held.set(s.id, s);
-      events.emit('ready', s);
+      events.emit('ready', s, fresh);
     },
     closed: (s: ExecutorSession) => {
       held.delete(s.id);
@@ -81,5 +84,33 @@ describe('Dispatch: the queued runs it has heard of', () => {
     sessions.closed(a2);
     expect(dispatch.projectsHeard).to.equal(0);
     expect(dispatch.serves('prj_a')).to.equal(false);
+  });
+
+  it("claims nothing for a new session once a claim found its project's queue dry, until a sign of a queued run comes after it", async () => {
+    const claims: string[] = [];
+    const listen = (m: unknown) => claims.push((m as RunClaimMessage).sessionId);
+    diagnostics.subscribe('otp:run.claim', listen);
+    const [b1, b2, b3, b4] = ['ots_b1', 'ots_b2', 'ots_b3', 'ots_b4'].map((id) => session(id, 'prj_b'));
+    try {
+      sessions.ready(b1!);
+      expect(await dispatch.claimFor(b1!), 'the queue is dry').to.equal(true);
+      claims.length = 0;
+      sessions.ready(b2!);
+      // A claim b2 made as it got ready would share this one's statement, or go before it (claim-batches.ts).
+      await dispatch.claimFor(b1!);
+      expect(claims, 'no claim for the new session').to.deep.equal(['ots_b1']);
+      // A run queued for any session of the project: b2 claims as every ready session does.
+      await dispatch.waiting('prj_b');
+      expect(claims).to.include('ots_b2');
+      // A resumed session claims whatever the project's queue was found to be (runs may be pinned to it).
+      claims.length = 0;
+      sessions.ready(b3!, false);
+      sessions.ready(b4!);
+      await dispatch.claimFor(b1!);
+      expect([...claims].sort()).to.deep.equal(['ots_b1', 'ots_b3']);
+    } finally {
+      diagnostics.unsubscribe('otp:run.claim', listen);
+      for (const s of [b1, b2, b3, b4]) sessions.closed(s!);
+    }
   });
 });
