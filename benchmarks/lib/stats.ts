@@ -40,3 +40,10 @@ export function merge(parts: Collected[]): Collected {
     lastResumedAt: Math.max(...parts.map((p) => p.lastResumedAt)),
   };
 }
+
+/** The middle sample (the mean of the two middle ones for an even count). */
+export function median(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

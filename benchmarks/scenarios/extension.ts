@@ -17,8 +17,9 @@ import { launchChromium } from '../../src/runner/browser.js';
 import { type Runner, startRunner } from '../../src/runner/index.js';
 import { fmt, pct, type Row } from '../lib/report.js';
 import { createTestCase, type ServiceUnderTest } from '../lib/service.js';
+import { median } from '../lib/stats.js';
 import type { Scenario } from './context.js';
-import { bareRun, flow, median, otpSteps, PAGE } from './runner.js';
+import { bareRun, flow, otpSteps, PAGE } from './runner.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 

@@ -12,6 +12,7 @@ import { findChromium, launchChromium } from '../../src/runner/browser.js';
 import { type Runner, startRunner } from '../../src/runner/index.js';
 import { fmt, pct, type Row } from '../lib/report.js';
 import { createTestCase, type ServiceUnderTest } from '../lib/service.js';
+import { median } from '../lib/stats.js';
 import type { Scenario } from './context.js';
 
 export const PAGE = `<!doctype html><title>Bench flow</title>
@@ -116,12 +117,6 @@ async function batch(parallel: number, steps: number, one: () => Promise<number>
 }
 
 const signed = (ms: number) => `${ms >= 0 ? '+' : '−'}${fmt(Math.abs(ms))}`;
-
-export function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 export const runnerScenario: Scenario = {
   name: 'runner',

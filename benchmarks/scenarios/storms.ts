@@ -11,7 +11,7 @@ import { cpuMeter, defaultEcho, sleep, startBaseline } from '../lib/procs.js';
 import type { Command } from '../lib/protocol.js';
 import { fmt, pct, type Row } from '../lib/report.js';
 import { createTestCase, type ServiceUnderTest } from '../lib/service.js';
-import { merge, summarize } from '../lib/stats.js';
+import { median, merge, summarize } from '../lib/stats.js';
 import type { Scenario, ScenarioContext } from './context.js';
 import { connectWithProgress, type Plan, plan } from './sessions.js';
 
@@ -126,12 +126,6 @@ async function engineRound(ctx: ScenarioContext, planFor: (pid: number) => Plan,
   } finally {
     await service.stop();
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 export const connectStormScenario: Scenario = {
