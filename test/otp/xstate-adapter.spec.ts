@@ -8,6 +8,7 @@ import {
   delayedEventIds,
   eventLabel,
   fastInspection,
+  shareOptions,
   stopChildActor,
   transitionsOf,
   XSTATE_VERIFIED,
@@ -114,5 +115,46 @@ describe("The XState adapter: what the service needs beyond XState's documented 
     other.start();
     stopChildActor(other);
     expect(scheduled()).to.have.length(1);
+  });
+
+  it('lets actors created with the same options share one resolved options object, which start still reads', () => {
+    const clock = new SimulatedClock();
+    const root = createActor(
+      fromCallback(() => {}),
+      { clock },
+    );
+    root.start();
+    const input = {
+      keepaliveMs: 1000,
+      pongTimeoutMs: 1000,
+      helloTimeoutMs: 700,
+      maxInvalidFrames: 3,
+      resumeWindowMs: 0,
+    };
+    const first = createActor(sessionMachine, { input, parent: root });
+    const second = createActor(sessionMachine, { input, parent: root });
+    // XState keeps the caller's options among its own (the input is what start reads).
+    expect(first.options).to.include({ input, parent: root });
+    expect(second.options).to.not.equal(first.options);
+    const shared = shareOptions(first, undefined);
+    expect(shared).to.equal(first.options);
+    expect(shareOptions(second, shared)).to.equal(shared);
+    expect(second.options).to.equal(shared);
+    // Other options (another input) are not shared.
+    const otherInput = { ...input, helloTimeoutMs: 300 };
+    const third = createActor(sessionMachine, { input: otherInput, parent: root });
+    expect(shareOptions(third, shared)).to.equal(third.options).and.not.equal(shared);
+    const closed: number[] = [];
+    for (const actor of [second, third]) {
+      actor.on('closeSocket', (effect) => closed.push(effect.code));
+      actor.start();
+    }
+    // Each started from its own input: the shorter hello time-out fires first, the shared one's at 700 ms.
+    expect(second.getSnapshot().context.helloTimeoutMs).to.equal(700);
+    clock.increment(300);
+    expect(closed).to.have.length(1);
+    clock.increment(400);
+    expect(closed).to.have.length(2);
+    for (const actor of [first, second, third]) stopChildActor(actor);
   });
 });

@@ -13,7 +13,7 @@ import type { SessionInput } from '../../../machines/types.js';
 import type { Config } from '../../config.js';
 import { TimerWheel } from './timer-wheel.js';
 import { LONGEST_TRANSFER_WAIT_MS } from './transfer-waits.js';
-import { cancelAllByIds, delayedEventIds, stopChildActor } from './xstate-adapter.js';
+import { cancelAllByIds, delayedEventIds, shareOptions, stopChildActor } from './xstate-adapter.js';
 
 export interface InspectedSession {
   inspected(event: InspectionEvent): void;
@@ -54,6 +54,8 @@ function sharedRoot(): AnyActorRef {
 }
 
 const inputs = new WeakMap<Config['otp'], SessionInput>();
+/** The resolved options of the first session actor of each input, which the others share (xstate-adapter.ts). */
+const resolvedOptions = new WeakMap<SessionInput, object>();
 
 /** The session machine's input: the same for every session of a configuration, so made once. */
 function sessionInput(otp: Config['otp']): SessionInput {
@@ -75,7 +77,9 @@ function sessionInput(otp: Config['otp']): SessionInput {
 
 /** A session machine's actor in the shared system, its inspection events to `owner` (not started). */
 export function createSessionActor(owner: InspectedSession, otp: Config['otp']): SessionActor {
-  const actor = createActor(sessionMachine, { input: sessionInput(otp), parent: sharedRoot() });
+  const input = sessionInput(otp);
+  const actor = createActor(sessionMachine, { input, parent: sharedRoot() });
+  resolvedOptions.set(input, shareOptions(actor, resolvedOptions.get(input)));
   owners.set(actor, owner);
   return actor;
 }

@@ -51,12 +51,16 @@ function labelOf(t: AnyTransitionDefinition): TransitionLabel {
 
 /**
  * Held by every session for as long as it lives, so kept small: the transitions as pairs of a time
- * (ms since the epoch) and a shared label in one array, the keepalive's times as numbers; the
- * objects the console reads (SessionTransition, Date) are made when it reads them.
+ * and a shared label in one array, the keepalive's times as numbers; the objects the console reads
+ * (SessionTransition, Date) are made when it reads them. A time is ms since the trace began, a small
+ * integer V8 keeps unboxed (ms since the epoch would each be a 16-byte heap number); the array is
+ * made anew, exactly as long as it needs, at each kept transition (push would leave room for a dozen
+ * more in every idle session; a session keeps a transition a handful of times in its life).
  */
 export class SessionTrace {
-  /** [ms, label, ms, label, ...], oldest first. */
-  private readonly kept: Array<number | TransitionLabel>;
+  /** [ms since `bornMs`, label, ...], oldest first. */
+  private kept: Array<number | TransitionLabel>;
+  private readonly bornMs = Date.now();
   dropped = 0;
   pings = 0;
   pongs = 0;
@@ -65,7 +69,7 @@ export class SessionTrace {
   private last: TransitionLabel = INIT;
 
   constructor(private readonly session: SessionChange['session']) {
-    this.kept = [Date.now(), INIT];
+    this.kept = [0, INIT];
   }
 
   /** The transitions kept, oldest first. */
@@ -73,7 +77,7 @@ export class SessionTrace {
     const out: SessionTransition[] = [];
     for (let i = 0; i < this.kept.length; i += 2) {
       const label = this.kept[i + 1] as TransitionLabel;
-      const at = new Date(this.kept[i] as number).toISOString();
+      const at = new Date(this.bornMs + (this.kept[i] as number)).toISOString();
       out.push({ at, event: label.event, from: label === INIT ? null : label.from, to: label.to });
     }
     return out;
@@ -108,11 +112,9 @@ export class SessionTrace {
         this.lastPongMs = now;
         kind ??= 'keepalive';
       } else {
-        this.kept.push(now, label);
-        if (this.kept.length > 2 * SESSION_TRACE_LIMIT) {
-          this.kept.splice(0, 2);
-          this.dropped++;
-        }
+        const full = this.kept.length >= 2 * SESSION_TRACE_LIMIT;
+        this.kept = (full ? this.kept.slice(2) : this.kept).concat(now - this.bornMs, label);
+        if (full) this.dropped++;
         kind = 'lifecycle';
       }
       this.last = label;

@@ -5,7 +5,9 @@
 //  - the inspection sender of an actor system (`_sendInspectionEvent`), replaced for speed;
 //  - the names XState gives delayed events (`xstate.after.<delay>.<state id>`);
 //  - stopping an actor that has a parent (`_stop`), and the scheduler's `cancelAll` replaced for a
-//    system shared by many actors of one machine (session-actors.ts).
+//    system shared by many actors of one machine (session-actors.ts);
+//  - an actor's resolved `options`, read again only by `start` and `attachDevTools`, shared by the
+//    actors created with the same ones (session-actors.ts).
 import type { AnyActorRef, AnyStateNode, AnyTransitionDefinition, InspectionEvent } from 'xstate';
 
 /** The XState versions whose internals this file was checked against (the adapter's test asserts it). */
@@ -69,4 +71,23 @@ export function cancelAllByIds(system: AnyActorRef['system'], ids: readonly stri
   scheduler.cancelAll = (source) => {
     for (const id of ids) scheduler.cancel(source, id);
   };
+}
+
+type WithOptions = { options: object };
+
+/**
+ * An actor keeps its resolved options, `{ ...XState's defaults, ...the caller's }`. Where that spread
+ * runs at a site V8 has seen many option shapes at (every createActor of the process, XState's own
+ * included), each result gets a hidden class of its own: about 300 bytes per actor for the same four
+ * values (measured in benchmarks/RESULTS.md, "Issue 36, last part"). When `actor`'s options equal
+ * `shared`'s, key for key, the actor takes `shared`'s. Answers the options the next actor may share.
+ */
+export function shareOptions(actor: WithOptions, shared: object | undefined): object {
+  const own = actor.options as Record<string, unknown>;
+  if (!shared) return own;
+  const other = shared as Record<string, unknown>;
+  const keys = Object.keys(own);
+  if (keys.length !== Object.keys(other).length || keys.some((k) => own[k] !== other[k])) return own;
+  (actor as { options: object }).options = shared;
+  return shared;
 }
