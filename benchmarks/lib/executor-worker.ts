@@ -467,7 +467,14 @@ async function handle(cmd: Command): Promise<unknown> {
   }
 }
 
-const reply = (message: WorkerMessage) => process.send?.(message);
+// A write after the parent went (its channel closed before 'disconnect' arrived) fails with EPIPE;
+// with a callback Node hands the error to it instead of throwing it as an 'error' event.
+const reply = (message: WorkerMessage) => {
+  if (!process.connected) return;
+  process.send?.(message, undefined, undefined, (err: Error | null) => {
+    if (err) process.exit(0);
+  });
+};
 
 process.on('message', (cmd: Command & { seq: number }) => {
   handle(cmd).then(
