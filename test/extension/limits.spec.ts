@@ -49,6 +49,9 @@ describe('the extension: what it cannot do is said, never a hang', function () {
       const tabs = await (globalThis as any).chrome.tabs.query({});
       return tabs.find((tab: any) => String(tab.url).startsWith(origin)).id as number;
     }, site.origin);
+  /** Resolves when the extension's worker has begun the run's wait step (step 1): the navigate is recorded. */
+  const waitInFlight = async (runId: string) =>
+    (await ext.worker()).evaluate(([r, i]) => (globalThis as any).otpExtension.stepStarted(r, i), [runId, 1] as const);
   const waiting = () => [
     step({ action: 'navigate', url: site.url('/') }),
     step({ action: 'wait', locator: { by: 'css', value: '#never' }, state: 'visible' }, { timeoutMs: 20_000 }),
@@ -60,6 +63,9 @@ describe('the extension: what it cannot do is said, never a hang', function () {
     const started = Date.now();
     const { runId } = await startOn(t, key, await ext.sessionId(), waiting());
     await page;
+    // The page's script runs before the navigate step has answered: closed then, the tab would end
+    // the run on step 0. The wait step is in flight once the worker has begun it.
+    await waitInFlight(runId);
     const tabId = await runTab();
     await (await ext.worker()).evaluate((id) => (globalThis as any).chrome.tabs.remove(id), tabId);
     const run = await finished(t, key, projectId, runId);
@@ -73,6 +79,7 @@ describe('the extension: what it cannot do is said, never a hang', function () {
     const page = loaded();
     const { runId } = await startOn(t, key, await ext.sessionId(), waiting());
     await page;
+    await waitInFlight(runId);
     const tabId = await runTab();
     await (await ext.worker()).evaluate(
       (id) => (globalThis as any).otpExtension.debuggerDetached(id, 'canceled_by_user'),
