@@ -128,7 +128,7 @@ export const sessionsScenario: Scenario = {
       // The same after a full garbage collection: what the sessions themselves hold, without the
       // garbage their pings left since the last collection. Two, as the CI guard does: V8 compacts
       // only the pages a previous marking found fragmented, so a storm's garbage, freed by the first,
-      // stays as holes in committed pages until the next (which any later GC of the process does).
+      // stays as holes in committed pages until the next (forced, or the process's own).
       await service.collectGarbage();
       const afterOneGc = service.rssKiB();
       const heapAfter = await service.collectGarbage();
