@@ -5,7 +5,7 @@
 // one forced at the end: RSS, V8's old space committed and in use, and the JS heap in use. V8
 // compacts only the pages a previous marking found fragmented, so the rows differ where a storm
 // left garbage in committed pages (RESULTS.md, "Issue 36, last part").
-import { Fleet, shares } from './lib/fleet.js';
+import { connectIdle, Fleet } from './lib/fleet.js';
 import { sleep } from './lib/procs.js';
 import { startService } from './lib/service.js';
 
@@ -37,16 +37,7 @@ async function main(): Promise<void> {
     await service.collectGarbage();
     await service.collectGarbage();
     const before = await service.evaluate<Memory>(MEMORY);
-    const parts = shares(sessions, fleet.size);
-    const results = await fleet.all<{ ok: number }>((i) => ({
-      op: 'otp-connect',
-      url: service.otpUrl,
-      key: service.key,
-      count: parts[i]!,
-      concurrency: 64,
-      maxParallel: 1,
-    }));
-    const ok = results.reduce((n, r) => n + r.ok, 0);
+    const ok = await connectIdle(fleet, service.otpUrl, service.key, sessions);
     const show = async (label: string) => {
       const m = await service.evaluate<Memory>(MEMORY);
       const per = (k: keyof Memory) => ((m[k] - before[k]) / 1024 / ok).toFixed(2);

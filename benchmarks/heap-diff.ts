@@ -10,7 +10,7 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Fleet, shares } from './lib/fleet.js';
+import { connectIdle, Fleet } from './lib/fleet.js';
 import { sleep } from './lib/procs.js';
 import { startService } from './lib/service.js';
 
@@ -111,19 +111,6 @@ function option(name: string): string | undefined {
   return process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 }
 
-async function connect(fleet: Fleet, url: string, key: string, sessions: number): Promise<number> {
-  const parts = shares(sessions, fleet.size);
-  const results = await fleet.all<{ ok: number; failed: number }>((i) => ({
-    op: 'otp-connect',
-    url,
-    key,
-    count: parts[i]!,
-    concurrency: 64,
-    maxParallel: 1,
-  }));
-  return results.reduce((n, r) => n + r.ok, 0);
-}
-
 async function main(): Promise<void> {
   const sessions = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 2000);
   const transport = option('transport') ?? 'auto';
@@ -140,7 +127,7 @@ async function main(): Promise<void> {
     await sleep(500);
     const heapBefore = await service.collectGarbage();
     await service.writeHeapSnapshot(path.join(dir, 'before.heapsnapshot'));
-    const ok = await connect(fleet, service.otpUrl, service.key, sessions);
+    const ok = await connectIdle(fleet, service.otpUrl, service.key, sessions);
     // A keepalive round or two: what a session holds while idle, not only right after its welcome.
     await sleep((keepaliveSec * 2 + 1) * 1000);
     const heapAfter = await service.collectGarbage();

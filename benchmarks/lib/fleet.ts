@@ -117,3 +117,20 @@ export class Fleet {
 export function shares(total: number, parts: number): number[] {
   return Array.from({ length: parts }, (_, i) => Math.floor(total / parts) + (i < total % parts ? 1 : 0));
 }
+
+/**
+ * Connects `sessions` idle executor sessions (hello, welcome, pings answered), shared across the
+ * fleet's workers, 64 handshakes at once per worker; answers how many were welcomed.
+ */
+export async function connectIdle(fleet: Fleet, url: string, key: string, sessions: number): Promise<number> {
+  const parts = shares(sessions, fleet.size);
+  const results = await fleet.all<{ ok: number; failed: number }>((i) => ({
+    op: 'otp-connect',
+    url,
+    key,
+    count: parts[i]!,
+    concurrency: 64,
+    maxParallel: 1,
+  }));
+  return results.reduce((n, r) => n + r.ok, 0);
+}
